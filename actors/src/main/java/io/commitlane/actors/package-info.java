@@ -1,0 +1,2 @@
+/** actors: see the module README section. */
+package io.commitlane.actors;

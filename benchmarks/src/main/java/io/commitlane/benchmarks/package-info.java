@@ -1,0 +1,2 @@
+/** benchmarks: see the module README section. */
+package io.commitlane.benchmarks;

@@ -1,0 +1,296 @@
+package io.commitlane.storage;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
+
+/**
+ * A handle on an embedded RocksDB database with optimistic transactions validated in Java.
+ *
+ * <p>Every open of a path in this process shares one native handle; each {@code Database} is a
+ * reference to it and is closed on its own. Thread-safe: many threads may commit through one
+ * handle. Transactions themselves belong to one thread at a time.
+ *
+ * <pre>{@code
+ * try (Database db = Database.open(dir)) {
+ *   long total = db.transact(txn -> {
+ *     long n = Codec.toLong(txn.get(key)) + 1;   // a tracked read: validated at commit
+ *     txn.put(key, Codec.fromLong(n));
+ *     return n;
+ *   });                                          // retried on conflict, 3 retries by default
+ * }
+ * }</pre>
+ */
+public final class Database implements AutoCloseable {
+  /** Retries {@link #transact(TransactionFunction)} makes after the first attempt conflicts. */
+  public static final int DEFAULT_MAX_RETRIES = 3;
+
+  private final SharedDatabase shared;
+  private final LifecycleGate gate = new LifecycleGate();
+  /** Transactions of this handle that hold a RocksDB snapshot, released if the handle closes first. */
+  private final Set<Transaction> snapshotHolders = ConcurrentHashMap.newKeySet();
+  private final Store defaultStore;
+
+  private Database(SharedDatabase shared) {
+    this.shared = shared;
+    this.defaultStore = shared.existingStore(Store.DEFAULT);
+  }
+
+  /** Open (creating if missing) with {@link DatabaseOptions#defaults()}. */
+  public static Database open(Path path) {
+    return open(path, DatabaseOptions.defaults());
+  }
+
+  public static Database open(Path path, DatabaseOptions options) {
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(options, "options");
+    return new Database(DatabaseRegistry.acquire(path, options));
+  }
+
+  /**
+   * Delete the database at {@code path} and everything commitlane keeps beside it. Refused with
+   * {@link PathInUseException} while any handle of the path is open in this process.
+   */
+  public static void destroy(Path path) {
+    DatabaseRegistry.destroy(Objects.requireNonNull(path, "path"));
+  }
+
+  /** Whether any handle of {@code path} is open in this process. */
+  public static boolean isOpen(Path path) {
+    return DatabaseRegistry.isOpen(path);
+  }
+
+  public Path path() {
+    return shared.path();
+  }
+
+  /** The settings this database was opened with (fixed for its lifetime). */
+  public CommitlaneSettings settings() {
+    return shared.settings();
+  }
+
+  public DatabaseOptions options() {
+    return shared.options();
+  }
+
+  public Store defaultStore() {
+    return defaultStore;
+  }
+
+  /** The named store, created if it does not exist yet. */
+  public Store store(String name) {
+    Objects.requireNonNull(name, "name");
+    Store s = shared.existingStore(name);
+    if (s != null) {
+      return s;
+    }
+    enter();
+    try {
+      return shared.createStore(name);
+    } finally {
+      exit();
+    }
+  }
+
+  public List<String> storeNames() {
+    return shared.storeNames();
+  }
+
+  /** Begin a transaction. Its snapshot is taken at its first read (not here), to keep it fresh. */
+  public Transaction begin() {
+    requireOpen();
+    return new Transaction(this, shared);
+  }
+
+  /** Run {@code body} as a transaction, retrying on conflict up to {@value #DEFAULT_MAX_RETRIES} times. */
+  public <T> T transact(TransactionFunction<T> body) {
+    return transact(DEFAULT_MAX_RETRIES, body);
+  }
+
+  /**
+   * Run {@code body} as a transaction and commit it; on {@link ConflictException} run it again on
+   * a fresh transaction (fresh snapshot), up to {@code maxRetries} more times. Any other exception
+   * aborts the transaction and propagates. The last conflict propagates with its attempt count.
+   */
+  public <T> T transact(int maxRetries, TransactionFunction<T> body) {
+    if (maxRetries < 0) {
+      throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
+    }
+    Objects.requireNonNull(body, "body");
+    for (int attempt = 1; ; attempt++) {
+      try (Transaction txn = begin()) {
+        T result = body.apply(txn);
+        txn.commitSync();
+        return result;
+      } catch (ConflictException e) {
+        if (attempt > maxRetries) {
+          throw attempt == 1 ? e : new ConflictException(e.transactionId(), attempt);
+        }
+      }
+    }
+  }
+
+  public byte[] get(byte[] key) {
+    return get(defaultStore, key);
+  }
+
+  /** Read the latest committed value, outside any transaction. */
+  public byte[] get(Store store, byte[] key) {
+    requireOwn(store);
+    Objects.requireNonNull(key, "key");
+    enter();
+    try {
+      return shared.get(store, null, key);
+    } finally {
+      exit();
+    }
+  }
+
+  public void put(byte[] key, byte[] value) {
+    put(defaultStore, key, value);
+  }
+
+  /** A non-transactional write; see {@link Batch} for how it orders with commits. */
+  public void put(Store store, byte[] key, byte[] value) {
+    write(Batch.create().put(store, key, value));
+  }
+
+  public void remove(byte[] key) {
+    remove(defaultStore, key);
+  }
+
+  public void remove(Store store, byte[] key) {
+    write(Batch.create().remove(store, key));
+  }
+
+  /** Apply a batch of non-transactional writes atomically. */
+  public void write(Batch batch) {
+    Objects.requireNonNull(batch, "batch");
+    WriteBuffer w = batch.writes();
+    for (int i = 0; i < w.size(); i++) {
+      requireOwn(w.store(i));
+    }
+    if (w.size() == 0) {
+      return;
+    }
+    enter();
+    try {
+      shared.commitPath().commit(new PendingCommit(0, null, w, null, Long.MAX_VALUE, false));
+    } finally {
+      exit();
+    }
+  }
+
+  /** Flush every store's memtable to disk and wait for it; flush listeners see the result. */
+  public void flush() {
+    enter();
+    try {
+      shared.flush();
+    } finally {
+      exit();
+    }
+  }
+
+  /** RocksDB's latest sequence number (for flush correlation). */
+  public long latestSequenceNumber() {
+    enter();
+    try {
+      return shared.latestSequenceNumber();
+    } finally {
+      exit();
+    }
+  }
+
+  public StorageStats stats() {
+    return shared.stats();
+  }
+
+  /**
+   * Install a listener for every commit of this path (all handles). Returns what removes it.
+   * See {@link StageListener} for what a listener may do.
+   */
+  public Registration addStageListener(StageListener listener) {
+    return shared.hooks().add(Objects.requireNonNull(listener, "listener"))::run;
+  }
+
+  /** Install a commit hook for every commit of this path (all handles). Returns what removes it. */
+  public Registration addCommitHook(CommitHook hook) {
+    return shared.hooks().add(Objects.requireNonNull(hook, "hook"))::run;
+  }
+
+  /**
+   * Be told the largest sequence number of every completed RocksDB flush. Runs on RocksDB's flush
+   * thread: keep it short, never block it.
+   */
+  public Registration addFlushListener(LongConsumer listener) {
+    return shared.flushEvents().add(Objects.requireNonNull(listener, "listener"))::run;
+  }
+
+  public boolean isClosed() {
+    return gate.isClosed();
+  }
+
+  /**
+   * Close this handle: wait for its calls in flight, fail its open transactions with {@link
+   * DatabaseClosedException}, and release the native database if this was the last handle of the
+   * path. Idempotent. Other handles of the same path keep working.
+   */
+  @Override
+  public void close() {
+    if (!gate.closeAndAwait()) {
+      return;
+    }
+    for (Transaction t : snapshotHolders) {
+      t.releaseSnapshot();
+    }
+    snapshotHolders.clear();
+    DatabaseRegistry.release(shared);
+  }
+
+  /** Removes what it was returned for; idempotent. */
+  @FunctionalInterface
+  public interface Registration extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  // --- for Transaction and tests ---
+
+  SharedDatabase shared() {
+    return shared;
+  }
+
+  void enter() {
+    if (!gate.tryEnter()) {
+      throw new DatabaseClosedException(shared.path());
+    }
+  }
+
+  void exit() {
+    gate.exit();
+  }
+
+  void requireOpen() {
+    if (gate.isClosed()) {
+      throw new DatabaseClosedException(shared.path());
+    }
+  }
+
+  void requireOwn(Store store) {
+    Objects.requireNonNull(store, "store");
+    if (store.owner() != shared) {
+      throw new IllegalArgumentException(store + " does not belong to database " + shared.path());
+    }
+  }
+
+  void holdsSnapshot(Transaction t) {
+    snapshotHolders.add(t);
+  }
+
+  void releasedSnapshot(Transaction t) {
+    snapshotHolders.remove(t);
+  }
+}

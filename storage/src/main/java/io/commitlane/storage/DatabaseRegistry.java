@@ -1,0 +1,99 @@
+package io.commitlane.storage;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+
+/**
+ * The process's open databases by canonical path: one native handle per path, counted.
+ * Opening, closing and destroying are serialized here, which keeps the rules simple: a path is
+ * either being opened, open with a count, or not open.
+ */
+final class DatabaseRegistry {
+  private static final Map<Path, SharedDatabase> OPEN = new HashMap<>();
+
+  private DatabaseRegistry() {}
+
+  static synchronized SharedDatabase acquire(Path path, DatabaseOptions options) {
+    Path key = canonical(path, options.createIfMissing());
+    SharedDatabase shared = OPEN.get(key);
+    if (shared == null) {
+      shared = SharedDatabase.open(key, options);
+      OPEN.put(key, shared);
+    } else {
+      requireCompatible(shared, options);
+      for (String store : options.stores()) {
+        shared.createStore(store);
+      }
+    }
+    shared.references++;
+    return shared;
+  }
+
+  static synchronized void release(SharedDatabase shared) {
+    if (--shared.references == 0) {
+      OPEN.remove(shared.path());
+      shared.closeNative();
+    }
+  }
+
+  static synchronized boolean isOpen(Path path) {
+    return OPEN.containsKey(canonical(path, false));
+  }
+
+  static synchronized void destroy(Path path) {
+    Path key = canonical(path, false);
+    if (OPEN.containsKey(key)) {
+      throw new PathInUseException("cannot destroy " + key + ": it is open in this process; close every handle first");
+    }
+    if (!Files.exists(key)) {
+      return;
+    }
+    try (Options o = new Options()) {
+      RocksDB.destroyDB(key.toString(), o);
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot destroy " + key, e);
+    }
+    // RocksDB leaves the directory and anything of ours (transaction logs) behind.
+    try (Stream<Path> files = Files.walk(key)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + key, e);
+    }
+  }
+
+  private static void requireCompatible(SharedDatabase shared, DatabaseOptions wanted) {
+    DatabaseOptions have = shared.options();
+    // Settings taken implicitly from ProcessSettings never conflict: an open database keeps what
+    // it opened with. Only settings asked for explicitly must match.
+    CommitlaneSettings wantedSettings = wanted.settings() == null ? shared.settings() : wanted.settings();
+    if (have.walEnabled() != wanted.walEnabled() || !shared.settings().equals(wantedSettings)) {
+      throw new PathInUseException("database " + shared.path() + " is already open in this process with walEnabled="
+          + have.walEnabled() + " and settings " + shared.settings().asMap() + "; this open asked for walEnabled="
+          + wanted.walEnabled() + " and " + wantedSettings.asMap()
+          + ". Database-wide options are fixed by the first open: close every handle first, or open with the same options");
+    }
+  }
+
+  private static Path canonical(Path path, boolean create) {
+    try {
+      Path abs = path.toAbsolutePath().normalize();
+      if (create) {
+        Files.createDirectories(abs);
+      }
+      return Files.exists(abs) ? abs.toRealPath() : abs;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot resolve database path " + path, e);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package io.commitlane.storage;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The commit hooks and stage listeners installed on one database. Copy-on-write arrays: the
+ * commit path pays a volatile read per call and loops over nothing when none is installed.
+ */
+final class Hooks {
+  private static final Logger LOG = LoggerFactory.getLogger(Hooks.class);
+  private static final StageListener[] NO_LISTENERS = {};
+  private static final CommitHook[] NO_HOOKS = {};
+
+  private volatile StageListener[] listeners = NO_LISTENERS;
+  private volatile CommitHook[] hooks = NO_HOOKS;
+
+  synchronized Runnable add(StageListener l) {
+    listeners = append(listeners, l);
+    return () -> remove(l);
+  }
+
+  synchronized Runnable add(CommitHook h) {
+    hooks = append(hooks, h);
+    return () -> remove(h);
+  }
+
+  private synchronized void remove(StageListener l) {
+    listeners = Arrays.stream(listeners).filter(x -> x != l).toArray(StageListener[]::new);
+  }
+
+  private synchronized void remove(CommitHook h) {
+    hooks = Arrays.stream(hooks).filter(x -> x != h).toArray(CommitHook[]::new);
+  }
+
+  void stage(CommitStage stage, PendingCommit c) {
+    for (StageListener l : listeners) {
+      l.onStage(stage, c);
+    }
+  }
+
+  void beforeWrite(PendingCommit c) {
+    CommitHook[] hs = hooks;
+    for (int i = 0; i < hs.length; i++) {
+      try {
+        hs[i].beforeWrite(c);
+      } catch (RuntimeException | Error e) {
+        // Undo what the earlier hooks did: this commit will not be written.
+        for (int j = i - 1; j >= 0; j--) {
+          hs[j].aborted(c, e);
+        }
+        throw e;
+      }
+    }
+  }
+
+  void aborted(PendingCommit c, Throwable cause) {
+    forEachHook(h -> h.aborted(c, cause));
+  }
+
+  /**
+   * WRITTEN, the hooks' after-write step, FINISHED. The after-write step runs even if a listener
+   * failed the commit at WRITTEN (the data is written, the log watermark must still move); the
+   * first failure is rethrown at the end.
+   */
+  void afterWriteStages(PendingCommit c) {
+    RuntimeException failure = null;
+    try {
+      stage(CommitStage.WRITTEN, c);
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    for (CommitHook h : hooks) {
+      try {
+        h.afterWrite(c);
+      } catch (RuntimeException e) {
+        // The commit is written; reporting it failed would be a lie. Keep the other hooks going.
+        LOG.error("commit hook {} failed after {} was written", h, c, e);
+      }
+    }
+    try {
+      stage(CommitStage.FINISHED, c);
+    } catch (RuntimeException e) {
+      failure = failure == null ? e : failure;
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  private void forEachHook(Consumer<CommitHook> step) {
+    for (CommitHook h : hooks) {
+      step.accept(h);
+    }
+  }
+
+  private static <T> T[] append(T[] array, T item) {
+    T[] next = Arrays.copyOf(array, array.length + 1);
+    next[array.length] = item;
+    return next;
+  }
+}

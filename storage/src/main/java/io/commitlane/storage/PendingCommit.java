@@ -1,0 +1,95 @@
+package io.commitlane.storage;
+
+import java.util.Objects;
+
+/**
+ * One commit on its way through the commit path: a transaction's buffered writes and read
+ * buckets, or a non-transactional batch. Hooks and stage listeners see it; the committing thread
+ * owns it, so it is not thread-safe.
+ */
+public final class PendingCommit {
+  /** Visits each buffered write; {@code value} is null for a removal. */
+  @FunctionalInterface
+  public interface WriteVisitor {
+    void visit(Store store, byte[] key, byte[] value);
+  }
+
+  private final long transactionId;
+  private final Object tag;
+  private final WriteBuffer writes;
+  private final BucketSet readBuckets;
+  private final long baseline;
+  private final boolean transactional;
+  private Object attachment;
+  private long version;
+
+  PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional) {
+    this.transactionId = transactionId;
+    this.tag = tag;
+    this.writes = writes;
+    this.readBuckets = readBuckets;
+    this.baseline = baseline;
+    this.transactional = transactional;
+  }
+
+  /** The transaction's id, unique per process; 0 for a non-transactional write. */
+  public long transactionId() {
+    return transactionId;
+  }
+
+  /** The tag the caller gave the transaction (for stage listeners to pick commits), or null. */
+  public Object tag() {
+    return tag;
+  }
+
+  public boolean isTransactional() {
+    return transactional;
+  }
+
+  public int writeCount() {
+    return writes.size();
+  }
+
+  public void forEachWrite(WriteVisitor visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    for (int i = 0; i < writes.size(); i++) {
+      visitor.visit(writes.store(i), writes.key(i), writes.value(i));
+    }
+  }
+
+  /** Whatever a {@link CommitHook} stored here, for example the commit's log position. */
+  public Object attachment() {
+    return attachment;
+  }
+
+  public void attach(Object value) {
+    this.attachment = value;
+  }
+
+  /** The commit-clock value stamped on the written buckets; 0 until {@link CommitStage#WRITTEN}. */
+  public long version() {
+    return version;
+  }
+
+  void version(long v) {
+    this.version = v;
+  }
+
+  long baseline() {
+    return baseline;
+  }
+
+  WriteBuffer writes() {
+    return writes;
+  }
+
+  BucketSet readBuckets() {
+    return readBuckets;
+  }
+
+  @Override
+  public String toString() {
+    return (transactional ? "transaction " + transactionId : "write")
+        + (tag == null ? "" : " [" + tag + "]") + " (" + writes.size() + " writes)";
+  }
+}

@@ -1,0 +1,230 @@
+package io.commitlane.storage;
+
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.Snapshot;
+
+/**
+ * An optimistic transaction: reads from one RocksDB snapshot plus its own buffered writes, and
+ * is validated at commit against every commit that wrote the keys it touched after its snapshot.
+ *
+ * <p>{@link #get} tracks the key (read-modify-write is safe); {@link #getUntracked} reads the same
+ * snapshot without tracking. The snapshot is taken at the first read that reaches RocksDB, not at
+ * {@link Database#begin()}, which narrows the window in which other commits can conflict with it.
+ *
+ * <p>Not thread-safe: one thread at a time. Always end it: {@link #commitSync()}, {@link #abort()}
+ * or {@link #close()} (abort unless committed).
+ */
+public final class Transaction implements AutoCloseable {
+  private static final AtomicLong IDS = new AtomicLong();
+  /** The baseline before the transaction touched anything. */
+  private static final long NO_BASELINE = -1;
+
+  /** Where a transaction is in its life. */
+  public enum State { OPEN, COMMITTED, ABORTED, FAILED }
+
+  private final Database handle;
+  private final SharedDatabase shared;
+  private final long id = IDS.incrementAndGet();
+  private final WriteBuffer writes = new WriteBuffer(4);
+  private BucketSet reads;
+  private long baseline = NO_BASELINE;
+  private Object tag;
+  private State state = State.OPEN;
+  /** Guarded by {@code this}: the handle's close may release them from another thread. */
+  private Snapshot snapshot;
+  private ReadOptions readOptions;
+
+  Transaction(Database handle, SharedDatabase shared) {
+    this.handle = handle;
+    this.shared = shared;
+  }
+
+  public long id() {
+    return id;
+  }
+
+  public State state() {
+    return state;
+  }
+
+  public Object tag() {
+    return tag;
+  }
+
+  /** Label this transaction so stage listeners (the testkit) can pick it out. */
+  public Transaction tag(Object tag) {
+    this.tag = tag;
+    return this;
+  }
+
+  public Database database() {
+    return handle;
+  }
+
+  /** Read a key of the default store; the read is tracked and validated at commit. */
+  public byte[] get(byte[] key) {
+    return get(handle.defaultStore(), key);
+  }
+
+  /** Read a key as of this transaction's snapshot, seeing its own writes; tracked for validation. */
+  public byte[] get(Store store, byte[] key) {
+    return read(store, key, true);
+  }
+
+  /** Like {@link #get} but not validated at commit: a change by another commit is not a conflict. */
+  public byte[] getUntracked(Store store, byte[] key) {
+    return read(store, key, false);
+  }
+
+  public byte[] getUntracked(byte[] key) {
+    return getUntracked(handle.defaultStore(), key);
+  }
+
+  public Transaction put(byte[] key, byte[] value) {
+    return put(handle.defaultStore(), key, value);
+  }
+
+  public Transaction put(Store store, byte[] key, byte[] value) {
+    Objects.requireNonNull(value, "value");
+    return buffer(store, key, value);
+  }
+
+  public Transaction remove(byte[] key) {
+    return remove(handle.defaultStore(), key);
+  }
+
+  public Transaction remove(Store store, byte[] key) {
+    return buffer(store, key, null);
+  }
+
+  /** Number of writes buffered so far (one per distinct key). */
+  public int writeCount() {
+    return writes.size();
+  }
+
+  /**
+   * Validate and write on the calling thread. On {@link ConflictException} nothing was written and
+   * the transaction is {@link State#FAILED}; run the work again on a new transaction.
+   */
+  public CommitResult commitSync() {
+    requireState();
+    handle.enter();
+    try {
+      releaseSnapshot();
+      if (writes.size() == 0 && reads == null) {
+        state = State.COMMITTED;
+        return new CommitResult(id, 0, null);
+      }
+      if (reads != null) {
+        reads.seal();
+      }
+      PendingCommit c = new PendingCommit(id, tag, writes, reads, baseline, true);
+      shared.commitPath().commit(c);
+      state = State.COMMITTED;
+      return new CommitResult(id, c.version(), c.attachment());
+    } catch (RuntimeException | Error e) {
+      if (state == State.OPEN) {
+        state = State.FAILED;
+      }
+      throw e;
+    } finally {
+      handle.exit();
+    }
+  }
+
+  /** Drop the buffered writes and the snapshot. Idempotent once ended. */
+  public void abort() {
+    if (state != State.OPEN) {
+      return;
+    }
+    state = State.ABORTED;
+    if (handle.isClosed()) {
+      return; // the handle's close released the snapshot
+    }
+    handle.enter();
+    try {
+      releaseSnapshot();
+    } finally {
+      handle.exit();
+    }
+  }
+
+  /** Abort unless committed. */
+  @Override
+  public void close() {
+    abort();
+  }
+
+  /** Release the snapshot; called by this transaction and by its handle's close. */
+  synchronized void releaseSnapshot() {
+    if (snapshot != null) {
+      readOptions.close();
+      shared.releaseSnapshot(snapshot);
+      snapshot.close();
+      snapshot = null;
+      readOptions = null;
+      handle.releasedSnapshot(this);
+    }
+  }
+
+  private byte[] read(Store store, byte[] key, boolean tracked) {
+    requireState();
+    handle.requireOwn(store);
+    Objects.requireNonNull(key, "key");
+    byte[] own = writes.lookup(store, key);
+    if (own != null) {
+      return own == WriteBuffer.REMOVED ? null : own;
+    }
+    handle.enter();
+    try {
+      byte[] value = shared.get(store, snapshotReadOptions(), key);
+      if (tracked) {
+        if (reads == null) {
+          reads = new BucketSet(8);
+        }
+        reads.add(shared.commitPath().bucketOf(store, key));
+      }
+      return value;
+    } finally {
+      handle.exit();
+    }
+  }
+
+  private Transaction buffer(Store store, byte[] key, byte[] value) {
+    requireState();
+    handle.requireOwn(store);
+    Objects.requireNonNull(key, "key");
+    if (baseline == NO_BASELINE) {
+      baseline = shared.commitPath().baseline();
+    }
+    writes.put(store, key, value);
+    return this;
+  }
+
+  private synchronized ReadOptions snapshotReadOptions() {
+    if (snapshot == null) {
+      if (baseline == NO_BASELINE) {
+        // Read the clock before the snapshot: see CommitPath for why that order is what makes it sound.
+        baseline = shared.commitPath().baseline();
+      }
+      snapshot = shared.takeSnapshot();
+      readOptions = new ReadOptions().setSnapshot(snapshot);
+      handle.holdsSnapshot(this);
+    }
+    return readOptions;
+  }
+
+  private void requireState() {
+    if (state != State.OPEN) {
+      throw new IllegalStateException("transaction " + id + " is " + state + "; begin a new one");
+    }
+    handle.requireOpen();
+  }
+
+  @Override
+  public String toString() {
+    return "Transaction[" + id + (tag == null ? "" : " " + tag) + ", " + state + "]";
+  }
+}

@@ -1,0 +1,111 @@
+package io.commitlane.storage;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Buffered writes in the order first made; a later write to the same (store, key) replaces the
+ * earlier one in place, so each key is written once. Small buffers are searched linearly; from
+ * {@value #INDEX_THRESHOLD} writes on, a hash index keeps read-your-writes lookups O(1).
+ */
+final class WriteBuffer {
+  /** A removal buffered for a key. Distinct from "not buffered" (lookup returns null). */
+  static final byte[] REMOVED = new byte[0];
+  private static final int INDEX_THRESHOLD = 8;
+
+  private Store[] stores;
+  private byte[][] keys;
+  private byte[][] values;
+  private int size;
+  private Map<KeyRef, Integer> index;
+
+  WriteBuffer(int capacity) {
+    int c = Math.max(1, capacity);
+    stores = new Store[c];
+    keys = new byte[c][];
+    values = new byte[c][];
+  }
+
+  /** Buffer a put ({@code value} non-null) or a removal ({@code value == null}). */
+  void put(Store store, byte[] key, byte[] value) {
+    int at = indexOf(store, key);
+    if (at >= 0) {
+      values[at] = value;
+      return;
+    }
+    if (size == stores.length) {
+      int c = size * 2;
+      stores = Arrays.copyOf(stores, c);
+      keys = Arrays.copyOf(keys, c);
+      values = Arrays.copyOf(values, c);
+    }
+    stores[size] = store;
+    keys[size] = key;
+    values[size] = value;
+    if (index != null) {
+      index.put(new KeyRef(store, key), size);
+    } else if (size + 1 == INDEX_THRESHOLD) {
+      index = new HashMap<>();
+      for (int i = 0; i <= size; i++) {
+        index.put(new KeyRef(stores[i], keys[i]), i);
+      }
+    }
+    size++;
+  }
+
+  /** The buffered value, {@link #REMOVED} for a buffered removal, or null if nothing is buffered. */
+  byte[] lookup(Store store, byte[] key) {
+    int at = indexOf(store, key);
+    if (at < 0) {
+      return null;
+    }
+    return values[at] == null ? REMOVED : values[at];
+  }
+
+  int size() {
+    return size;
+  }
+
+  Store store(int i) {
+    return stores[i];
+  }
+
+  byte[] key(int i) {
+    return keys[i];
+  }
+
+  /** The value written, or null for a removal. */
+  byte[] value(int i) {
+    return values[i];
+  }
+
+  private int indexOf(Store store, byte[] key) {
+    if (index != null) {
+      Integer at = index.get(new KeyRef(store, key));
+      return at == null ? -1 : at;
+    }
+    for (int i = 0; i < size; i++) {
+      if (stores[i] == store && Arrays.equals(keys[i], key)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private record KeyRef(Store store, byte[] key, int hash) {
+    KeyRef(Store store, byte[] key) {
+      this(store, key, KeyHash.of(store.id(), key));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof KeyRef k && k.store == store && Arrays.equals(k.key, key);
+    }
+
+    @Override
+    public int hashCode() {
+      return hash;
+    }
+  }
+}

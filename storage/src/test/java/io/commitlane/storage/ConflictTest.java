@@ -1,0 +1,160 @@
+package io.commitlane.storage;
+
+import static io.commitlane.storage.Bytes.of;
+import static io.commitlane.storage.Bytes.str;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class ConflictTest {
+  @TempDir
+  Path dir;
+
+  private Database open(String name, OccValidation policy, int buckets) {
+    CommitlaneSettings s = CommitlaneSettings.defaults().withOccValidation(policy).withOccLockBuckets(buckets);
+    return Database.open(dir.resolve(name), DatabaseOptions.defaults().withWal(false).withSettings(s));
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void readWriteConflictIsDetected(OccValidation policy) {
+    try (Database db = open("db", policy, 65_536)) {
+      db.put(of("k"), of("0"));
+      Transaction t1 = db.begin();
+      t1.get(of("k"));
+      t1.put(of("other"), of("x"));
+      db.transact(t -> t.put(of("k"), of("1")));
+      ConflictException e = assertThrows(ConflictException.class, t1::commitSync);
+      assertTrue(e.isRetryable());
+      assertEquals(t1.id(), e.transactionId());
+      assertNull(db.get(of("other")), "nothing of a conflicting transaction is written");
+      assertEquals(Transaction.State.FAILED, t1.state());
+      assertEquals(1, db.stats().conflicts());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void writeWriteConflictIsDetected(OccValidation policy) {
+    try (Database db = open("db", policy, 65_536)) {
+      Transaction t1 = db.begin().put(of("k"), of("1"));
+      db.begin().put(of("k"), of("2")).commitSync();
+      assertThrows(ConflictException.class, t1::commitSync);
+      assertEquals("2", str(db.get(of("k"))));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void readOnlyTransactionsValidateTheirReads(OccValidation policy) {
+    try (Database db = open("db", policy, 65_536)) {
+      Transaction t1 = db.begin();
+      t1.get(of("k"));
+      db.put(of("k"), of("1"));
+      assertThrows(ConflictException.class, t1::commitSync);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void untrackedReadsDoNotConflict(OccValidation policy) {
+    try (Database db = open("db", policy, 65_536)) {
+      Transaction t1 = db.begin();
+      t1.getUntracked(of("k"));
+      t1.put(of("other"), of("x"));
+      db.put(of("k"), of("1"));
+      t1.commitSync();
+      assertEquals("x", str(db.get(of("other"))));
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void sameKeyInTwoDatabasesOrTwoStoresDoesNotConflict(OccValidation policy) {
+    try (Database a = open("a", policy, 16); Database b = open("b", policy, 16)) {
+      Transaction ta = a.begin();
+      ta.get(of("k"));
+      ta.put(of("k"), of("a"));
+      b.transact(t -> t.put(of("k"), of("b")));
+      ta.commitSync();
+
+      Store s1 = a.store("s1");
+      Store s2 = a.store("s2");
+      // With 16 buckets a key of s1 and the same key of s2 may share a bucket (a false conflict
+      // is allowed there); pick the first key whose buckets differ, so the store is shown to be
+      // part of the hash.
+      CommitPath path = a.shared().commitPath();
+      byte[] key = null;
+      for (int i = 0; key == null; i++) {
+        byte[] k = of("key" + i);
+        if (path.bucketOf(s1, k) != path.bucketOf(s2, k)) {
+          key = k;
+        }
+      }
+      byte[] k = key;
+      Transaction t1 = a.begin();
+      t1.get(s1, k);
+      t1.put(s1, k, of("1"));
+      a.transact(t -> t.put(s2, k, of("2")));
+      t1.commitSync();
+      assertEquals("1", str(a.get(s1, k)));
+      assertEquals("2", str(a.get(s2, k)));
+      assertEquals(0, a.stats().conflicts());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void largeCommitsWorkWithFewBuckets(OccValidation policy) {
+    try (Database db = open("db", policy, 16)) {
+      Transaction t = db.begin();
+      for (int i = 0; i < 1024; i++) {
+        t.get(of("k" + i));
+        t.put(of("k" + i), of("v" + i));
+      }
+      t.commitSync();
+      assertEquals("v1023", str(db.get(of("k1023"))));
+      // Every one of the 16 buckets is now newer than a transaction that began before: any key conflicts.
+      Transaction old = db.begin();
+      old.get(of("zzz"));
+      db.begin().put(of("k0"), of("x")).commitSync();
+      Transaction again = db.begin();
+      for (int i = 0; i < 1024; i++) {
+        again.put(of("k" + i), of("w"));
+      }
+      again.commitSync();
+      assertThrows(ConflictException.class, old::commitSync, "16 buckets: every bucket was written after old's snapshot");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void retryHelperRetriesOnAFreshSnapshotAndGivesUpWithTheCount(OccValidation policy) {
+    try (Database db = open("db", policy, 65_536)) {
+      int[] attempts = {0};
+      long result = db.transact(t -> {
+        long n = Bytes.toLong(t.get(of("n")));
+        if (attempts[0]++ == 0) {
+          db.put(of("n"), Bytes.ofLong(10)); // a concurrent change after our read: first attempt conflicts
+        }
+        t.put(of("n"), Bytes.ofLong(n + 1));
+        return n + 1;
+      });
+      assertEquals(2, attempts[0]);
+      assertEquals(11, result);
+
+      ConflictException e = assertThrows(ConflictException.class, () -> db.transact(2, t -> {
+        t.get(of("n"));
+        db.put(of("n"), Bytes.ofLong(0));
+        return t.put(of("n"), Bytes.ofLong(1));
+      }));
+      assertEquals(3, e.attempts());
+    }
+  }
+}

@@ -1,0 +1,2 @@
+/** testkit: see the module README section. */
+package io.commitlane.testkit;
