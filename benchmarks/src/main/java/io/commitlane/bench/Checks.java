@@ -1,0 +1,35 @@
+package io.commitlane.bench;
+
+/** Flag checks that fail with picocli's usage error (exit code 2) naming the flag. */
+final class Checks {
+  private Checks() {}
+
+  static void positive(String flag, double v) {
+    if (!(v > 0)) {
+      throw usage(flag + " must be positive, was " + v);
+    }
+  }
+
+  static void nonNegative(String flag, double v) {
+    if (!(v >= 0)) {
+      throw usage(flag + " must be zero or more, was " + v);
+    }
+  }
+
+  static void range(String flag, long v, long min, long max) {
+    if (v < min || v > max) {
+      throw usage(flag + " must be in " + min + ".." + max + ", was " + v);
+    }
+  }
+
+  static IllegalArgumentException usage(String message) {
+    return new UsageException(message);
+  }
+
+  /** Mapped to exit code 2 by {@link Main}. */
+  static final class UsageException extends IllegalArgumentException {
+    UsageException(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,52 @@
+package io.commitlane.bench;
+
+import java.nio.file.Path;
+import org.rocksdb.Options;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/** The ceiling: a plain {@code db.write(WriteBatch)} with no validation at all, WAL off. */
+final class RawWriteBatchVariant implements CommitVariant {
+  @Override
+  public String name() {
+    return "raw db.write(WriteBatch)";
+  }
+
+  @Override
+  public Session open(Path dir) throws RocksDBException {
+    Options options = new Options().setCreateIfMissing(true);
+    RocksDB db = RocksDB.open(options, dir.toString());
+    WriteOptions wo = new WriteOptions().setDisableWAL(true);
+    return new Session() {
+      @Override
+      public Worker worker() {
+        WriteBatch batch = new WriteBatch();
+        return new Worker() {
+          @Override
+          public boolean commit(byte[][] keys, byte[] value) throws RocksDBException {
+            batch.clear();
+            for (byte[] k : keys) {
+              batch.put(k, value);
+            }
+            db.write(wo, batch);
+            return true;
+          }
+
+          @Override
+          public void close() {
+            batch.close();
+          }
+        };
+      }
+
+      @Override
+      public void close() {
+        db.close();
+        wo.close();
+        options.close();
+      }
+    };
+  }
+}

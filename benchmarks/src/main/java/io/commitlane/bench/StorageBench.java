@@ -1,0 +1,141 @@
+package io.commitlane.bench;
+
+import io.commitlane.storage.CommitlaneSettings;
+import io.commitlane.storage.OccValidation;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * Storage-level commit throughput: commitlane's {@code commitSync()} against raw rocksdbjni
+ * (optimistic transactions, and plain batched writes as the no-validation ceiling), one process,
+ * one run, variants rotated per round, fresh database per measurement, WAL off.
+ */
+@Command(name = "storage", mixinStandardHelpOptions = true,
+    description = "Commit throughput of commitlane commitSync() against raw rocksdbjni peers (WAL off).")
+final class StorageBench implements Callable<Integer> {
+  @Option(names = "--threads", split = ",", defaultValue = "1,2", description = "Committing threads (list). Default: ${DEFAULT-VALUE}")
+  List<Integer> threads;
+
+  @Option(names = "--keys", split = ",", defaultValue = "1,64,1000", description = "Keys per transaction (list). Default: ${DEFAULT-VALUE}")
+  List<Integer> keys;
+
+  @Option(names = "--runs", defaultValue = "3", description = "Rounds; each runs every variant once, in rotated order. Default: ${DEFAULT-VALUE}")
+  int runs;
+
+  @Option(names = "--warmup", defaultValue = "1", description = "Warm-up seconds per measurement. Default: ${DEFAULT-VALUE}")
+  double warmup;
+
+  @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds per measurement. Default: ${DEFAULT-VALUE}")
+  double seconds;
+
+  @Option(names = "--value-size", defaultValue = "100", description = "Value bytes. Default: ${DEFAULT-VALUE}")
+  int valueSize;
+
+  @Option(names = "--key-space", defaultValue = "1000000", description = "Distinct keys to draw from. Default: ${DEFAULT-VALUE}")
+  int keySpace;
+
+  @Option(names = "--variants", split = ",", defaultValue = "commitlane,commitlane-serial,optimistic,write-batch",
+      description = "Variants: commitlane, commitlane-serial, commitlane-1m (2^20 buckets), optimistic, write-batch. Default: ${DEFAULT-VALUE}")
+  List<String> variantNames;
+
+  @Option(names = "--dir", description = "Directory for the databases (default: a temporary directory)")
+  Path dir;
+
+  @Override
+  public Integer call() throws Exception {
+    validate();
+    List<CommitVariant> variants = new ArrayList<>();
+    for (String v : variantNames) {
+      variants.add(variant(v));
+    }
+    Path root = dir != null ? dir : java.nio.file.Files.createTempDirectory("commitlane-bench");
+    PrintStream out = System.out;
+    out.printf(Locale.ROOT, "storage bench: %s, %d runs x (%.1fs warm-up + %.1fs), %d-byte values, %,d keys, WAL off, %d cores, Java %s%n",
+        variants.stream().map(CommitVariant::name).toList(), runs, warmup, seconds, valueSize, keySpace,
+        Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
+    ContentionRunner runner = new ContentionRunner(keySpace, valueSize, warmup, seconds);
+    Map<Load, Map<String, List<Measurement>>> results = new LinkedHashMap<>();
+    int cell = 0;
+    for (int t : threads) {
+      for (int k : keys) {
+        Load load = new Load(t, k);
+        Map<String, List<Measurement>> byVariant = new LinkedHashMap<>();
+        variants.forEach(v -> byVariant.put(v.name(), new ArrayList<>()));
+        for (int r = 0; r < runs; r++) {
+          for (int i = 0; i < variants.size(); i++) {
+            CommitVariant v = variants.get((i + r) % variants.size());
+            Measurement m = runner.run(v, load, root.resolve("cell-" + (cell++)));
+            byVariant.get(v.name()).add(m);
+            out.printf(Locale.ROOT, "  %-20s run %d  %-32s %10s commits/s  conflicts %6s  p50 %7s us%n", load, r + 1, v.name(),
+                Units.count(m.commitsPerSecond()), Units.percent(m.conflictRate()), Units.micros(m.p50Nanos()));
+          }
+        }
+        results.put(load, byVariant);
+      }
+    }
+    if (dir == null) {
+      ContentionRunner.deleteRecursively(root);
+    }
+    out.println();
+    out.print(table(results));
+    return 0;
+  }
+
+  static String table(Map<Load, Map<String, List<Measurement>>> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| load | variant | commits/s median [range] | x raw optimistic | x raw write | conflicts | p50 µs | p99 µs |\n");
+    sb.append("|---|---|---|---|---|---|---|---|\n");
+    for (var e : results.entrySet()) {
+      Map<String, List<Measurement>> byVariant = e.getValue();
+      double optimistic = median(byVariant.get(new RawOptimisticVariant().name()));
+      double write = median(byVariant.get(new RawWriteBatchVariant().name()));
+      for (var v : byVariant.entrySet()) {
+        List<Measurement> ms = v.getValue();
+        Spread rate = Spread.of(ms.stream().map(Measurement::commitsPerSecond).toList());
+        sb.append("| ").append(e.getKey()).append(" | ").append(v.getKey()).append(" | ").append(rate.format())
+            .append(" | ").append(Units.ratio(rate.median() / optimistic))
+            .append(" | ").append(Units.ratio(rate.median() / write))
+            .append(" | ").append(Units.percent(Spread.of(ms.stream().map(Measurement::conflictRate).toList()).median()))
+            .append(" | ").append(Units.micros(Spread.of(ms.stream().map(Measurement::p50Nanos).toList()).median()))
+            .append(" | ").append(Units.micros(Spread.of(ms.stream().map(Measurement::p99Nanos).toList()).median()))
+            .append(" |\n");
+      }
+    }
+    return sb.toString();
+  }
+
+  private static double median(List<Measurement> ms) {
+    return ms == null ? Double.NaN : Spread.of(ms.stream().map(Measurement::commitsPerSecond).toList()).median();
+  }
+
+  static CommitVariant variant(String name) {
+    CommitlaneSettings d = CommitlaneSettings.defaults();
+    return switch (name) {
+      case "commitlane" -> new CommitlaneSyncVariant("commitlane commitSync", d);
+      case "commitlane-serial" -> new CommitlaneSyncVariant("commitlane commitSync serial", d.withOccValidation(OccValidation.SERIAL));
+      case "commitlane-1m" -> new CommitlaneSyncVariant("commitlane commitSync 2^20 buckets", d.withOccLockBuckets(1 << 20));
+      case "optimistic" -> new RawOptimisticVariant();
+      case "write-batch" -> new RawWriteBatchVariant();
+      default -> throw Checks.usage(
+          "--variants: unknown variant '" + name + "'; known: commitlane, commitlane-serial, commitlane-1m, optimistic, write-batch");
+    };
+  }
+
+  private void validate() {
+    Checks.positive("--runs", runs);
+    Checks.positive("--value-size", valueSize);
+    Checks.positive("--key-space", keySpace);
+    Checks.nonNegative("--warmup", warmup);
+    Checks.positive("--seconds", seconds);
+    threads.forEach(t -> Checks.range("--threads", t, 1, 256));
+    keys.forEach(k -> Checks.range("--keys", k, 1, 1_000_000));
+  }
+}

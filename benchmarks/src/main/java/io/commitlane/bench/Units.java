@@ -1,0 +1,40 @@
+package io.commitlane.bench;
+
+import java.util.Locale;
+
+/** Human-readable numbers for tables. */
+final class Units {
+  private Units() {}
+
+  static String count(double v) {
+    if (Double.isNaN(v)) {
+      return "-";
+    }
+    if (v >= 100_000) {
+      return String.format(Locale.ROOT, "%.0fk", v / 1000);
+    }
+    if (v >= 10_000) {
+      return String.format(Locale.ROOT, "%.1fk", v / 1000);
+    }
+    if (v >= 1_000) {
+      return String.format(Locale.ROOT, "%.2fk", v / 1000);
+    }
+    return String.format(Locale.ROOT, "%.0f", v);
+  }
+
+  static String ratio(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.2fx", v);
+  }
+
+  static String percent(double v) {
+    return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%.1f%%", v * 100);
+  }
+
+  static String micros(double nanos) {
+    return Double.isNaN(nanos) ? "-" : String.format(Locale.ROOT, "%.1f", nanos / 1000);
+  }
+
+  static String mib(double bytes) {
+    return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024));
+  }
+}

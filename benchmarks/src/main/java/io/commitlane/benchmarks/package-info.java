@@ -1,2 +1,0 @@
-/** benchmarks: see the module README section. */
-package io.commitlane.benchmarks;
