@@ -1,0 +1,106 @@
+package io.commitlane.testkit;
+
+import io.commitlane.storage.CommitStage;
+import io.commitlane.storage.PendingCommit;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * Holds every matching commit at one stage until {@link #release()}. Until then the committing
+ * thread waits inside the stage (at {@code VALIDATED} and {@code LOG_APPENDED} it still holds its
+ * locks). Released barriers let every later arrival pass too.
+ */
+public final class Barrier {
+  private final CommitStage stage;
+  private final Predicate<PendingCommit> which;
+  private final String description;
+  private int arrivals;
+  private int waiting;
+  private boolean released;
+  private PendingCommit last;
+
+  Barrier(CommitStage stage, Predicate<PendingCommit> which, String description) {
+    this.stage = stage;
+    this.which = which;
+    this.description = description;
+  }
+
+  boolean matches(CommitStage s, PendingCommit c) {
+    return s == stage && which.test(c);
+  }
+
+  /** Called on the committing thread. */
+  void hold(PendingCommit c, Duration maxHold) {
+    long deadline = System.nanoTime() + maxHold.toNanos();
+    synchronized (this) {
+      arrivals++;
+      waiting++;
+      last = c;
+      notifyAll();
+      try {
+        while (!released) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0) {
+            throw new StageTimeoutException(c + " was held at " + stage + " by " + this + " for " + maxHold
+                + " and never released; release the barrier or close the StageControl");
+          }
+          TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(c + " was interrupted while held at " + stage, e);
+      } finally {
+        waiting--;
+      }
+    }
+  }
+
+  /** Wait until a matching commit is held here (or has passed, once released); returns it. */
+  public PendingCommit awaitArrival(Duration timeout) {
+    return awaitArrivals(1, timeout);
+  }
+
+  /** Wait until {@code n} matching commits arrived in all; returns the last. */
+  public synchronized PendingCommit awaitArrivals(int n, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      while (arrivals < n) {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+          throw new StageTimeoutException("timed out after " + timeout + " waiting for " + n + " commit(s) at " + this
+              + "; " + arrivals + " arrived");
+        }
+        TimeUnit.NANOSECONDS.timedWait(this, left);
+      }
+      return last;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting at " + this, e);
+    }
+  }
+
+  /** Let every held and every later matching commit pass. */
+  public synchronized void release() {
+    released = true;
+    notifyAll();
+  }
+
+  public synchronized int arrivals() {
+    return arrivals;
+  }
+
+  /** Commits held here right now. */
+  public synchronized int holding() {
+    return waiting;
+  }
+
+  public CommitStage stage() {
+    return stage;
+  }
+
+  @Override
+  public String toString() {
+    return "barrier at " + stage + " for " + description;
+  }
+}
