@@ -83,6 +83,10 @@ final class SharedDatabase {
     DBOptions dbOptions = new DBOptions()
         .setCreateIfMissing(options.createIfMissing())
         .setCreateMissingColumnFamilies(true)
+        // With the WAL off, stores (column families) would otherwise flush independently, and a
+        // flush event of one would claim the others' data durable: the transaction log's replay
+        // start would skip unflushed writes. Atomic flush cuts every store at the same sequence.
+        .setAtomicFlush(true)
         .setListeners(List.of(flushEvents));
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();

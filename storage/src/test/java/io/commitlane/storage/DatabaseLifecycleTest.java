@@ -185,4 +185,25 @@ class DatabaseLifecycleTest {
       }
     }
   }
+
+  @Test
+  void flushListenersSeeEveryStoreFlushedAtOneCut() {
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      Store other = db.store("other");
+      java.util.List<Long> flushed = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Database.Registration r = db.addFlushListener(flushed::add);
+      db.put(of("a"), of("1"));
+      db.put(other, of("b"), of("2"));
+      long last = db.latestSequenceNumber();
+      db.flush();
+      assertFalse(flushed.isEmpty());
+      assertEquals(last, flushed.stream().mapToLong(Long::longValue).max().getAsLong(),
+          "the flush held everything written before it, in every store");
+      r.close();
+      db.put(of("c"), of("3"));
+      int before = flushed.size();
+      db.flush();
+      assertEquals(before, flushed.size(), "a removed listener hears nothing");
+    }
+  }
 }
