@@ -1,0 +1,271 @@
+package io.commitlane.txlog;
+
+import io.commitlane.txlog.fs.JdkFileSystem;
+import io.commitlane.txlog.fs.LogFileSystem;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The immutable, validated settings of one {@link TransactionLog}. Build with {@link #builder()};
+ * {@link Builder#build()} checks every field before any is used and names the first bad one (the
+ * others are attached as suppressed exceptions).
+ */
+public final class LogSettings {
+  /** Smallest {@code maxSegmentBytes}: 4 KiB. */
+  public static final long MIN_SEGMENT_BYTES = 4L << 10;
+  /** Largest {@code maxSegmentBytes}: 1 GiB (offsets and mappings stay in int range). */
+  public static final long MAX_SEGMENT_BYTES = 1L << 30;
+
+  private final Durability durability;
+  private final long maxSegmentBytes;
+  private final Duration maxSegmentAge;
+  private final Duration retention;
+  private final long groupCommitMaxBytes;
+  private final int groupCommitMaxRecords;
+  private final Duration groupCommitMaxWait;
+  private final LogFileSystem fileSystem;
+  private final Clock clock;
+  private final String name;
+
+  private LogSettings(Builder b) {
+    this.durability = b.durability;
+    this.maxSegmentBytes = b.maxSegmentBytes;
+    this.maxSegmentAge = b.maxSegmentAge;
+    this.retention = b.retention;
+    this.groupCommitMaxBytes = b.groupCommitMaxBytes;
+    this.groupCommitMaxRecords = b.groupCommitMaxRecords;
+    this.groupCommitMaxWait = b.groupCommitMaxWait;
+    this.fileSystem = b.fileSystem;
+    this.clock = b.clock;
+    this.name = b.name;
+  }
+
+  /** The defaults: PROCESS durability, 16 MiB / 1 hour segments, 3 days retention. */
+  public static LogSettings defaults() {
+    return builder().build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these settings, to change a few. */
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.durability = durability;
+    b.maxSegmentBytes = maxSegmentBytes;
+    b.maxSegmentAge = maxSegmentAge;
+    b.retention = retention;
+    b.groupCommitMaxBytes = groupCommitMaxBytes;
+    b.groupCommitMaxRecords = groupCommitMaxRecords;
+    b.groupCommitMaxWait = groupCommitMaxWait;
+    b.fileSystem = fileSystem;
+    b.clock = clock;
+    b.name = name;
+    return b;
+  }
+
+  public Durability durability() {
+    return durability;
+  }
+
+  public long maxSegmentBytes() {
+    return maxSegmentBytes;
+  }
+
+  public Duration maxSegmentAge() {
+    return maxSegmentAge;
+  }
+
+  public Duration retention() {
+    return retention;
+  }
+
+  public long groupCommitMaxBytes() {
+    return groupCommitMaxBytes;
+  }
+
+  public int groupCommitMaxRecords() {
+    return groupCommitMaxRecords;
+  }
+
+  public Duration groupCommitMaxWait() {
+    return groupCommitMaxWait;
+  }
+
+  public LogFileSystem fileSystem() {
+    return fileSystem;
+  }
+
+  public Clock clock() {
+    return clock;
+  }
+
+  /** The log's name, or {@code null} to use the directory's name. */
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public String toString() {
+    return "LogSettings{durability=" + durability + ", maxSegmentBytes=" + maxSegmentBytes
+        + ", maxSegmentAge=" + maxSegmentAge + ", retention=" + retention
+        + ", groupCommitMaxBytes=" + groupCommitMaxBytes + ", groupCommitMaxRecords="
+        + groupCommitMaxRecords + ", groupCommitMaxWait=" + groupCommitMaxWait + "}";
+  }
+
+  /** Collects settings; nothing is checked until {@link #build()}. */
+  public static final class Builder {
+    private Durability durability = Durability.PROCESS;
+    private long maxSegmentBytes = 16L << 20;
+    private Duration maxSegmentAge = Duration.ofHours(1);
+    private Duration retention = Duration.ofDays(3);
+    private long groupCommitMaxBytes = 1L << 20;
+    private int groupCommitMaxRecords = 4096;
+    private Duration groupCommitMaxWait = Duration.ZERO;
+    private LogFileSystem fileSystem = JdkFileSystem.INSTANCE;
+    private Clock clock = Clock.systemUTC();
+    private String name;
+
+    private Builder() {}
+
+    /** NONE, PROCESS (default) or FSYNC; see {@link Durability}. */
+    public Builder durability(Durability durability) {
+      this.durability = durability;
+      return this;
+    }
+
+    /** Rotate before a record would make the active segment larger than this; 4 KiB..1 GiB, default 16 MiB. */
+    public Builder maxSegmentBytes(long bytes) {
+      this.maxSegmentBytes = bytes;
+      return this;
+    }
+
+    /** Rotate at the first append after the active segment got this old; 1 ms..365 days, default 1 hour. */
+    public Builder maxSegmentAge(Duration age) {
+      this.maxSegmentAge = age;
+      return this;
+    }
+
+    /** {@link TransactionLog#purgeExpired()} deletes flushed segments older than this; 0..3650 days, default 3 days. */
+    public Builder retention(Duration retention) {
+      this.retention = retention;
+      return this;
+    }
+
+    /** FSYNC: force early once this many bytes wait; 1 B..1 GiB, default 1 MiB. */
+    public Builder groupCommitMaxBytes(long bytes) {
+      this.groupCommitMaxBytes = bytes;
+      return this;
+    }
+
+    /** FSYNC: force early once this many records wait; 1..1,000,000, default 4096. */
+    public Builder groupCommitMaxRecords(int records) {
+      this.groupCommitMaxRecords = records;
+      return this;
+    }
+
+    /**
+     * FSYNC: how long the force thread may wait after the first durability request for more
+     * records to share one fsync; 0..1 s, default 0 (force at once: records written during a force
+     * share the next one, so a lone caller never waits for company).
+     */
+    public Builder groupCommitMaxWait(Duration wait) {
+      this.groupCommitMaxWait = wait;
+      return this;
+    }
+
+    /** Where the files live; default {@link JdkFileSystem#INSTANCE}. */
+    public Builder fileSystem(LogFileSystem fileSystem) {
+      this.fileSystem = fileSystem;
+      return this;
+    }
+
+    /** The clock for segment age, abort markers and retention; default UTC system clock. */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** The log's name in thread names and messages; default the directory's name. */
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * Validates every field, then builds.
+     *
+     * @throws InvalidLogSettingException naming the first field out of range
+     */
+    public LogSettings build() {
+      List<InvalidLogSettingException> errors = new ArrayList<>();
+      if (durability == null) {
+        errors.add(new InvalidLogSettingException("durability", null, "NONE, PROCESS or FSYNC"));
+      }
+      if (maxSegmentBytes < MIN_SEGMENT_BYTES || maxSegmentBytes > MAX_SEGMENT_BYTES) {
+        errors.add(new InvalidLogSettingException(
+            "maxSegmentBytes", maxSegmentBytes, "4096..1073741824 bytes (4 KiB..1 GiB)"));
+      }
+      checkDuration(errors, "maxSegmentAge", maxSegmentAge, Duration.ofMillis(1),
+          Duration.ofDays(365), "1 ms..365 days");
+      checkDuration(errors, "retention", retention, Duration.ZERO, Duration.ofDays(3650),
+          "0..3650 days");
+      if (groupCommitMaxBytes < 1 || groupCommitMaxBytes > (1L << 30)) {
+        errors.add(new InvalidLogSettingException(
+            "groupCommitMaxBytes", groupCommitMaxBytes, "1..1073741824 bytes"));
+      }
+      if (groupCommitMaxRecords < 1 || groupCommitMaxRecords > 1_000_000) {
+        errors.add(new InvalidLogSettingException(
+            "groupCommitMaxRecords", groupCommitMaxRecords, "1..1000000 records"));
+      }
+      checkDuration(errors, "groupCommitMaxWait", groupCommitMaxWait, Duration.ZERO,
+          Duration.ofSeconds(1), "0..1 s");
+      if (fileSystem == null) {
+        errors.add(new InvalidLogSettingException("fileSystem", null, "a LogFileSystem, not null"));
+      }
+      if (clock == null) {
+        errors.add(new InvalidLogSettingException("clock", null, "a java.time.Clock, not null"));
+      }
+      if (name != null && (name.isBlank() || name.length() > 200)) {
+        errors.add(new InvalidLogSettingException("name", name, "null or 1..200 non-blank characters"));
+      }
+      if (!errors.isEmpty()) {
+        InvalidLogSettingException first = errors.get(0);
+        errors.subList(1, errors.size()).forEach(first::addSuppressed);
+        throw first;
+      }
+      return new LogSettings(this);
+    }
+
+    private static void checkDuration(List<InvalidLogSettingException> errors, String field,
+        Duration value, Duration min, Duration max, String range) {
+      if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+        errors.add(new InvalidLogSettingException(field, value, range));
+      }
+    }
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    if (!(o instanceof LogSettings)) {
+      return false;
+    }
+    LogSettings s = (LogSettings) o;
+    return durability == s.durability && maxSegmentBytes == s.maxSegmentBytes
+        && maxSegmentAge.equals(s.maxSegmentAge) && retention.equals(s.retention)
+        && groupCommitMaxBytes == s.groupCommitMaxBytes
+        && groupCommitMaxRecords == s.groupCommitMaxRecords
+        && groupCommitMaxWait.equals(s.groupCommitMaxWait) && fileSystem.equals(s.fileSystem)
+        && clock.equals(s.clock) && Objects.equals(name, s.name);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(durability, maxSegmentBytes, maxSegmentAge, retention, groupCommitMaxBytes,
+        groupCommitMaxRecords, groupCommitMaxWait, fileSystem, clock, name);
+  }
+}

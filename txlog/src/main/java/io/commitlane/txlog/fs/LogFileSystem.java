@@ -1,0 +1,43 @@
+package io.commitlane.txlog.fs;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * All file I/O of a transaction log goes through this interface, so tests can inject faults
+ * ({@link FaultInjectingFileSystem}) and the log never touches {@code java.nio.file.Files}
+ * directly. The default is {@link JdkFileSystem}.
+ */
+public interface LogFileSystem {
+
+  /** Opens an existing file for reading, and for writing too when {@code writable}. */
+  LogFile open(Path file, boolean writable) throws IOException;
+
+  /** Creates a new, empty file for reading and writing; fails if it already exists. */
+  LogFile create(Path file) throws IOException;
+
+  /** The regular files directly inside {@code directory}, sorted by name. */
+  List<Path> list(Path directory) throws IOException;
+
+  /** Creates {@code directory} and any missing parents. */
+  void createDirectories(Path directory) throws IOException;
+
+  /** Whether {@code path} exists. */
+  boolean exists(Path path) throws IOException;
+
+  /** The size of {@code file} in bytes. */
+  long size(Path file) throws IOException;
+
+  /** Deletes {@code file} if it exists. */
+  void delete(Path file) throws IOException;
+
+  /** Renames {@code source} to {@code target} atomically, replacing {@code target}. */
+  void rename(Path source, Path target) throws IOException;
+
+  /**
+   * Forces {@code directory}'s entries (creations, renames, deletions) to the storage device. A
+   * file system that cannot do this does nothing.
+   */
+  void forceDirectory(Path directory) throws IOException;
+}
