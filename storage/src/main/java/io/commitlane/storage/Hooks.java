@@ -35,6 +35,10 @@ final class Hooks {
     hooks = Arrays.stream(hooks).filter(x -> x != h).toArray(CommitHook[]::new);
   }
 
+  boolean hasListeners() {
+    return listeners.length > 0;
+  }
+
   void stage(CommitStage stage, PendingCommit c) {
     for (StageListener l : listeners) {
       l.onStage(stage, c);

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import java.util.Collections;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -20,16 +22,35 @@ public final class PendingCommit {
   private final BucketSet readBuckets;
   private final long baseline;
   private final boolean transactional;
+  private final String logName;
+  private final List<byte[]> logEntries;
   private Object attachment;
   private long version;
 
   PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional) {
+    this(transactionId, tag, writes, readBuckets, baseline, transactional, null, List.of());
+  }
+
+  PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional,
+      String logName, List<byte[]> logEntries) {
     this.transactionId = transactionId;
     this.tag = tag;
     this.writes = writes;
     this.readBuckets = readBuckets;
     this.baseline = baseline;
     this.transactional = transactional;
+    this.logName = logName;
+    this.logEntries = logEntries;
+  }
+
+  /** The transaction log named with {@link Transaction#useLog}, or null when it logs nothing. */
+  public String logName() {
+    return logName;
+  }
+
+  /** The entries added with {@link Transaction#addLogEntry}, in order; unmodifiable view. */
+  public List<byte[]> logEntries() {
+    return Collections.unmodifiableList(logEntries);
   }
 
   /** The transaction's id, unique per process; 0 for a non-transactional write. */

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import org.rocksdb.ReadOptions;
@@ -31,6 +33,8 @@ public final class Transaction implements AutoCloseable {
   private BucketSet reads;
   private long baseline = NO_BASELINE;
   private Object tag;
+  private String logName;
+  private List<byte[]> logEntries = List.of();
   private State state = State.OPEN;
   /** Guarded by {@code this}: the handle's close may release them from another thread. */
   private Snapshot snapshot;
@@ -99,6 +103,56 @@ public final class Transaction implements AutoCloseable {
     return buffer(store, key, null);
   }
 
+  /**
+   * Name the transaction log this transaction's entries go to. A transaction writes to one log;
+   * the log is appended at commit, after validation and under the commit's locks, by the commit
+   * hook that the log module installs (storage itself keeps the entries opaque).
+   */
+  public Transaction useLog(String name) {
+    requireState();
+    Objects.requireNonNull(name, "name");
+    if (logName != null && !logName.equals(name)) {
+      throw new IllegalStateException("transaction " + id + " already uses log " + logName + "; one log per transaction");
+    }
+    logName = name;
+    return this;
+  }
+
+  /** Add an entry to this transaction's log record; {@link #useLog} first. */
+  public Transaction addLogEntry(byte[] entry) {
+    requireState();
+    Objects.requireNonNull(entry, "entry");
+    if (logName == null) {
+      throw new IllegalStateException("call useLog(name) before addLogEntry on transaction " + id);
+    }
+    if (logEntries.isEmpty()) {
+      logEntries = new ArrayList<>(2);
+    }
+    logEntries.add(entry);
+    return this;
+  }
+
+  /** The log named by {@link #useLog}, or null. */
+  public String logName() {
+    return logName;
+  }
+
+  /**
+   * Report a pipeline stage ({@link CommitStage#ADMITTED}, {@link CommitStage#DEQUEUED} or {@link
+   * CommitStage#COMPLETED}) of this transaction's commit to the database's stage listeners; for
+   * commit pipelines built on storage. Costs a volatile read when no listener is installed. A
+   * listener may throw to fail the commit at that stage.
+   */
+  public void reportStage(CommitStage stage) {
+    if (stage != CommitStage.ADMITTED && stage != CommitStage.DEQUEUED && stage != CommitStage.COMPLETED) {
+      throw new IllegalArgumentException(stage + " is reported by storage itself");
+    }
+    Hooks hooks = shared.hooks();
+    if (hooks.hasListeners()) {
+      hooks.stage(stage, new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries));
+    }
+  }
+
   /** Number of writes buffered so far (one per distinct key). */
   public int writeCount() {
     return writes.size();
@@ -113,14 +167,14 @@ public final class Transaction implements AutoCloseable {
     handle.enter();
     try {
       releaseSnapshot();
-      if (writes.size() == 0 && reads == null) {
+      if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
         state = State.COMMITTED;
         return new CommitResult(id, 0, null);
       }
       if (reads != null) {
         reads.seal();
       }
-      PendingCommit c = new PendingCommit(id, tag, writes, reads, baseline, true);
+      PendingCommit c = new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
       shared.commitPath().commit(c);
       state = State.COMMITTED;
       return new CommitResult(id, c.version(), c.attachment());

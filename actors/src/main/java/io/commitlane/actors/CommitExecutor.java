@@ -1,0 +1,102 @@
+package io.commitlane.actors;
+
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * A commit executor: an actor on its own dedicated thread (the pinned commit dispatcher) that
+ * drains its database's {@link CommitQueue}. Woken only when idle; once awake it runs up to
+ * {@code executor-batch} commits per wake-up, then lets its mailbox in before going on.
+ */
+final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
+  sealed interface Command permits Wake {}
+
+  /** There may be work queued. */
+  enum Wake implements Command { INSTANCE }
+
+  private final CommitQueue queue;
+  private final CommitRunner runner;
+  private final int batch;
+  private final CommitQueue.Executor self;
+
+  private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, int batch, String threadName) {
+    super(ctx);
+    this.queue = queue;
+    this.runner = runner;
+    this.batch = batch;
+    ActorRef<Command> ref = ctx.getSelf();
+    this.self = new CommitQueue.Executor() {
+      @Override
+      public void wake() {
+        ref.tell(Wake.INSTANCE);
+      }
+
+      @Override
+      public String toString() {
+        return threadName;
+      }
+    };
+    // The pinned dispatcher gives this actor one thread for its whole life: name it for thread dumps.
+    Thread.currentThread().setName(threadName);
+  }
+
+  static Behavior<Command> create(CommitQueue queue, CommitRunner runner, int batch, String threadName) {
+    boolean[] restarted = {false}; // setup runs again on restart; count the start once
+    return Behaviors.setup(ctx -> {
+      CommitExecutor e = new CommitExecutor(ctx, queue, runner, batch, threadName);
+      if (!restarted[0]) {
+        restarted[0] = true;
+        queue.executorRunning();
+      }
+      e.drain(); // started because work was queued (or restarted with work maybe left)
+      return e;
+    });
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(Wake.class, w -> {
+          drain();
+          return this;
+        })
+        .onSignal(PostStop.class, s -> {
+          queue.executorStopped(self);
+          return this;
+        })
+        .build();
+  }
+
+  private void drain() {
+    for (int n = 0; n < batch; n++) {
+      CommitRequest r = queue.poll();
+      if (r == null) {
+        queue.parkIdle(self);
+        if (queue.isEmpty() || !queue.unparkIdle(self)) {
+          return;
+        }
+        continue;
+      }
+      if (!queue.isEmpty()) {
+        queue.wakeAnother(); // more queued than this executor takes: wake an idle one, or grow
+      }
+      CommitRunner.Outcome outcome = runner.execute(r);
+      boolean drained = queue.isEmpty();
+      if (drained) {
+        // Idle before the caller hears back, so a caller with one commit in flight finds this
+        // executor idle for its next commit instead of asking for a second thread.
+        queue.parkIdle(self);
+      }
+      outcome.deliver();
+      if (drained && (queue.isEmpty() || !queue.unparkIdle(self))) {
+        return;
+      }
+    }
+    getContext().getSelf().tell(Wake.INSTANCE); // batch done: let the mailbox in, then go on
+  }
+}

@@ -1,0 +1,195 @@
+package io.commitlane.actors;
+
+import io.commitlane.storage.CommitStage;
+import io.commitlane.storage.DatabaseClosedException;
+import java.nio.file.Path;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A database's bounded commit queue and its idle executors. Callers admit commits here directly
+ * (no actor hop); an admission wakes one idle executor, or asks the supervisor for another
+ * executor when none is idle and fewer than {@code commitThreads} run. Awake executors drain
+ * the queue, so under load commits are handed over in batches without wake-ups.
+ *
+ * <p>No wake-up is lost: an executor that finds the queue empty first registers as idle and then
+ * looks again; an admission that enqueued before the registration is seen by that second look,
+ * and one that enqueued after it finds the executor idle.
+ */
+final class CommitQueue {
+  /** Something that can be woken to drain the queue (an executor actor). */
+  interface Executor {
+    void wake();
+  }
+
+  enum Admission { ADMITTED, FULL, CLOSED }
+
+  private final Path path;
+  private final ConcurrentLinkedQueue<CommitRequest> queue = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger queued = new AtomicInteger();
+  private final ConcurrentLinkedDeque<Executor> idle = new ConcurrentLinkedDeque<>();
+  private final AtomicBoolean growthRequested = new AtomicBoolean();
+  private final AtomicInteger executors = new AtomicInteger();
+  /** Executors spawned that have not drained yet: they will, so they count as idle for growth. */
+  private final AtomicInteger starting = new AtomicInteger();
+  private final int capacity;
+  private final int maxExecutors;
+  private final AdmissionGate gate;
+  final LongAdder admitted = new LongAdder();
+  final LongAdder overloaded = new LongAdder();
+  private volatile Runnable growth = () -> {};
+  private volatile boolean stopped;
+
+  CommitQueue(Path path, int capacity, int maxExecutors, AdmissionGate gate) {
+    this.path = path;
+    this.capacity = capacity;
+    this.maxExecutors = maxExecutors;
+    this.gate = gate;
+  }
+
+  /** What asks the supervisor to start one more executor. */
+  void onGrowth(Runnable growth) {
+    this.growth = growth;
+  }
+
+  /**
+   * Admit a commit. On {@code FULL} or {@code CLOSED} nothing was queued and the caller reports
+   * the error. The ADMITTED stage is reported before the commit becomes visible to executors.
+   */
+  Admission offer(CommitRequest r) {
+    if (!gate.tryAdmit()) {
+      return Admission.CLOSED;
+    }
+    if (queued.incrementAndGet() > capacity) {
+      queued.decrementAndGet();
+      gate.completed();
+      overloaded.increment();
+      return Admission.FULL;
+    }
+    try {
+      r.txn.reportStage(CommitStage.ADMITTED);
+    } catch (RuntimeException e) {
+      queued.decrementAndGet();
+      gate.completed();
+      throw e;
+    }
+    admitted.increment();
+    queue.add(r);
+    wakeOne();
+    if (stopped) {
+      // The supervisor stopped (actor system terminating) after our admission: nobody will run it.
+      failRemaining();
+    }
+    return Admission.ADMITTED;
+  }
+
+  CommitRequest poll() {
+    CommitRequest r = queue.poll();
+    if (r != null) {
+      queued.decrementAndGet();
+    }
+    return r;
+  }
+
+  boolean isEmpty() {
+    return queue.isEmpty();
+  }
+
+  /** An executor found nothing to do. */
+  void parkIdle(Executor e) {
+    idle.addFirst(e); // LIFO: the most recently busy executor has the warmest caches
+  }
+
+  /**
+   * After {@link #parkIdle}, an executor saw work queued: take itself back. False when an
+   * admission already took it (a wake is on its way; the executor just returns).
+   */
+  boolean unparkIdle(Executor e) {
+    return idle.removeFirstOccurrence(e);
+  }
+
+  /** The supervisor will not start an executor now; a later admission may ask again. */
+  void growthDeclined() {
+    growthRequested.set(false);
+  }
+
+  /** The supervisor started an executor; it may start another once this one is counted. */
+  void executorStarted() {
+    executors.incrementAndGet();
+    starting.incrementAndGet();
+    growthRequested.set(false);
+  }
+
+  /** A started executor is about to drain for the first time. */
+  void executorRunning() {
+    starting.decrementAndGet();
+  }
+
+  void executorStopped(Executor e) {
+    idle.removeFirstOccurrence(e);
+    executors.decrementAndGet();
+  }
+
+  boolean mayGrow() {
+    return executors.get() < maxExecutors;
+  }
+
+  int executors() {
+    return executors.get();
+  }
+
+  int idleExecutors() {
+    return idle.size();
+  }
+
+  int depth() {
+    return queued.get();
+  }
+
+  int capacity() {
+    return capacity;
+  }
+
+  /**
+   * The supervisor stopped: fail what is queued. Admissions racing with this see {@code stopped}
+   * after their enqueue and fail what they added themselves (each request is polled once).
+   */
+  void stop() {
+    stopped = true;
+    failRemaining();
+  }
+
+  private void failRemaining() {
+    for (CommitRequest r; (r = poll()) != null; ) {
+      try {
+        r.completion.failed(new DatabaseClosedException(path));
+      } finally {
+        gate.completed();
+      }
+    }
+  }
+
+  /** Work is queued beyond what the calling executor takes: wake an idle executor or ask for one. */
+  void wakeAnother() {
+    wakeOne();
+  }
+
+  private void wakeOne() {
+    Executor e = idle.pollFirst();
+    if (e != null) {
+      e.wake();
+    } else {
+      requestGrowth();
+    }
+  }
+
+  /** Ask for one more executor unless one was asked for and not started yet, or all run. */
+  void requestGrowth() {
+    if (starting.get() == 0 && executors.get() < maxExecutors && growthRequested.compareAndSet(false, true)) {
+      growth.run();
+    }
+  }
+}

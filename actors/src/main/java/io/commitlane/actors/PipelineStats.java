@@ -1,0 +1,36 @@
+package io.commitlane.actors;
+
+import io.commitlane.storage.StorageStats;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A snapshot of one database's pipeline. Latencies are in nanoseconds, since the previous
+ * snapshot (each snapshot takes the interval): {@code queueWait} from admission to an executor
+ * taking the commit, {@code execution} from there to the outcome being delivered.
+ *
+ * @param queueDepth commits admitted and not yet taken by an executor
+ * @param inFlight commits admitted and not yet completed
+ * @param executorsStarted commit executors started since open (at most commitThreads)
+ * @param executorsIdle executors waiting for work right now
+ * @param admitted commits admitted since open
+ * @param committed commits that succeeded
+ * @param conflicts commits refused by validation
+ * @param failed commits that failed otherwise
+ * @param overloaded commits refused because the queue was full
+ * @param retries attempts the async retry helper made after a conflict
+ * @param storage the storage counters
+ */
+public record PipelineStats(
+    int queueDepth,
+    long inFlight,
+    int executorsStarted,
+    int executorsIdle,
+    long admitted,
+    long committed,
+    long conflicts,
+    long failed,
+    long overloaded,
+    long retries,
+    Histogram queueWait,
+    Histogram execution,
+    StorageStats storage) {}

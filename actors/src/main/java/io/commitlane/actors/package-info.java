@@ -1,2 +1,0 @@
-/** actors: see the module README section. */
-package io.commitlane.actors;
