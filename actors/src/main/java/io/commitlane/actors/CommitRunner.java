@@ -37,9 +37,27 @@ final class CommitRunner {
       this.startNanos = startNanos;
     }
 
+    /**
+     * Deliver now, or once the log record is durable when the log promises fsync durability (the
+     * future completes on the log's force thread; delivering only completes a future or tells an
+     * actor, so no user code runs there).
+     */
     void deliver() {
+      java.util.concurrent.CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result.attachment()) : null;
+      if (durable == null || (durable.isDone() && !durable.isCompletedExceptionally())) {
+        deliverNow(null);
+      } else {
+        durable.whenComplete((ok, err) -> deliverNow(err));
+      }
+    }
+
+    private void deliverNow(Throwable notDurable) {
       try {
-        if (failure == null) {
+        if (notDurable != null) {
+          // Written to RocksDB but not provably durable: report the log's failure, never success.
+          request.completion.failed(notDurable instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+              ? c.getCause() : notDurable);
+        } else if (failure == null) {
           request.completion.committed(result);
         } else {
           request.completion.failed(failure);

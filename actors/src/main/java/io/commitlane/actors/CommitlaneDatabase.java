@@ -69,18 +69,31 @@ public final class CommitlaneDatabase implements AutoCloseable {
     Objects.requireNonNull(system, "system");
     Objects.requireNonNull(settings, "settings");
     Database db = Database.open(path, DatabaseOptions.defaults().withWal(settings.walEnabled()).withSettings(settings.storage()));
+    boolean logsAcquired = false;
     try {
+      // Replays what the last flush did not hold before any commit can reach the database.
+      TransactionLogs logs = LogRegistry.acquire(db, settings);
+      logsAcquired = true;
       Executor completions = system.dispatchers().lookup(DispatcherSelector.fromConfig(settings.completionDispatcher()));
       String name = nameOf(path);
-      Pipeline pipeline = new Pipeline(name, db, settings, completions, faults);
+      long instance = INSTANCES.incrementAndGet();
+      Pipeline pipeline = new Pipeline(name, db, settings, completions, faults, logs);
+      ActorRef<TransactionLogActor.Command> logActor = system.systemActorOf(
+          TransactionLogActor.create(logs, settings.purgeInterval()), "commitlane-" + name + "-" + instance + "-txlog",
+          DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
+      pipeline.logActor = logActor;
+      pipeline.flushListener = db.addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq)));
       ActorRef<DatabaseActor.Command> supervisor = system.systemActorOf(DatabaseActor.create(pipeline),
-          "commitlane-" + name + "-" + INSTANCES.incrementAndGet(), Props.empty());
+          "commitlane-" + name + "-" + instance, Props.empty());
       pipeline.queue.onGrowth(() -> supervisor.tell(DatabaseActor.Grow.INSTANCE));
       if (settings.mode() == PipelineMode.THREADS) {
         pipeline.queue.requestGrowth(); // the first executor starts at open, not at the first commit
       }
       return new CommitlaneDatabase(system, pipeline, supervisor);
     } catch (RuntimeException e) {
+      if (logsAcquired) {
+        LogRegistry.release(db);
+      }
       db.close();
       throw e;
     }
@@ -118,9 +131,35 @@ public final class CommitlaneDatabase implements AutoCloseable {
     pipeline.commit(Objects.requireNonNull(txn, "txn"), Objects.requireNonNull(replyTo, "replyTo"));
   }
 
-  /** Commit on the calling thread (blocks it): for plain threads that want no hand-off. */
+  /**
+   * Commit on the calling thread (blocks it): for plain threads that want no hand-off. With
+   * {@code fsync} log durability it returns once the record is synced. (A bare {@link
+   * Transaction#commitSync()} does not wait for that.)
+   */
   public CommitResult commitSync(Transaction txn) {
-    return txn.commitSync();
+    CommitResult r = txn.commitSync();
+    java.util.concurrent.CompletableFuture<Void> durable = TransactionLogs.whenDurable(r.attachment());
+    if (durable != null) {
+      try {
+        durable.join();
+      } catch (CompletionException e) {
+        throw e.getCause() instanceof RuntimeException re ? re : e;
+      }
+    }
+    return r;
+  }
+
+  /**
+   * The named transaction log of this database (created on first use), for readers, stats and
+   * purge. Commits write to it through {@link Transaction#useLog}.
+   */
+  public io.commitlane.txlog.TransactionLog transactionLog(String name) {
+    return pipeline.logs.logFor(name);
+  }
+
+  /** Transactions replayed into RocksDB from each log when this path was opened (WAL off recovery). */
+  public java.util.Map<String, Long> replayedAtOpen() {
+    return pipeline.logs.replayed();
   }
 
   /** {@link #transactAsync(int, TransactionFunction)} with 3 retries. */

@@ -27,11 +27,15 @@ final class Pipeline {
   final CommitRunner runner;
   final Faults faults;
   final LongAdder retries = new LongAdder();
+  final TransactionLogs logs;
+  volatile ActorRef<TransactionLogActor.Command> logActor;
+  volatile Database.Registration flushListener;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile boolean inline;
 
-  Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults) {
+  Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults, TransactionLogs logs) {
     this.name = name;
+    this.logs = logs;
     this.db = db;
     this.settings = settings;
     this.completions = completions;
@@ -96,9 +100,26 @@ final class Pipeline {
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats());
   }
 
-  /** Release the storage handle once; in-flight native calls finish first (the handle's gate). */
+  /**
+   * Release this facade's share of the database once: stop hearing flushes, release the logs
+   * (closed with the last facade of the path), then the storage handle, whose close lets
+   * in-flight native calls finish first.
+   */
   void release() {
     if (released.compareAndSet(false, true)) {
+      try {
+        Database.Registration r = flushListener;
+        if (r != null) {
+          r.close();
+        }
+        ActorRef<TransactionLogActor.Command> a = logActor;
+        if (a != null) {
+          a.tell(TransactionLogActor.Stop.INSTANCE);
+        }
+        LogRegistry.release(db);
+      } catch (RuntimeException e) {
+        LOG.error("closing the transaction logs of {} failed", name, e);
+      }
       try {
         db.close();
       } catch (RuntimeException e) {

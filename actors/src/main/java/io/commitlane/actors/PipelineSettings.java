@@ -6,6 +6,10 @@ import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.OccValidation;
+import io.commitlane.txlog.Durability;
+import io.commitlane.txlog.InvalidLogSettingException;
+import io.commitlane.txlog.LogSettings;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +23,10 @@ public record PipelineSettings(
     int commitQueueCapacity,
     int executorBatch,
     String completionDispatcher,
-    boolean walEnabled) {
+    boolean walEnabled,
+    LogSettings log,
+    boolean replay,
+    Duration purgeInterval) {
 
   public static final String ROOT = "commitlane";
 
@@ -40,6 +47,12 @@ public record PipelineSettings(
     if (completionDispatcher == null || completionDispatcher.isBlank()) {
       errors.add(new SettingError(ROOT + ".completion-dispatcher", completionDispatcher, "must name a dispatcher"));
     }
+    if (log == null) {
+      errors.add(new SettingError(ROOT + ".txlog", null, "log settings are required"));
+    }
+    if (purgeInterval == null || purgeInterval.isNegative()) {
+      errors.add(new SettingError(ROOT + ".txlog.purge-interval", purgeInterval, "must be a duration of 0 or more"));
+    }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
@@ -59,10 +72,85 @@ public record PipelineSettings(
     int batch = intIn(c, "executor-batch", 1, 65_536, 256, errors);
     String completion = string(c, "completion-dispatcher", "pekko.actor.default-dispatcher", errors);
     boolean wal = bool(c, "wal", true, errors);
+    LogSettings log = logSettings(c, errors);
+    boolean replay = bool(c, "txlog.replay", true, errors);
+    Duration purge = duration(c, "txlog.purge-interval", Duration.ofHours(1), errors);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads), mode, capacity, batch, completion, wal);
+    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads), mode, capacity, batch, completion, wal,
+        log, replay, purge);
+  }
+
+  /** These settings with another log durability. */
+  public PipelineSettings withLogDurability(Durability durability) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled,
+        log.toBuilder().durability(durability).build(), replay, purgeInterval);
+  }
+
+  private static LogSettings logSettings(Config c, List<SettingError> errors) {
+    Durability durability = oneOf(c, "txlog.durability", Durability.values(), Durability.PROCESS, errors);
+    Long segment = bytes(c, "txlog.max-segment-size", errors);
+    Duration age = duration(c, "txlog.max-segment-age", null, errors);
+    Duration retention = duration(c, "txlog.retention", null, errors);
+    Duration wait = duration(c, "txlog.group-commit-max-wait", null, errors);
+    LogSettings.Builder b = LogSettings.builder().durability(durability);
+    try {
+      if (segment != null) {
+        b.maxSegmentBytes(segment);
+      }
+      if (age != null) {
+        b.maxSegmentAge(age);
+      }
+      if (retention != null) {
+        b.retention(retention);
+      }
+      if (wait != null) {
+        b.groupCommitMaxWait(wait);
+      }
+      return b.build();
+    } catch (InvalidLogSettingException e) {
+      for (InvalidLogSettingException each : allOf(e)) {
+        errors.add(new SettingError(path("txlog." + kebab(each.field())), null, each.allowedRange()));
+      }
+      return LogSettings.defaults();
+    }
+  }
+
+  private static List<InvalidLogSettingException> allOf(InvalidLogSettingException e) {
+    List<InvalidLogSettingException> all = new ArrayList<>();
+    all.add(e);
+    for (Throwable t : e.getSuppressed()) {
+      if (t instanceof InvalidLogSettingException i) {
+        all.add(i);
+      }
+    }
+    return all;
+  }
+
+  private static String kebab(String camel) {
+    return switch (camel) {
+      case "maxSegmentBytes" -> "max-segment-size";
+      default -> camel.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
+    };
+  }
+
+  private static Long bytes(Config c, String key, List<SettingError> errors) {
+    try {
+      return c.getBytes(key);
+    } catch (ConfigException e) {
+      errors.add(new SettingError(path(key), c.hasPath(key) ? c.getValue(key).unwrapped() : null, "must be a size such as 16 MiB"));
+      return null;
+    }
+  }
+
+  private static Duration duration(Config c, String key, Duration fallback, List<SettingError> errors) {
+    try {
+      return c.getDuration(key);
+    } catch (ConfigException e) {
+      errors.add(new SettingError(path(key), c.hasPath(key) ? c.getValue(key).unwrapped() : null, "must be a duration such as 1 hour"));
+      return fallback;
+    }
   }
 
   public int commitThreads() {

@@ -1,0 +1,56 @@
+package io.commitlane.actors;
+
+import java.time.Duration;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The transaction-log actor of one database: takes RocksDB's flush events off RocksDB's flush
+ * thread (recording a flushed position means an fsync and a rename) and runs the periodic purge.
+ * It runs on {@code commitlane.log-dispatcher}, a dedicated thread, because both block on I/O.
+ */
+final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
+  sealed interface Command permits FlushCompleted, Purge, Stop {}
+
+  /** RocksDB finished a flush holding everything up to {@code sequence}. */
+  record FlushCompleted(long sequence) implements Command {}
+
+  enum Purge implements Command { INSTANCE }
+
+  enum Stop implements Command { INSTANCE }
+
+  private final TransactionLogs logs;
+
+  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs) {
+    super(ctx);
+    this.logs = logs;
+  }
+
+  static Behavior<Command> create(TransactionLogs logs, Duration purgeInterval) {
+    return Behaviors.setup(ctx -> Behaviors.withTimers((TimerScheduler<Command> timers) -> {
+      if (!purgeInterval.isZero()) {
+        timers.startTimerWithFixedDelay(Purge.INSTANCE, purgeInterval);
+      }
+      return new TransactionLogActor(ctx, logs);
+    }));
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(FlushCompleted.class, f -> {
+          logs.onFlushCompleted(f.sequence());
+          return this;
+        })
+        .onMessage(Purge.class, p -> {
+          logs.purgeExpired();
+          return this;
+        })
+        .onMessage(Stop.class, s -> Behaviors.stopped())
+        .build();
+  }
+}
