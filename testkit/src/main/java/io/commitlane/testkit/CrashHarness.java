@@ -1,0 +1,145 @@
+package io.commitlane.testkit;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a {@link CrashWorkload} in a forked JVM and kills it with SIGKILL (kill -9) when a
+ * condition is met: after a number of acknowledged commits, or when the workload reports a named
+ * point (for example a commit held at a stage by {@link CrashPoints}). The test then reopens the
+ * directory and checks what survived against {@link CrashRun#acknowledged()}.
+ *
+ * <pre>{@code
+ * CrashRun run = CrashHarness.of(MyWorkload.class, dir).killAfterAcks(40).run();
+ * // reopen dir, then: every id in run.acknowledged() must be readable
+ * }</pre>
+ */
+public final class CrashHarness {
+  private final Class<? extends CrashWorkload> workload;
+  private final Path dir;
+  private List<String> args = List.of();
+  private List<String> jvmArgs = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
+  private int killAfterAcks = -1;
+  private String killAtMarker;
+  private Duration timeout = Duration.ofSeconds(60);
+
+  private CrashHarness(Class<? extends CrashWorkload> workload, Path dir) {
+    this.workload = Objects.requireNonNull(workload, "workload");
+    this.dir = Objects.requireNonNull(dir, "dir");
+  }
+
+  public static CrashHarness of(Class<? extends CrashWorkload> workload, Path dir) {
+    return new CrashHarness(workload, dir);
+  }
+
+  public CrashHarness args(String... args) {
+    this.args = List.of(args);
+    return this;
+  }
+
+  public CrashHarness jvmArgs(String... jvmArgs) {
+    this.jvmArgs = List.of(jvmArgs);
+    return this;
+  }
+
+  /** Kill once this many commits were acknowledged (the kill lands wherever the workload then is). */
+  public CrashHarness killAfterAcks(int n) {
+    this.killAfterAcks = n;
+    return this;
+  }
+
+  /** Kill when the workload reports this marker (it should then wait there). */
+  public CrashHarness killAt(String marker) {
+    this.killAtMarker = marker;
+    return this;
+  }
+
+  /** Fail the run if neither condition nor the workload's end happens within this time (default 60 s). */
+  public CrashHarness timeout(Duration timeout) {
+    this.timeout = timeout;
+    return this;
+  }
+
+  public CrashRun run() throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmArgs);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(CrashChild.class.getName());
+    command.add(workload.getName());
+    command.add(dir.toString());
+    command.addAll(args);
+    Process process = new ProcessBuilder(command).start();
+    CompletableFuture<String> stderr = drain(process.getErrorStream());
+    List<String> acks = new ArrayList<>();
+    List<String> markers = new ArrayList<>();
+    CountDownLatch trigger = new CountDownLatch(1);
+    Thread reader = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          synchronized (acks) {
+            if (line.startsWith("ACK ")) {
+              acks.add(line.substring(4));
+              if (killAfterAcks >= 0 && acks.size() >= killAfterAcks) {
+                trigger.countDown();
+              }
+            } else if (line.startsWith("AT ")) {
+              markers.add(line.substring(3));
+              if (line.substring(3).equals(killAtMarker)) {
+                trigger.countDown();
+              }
+            }
+          }
+        }
+      } catch (IOException e) {
+        // the process died: what was read is what was acknowledged
+      } finally {
+        trigger.countDown(); // end of output: the workload finished or died
+      }
+    }, "crash-harness-reader");
+    reader.start();
+    boolean triggered = trigger.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    boolean killed = false;
+    if (process.isAlive()) {
+      process.destroyForcibly(); // SIGKILL on Linux: no shutdown hooks, no flush, no close
+      killed = true;
+    }
+    process.waitFor();
+    reader.join(TimeUnit.SECONDS.toMillis(30));
+    String err = stderr.join();
+    if (!triggered) {
+      throw new StageTimeoutException("the crash workload " + workload.getSimpleName() + " reached neither "
+          + (killAtMarker != null ? "marker " + killAtMarker : killAfterAcks + " acknowledgements") + " within " + timeout
+          + "; acknowledged " + acks.size() + ", markers " + markers + "; stderr:\n" + err);
+    }
+    synchronized (acks) {
+      return new CrashRun(dir, List.copyOf(acks), List.copyOf(markers), killed, process.exitValue(), err);
+    }
+  }
+
+  private static CompletableFuture<String> drain(InputStream in) {
+    CompletableFuture<String> result = new CompletableFuture<>();
+    Thread t = new Thread(() -> {
+      try {
+        result.complete(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        result.complete("");
+      }
+    }, "crash-harness-stderr");
+    t.setDaemon(true);
+    t.start();
+    return result;
+  }
+}

@@ -1,0 +1,77 @@
+package io.commitlane.testkit;
+
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.PipelineSettings;
+import io.commitlane.storage.CommitStage;
+import io.commitlane.storage.Transaction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Semaphore;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * Commits numbered transactions forever (until killed) through the actor pipeline with the
+ * RocksDB WAL off and the transaction log at "process" durability: transaction i writes
+ * {@link #KEYS} unique keys {@code i/k = i} and one log entry, with 8 commits in flight, and
+ * flushes RocksDB every 300 commits so replay starts from a recorded flushed position.
+ * Args: {@code replay=on|off}, optionally {@code hold=STAGE:n} to stop the n-th commit there.
+ */
+public final class LoggedCommitsWorkload implements CrashWorkload {
+  static final int KEYS = 5;
+
+  @Override
+  public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
+    Map<String, String> opts = new HashMap<>();
+    for (String a : args) {
+      String[] kv = a.split("=", 2);
+      opts.put(kv[0], kv[1]);
+    }
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "crash-workload");
+    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.getOrDefault("replay", "on")));
+    if (opts.containsKey("hold")) {
+      String[] hold = opts.get("hold").split(":");
+      CrashPoints.holdAt(db.storage(), CommitStage.valueOf(hold[0]), Integer.parseInt(hold[1]), reporter);
+    }
+    Semaphore inFlight = new Semaphore(8);
+    for (long i = 1; ; i++) {
+      inFlight.acquire();
+      Transaction t = db.begin().useLog("main");
+      writes(i).forEach((k, v) -> t.put(bytes(k), bytes(v)));
+      t.addLogEntry(bytes(Long.toString(i)));
+      long id = i;
+      db.commit(t).whenComplete((r, err) -> {
+        if (err == null) {
+          reporter.acknowledged(Long.toString(id));
+        }
+        inFlight.release();
+      });
+      if (i % 300 == 0) {
+        db.storage().flush();
+      }
+    }
+  }
+
+  static PipelineSettings settings(ActorSystem<?> system, String replay) {
+    Map<String, Object> m = Map.of("wal", "off", "commit-threads", 2, "txlog.durability", "process", "txlog.replay", replay);
+    return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane").withFallback(system.settings().config()));
+  }
+
+  /** The writes of transaction i. */
+  static Map<String, String> writes(long i) {
+    Map<String, String> w = new LinkedHashMap<>();
+    for (int k = 0; k < KEYS; k++) {
+      w.put(i + "/" + k, Long.toString(i));
+    }
+    return w;
+  }
+
+  static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
