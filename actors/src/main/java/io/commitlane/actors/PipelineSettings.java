@@ -2,6 +2,7 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import io.commitlane.storage.BlindWrites;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
@@ -67,6 +68,7 @@ public record PipelineSettings(
     int buckets = intIn(c, "occ-lock-buckets", CommitlaneSettings.MIN_LOCK_BUCKETS, CommitlaneSettings.MAX_LOCK_BUCKETS,
         CommitlaneSettings.DEFAULT_LOCK_BUCKETS, errors);
     OccValidation validation = oneOf(c, "occ-validation", OccValidation.values(), OccValidation.PARALLEL, errors);
+    BlindWrites blindWrites = oneOf(c, "occ-blind-writes", BlindWrites.values(), BlindWrites.CONFLICT, errors);
     PipelineMode mode = oneOf(c, "mode", PipelineMode.values(), PipelineMode.THREADS, errors);
     int capacity = intIn(c, "commit-queue-capacity", 1, 10_000_000, 4096, errors);
     int batch = intIn(c, "executor-batch", 1, 65_536, 256, errors);
@@ -78,7 +80,7 @@ public record PipelineSettings(
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads), mode, capacity, batch, completion, wal,
+    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites), mode, capacity, batch, completion, wal,
         log, replay, purge);
   }
 

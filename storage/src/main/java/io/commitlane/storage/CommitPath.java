@@ -31,8 +31,11 @@ final class CommitPath {
   final LongAdder failures = new LongAdder();
   final LongAdder writes = new LongAdder();
 
-  CommitPath(VersionTable table, OccValidation validation, Writer writer, Hooks hooks) {
+  private final boolean validateWrites;
+
+  CommitPath(VersionTable table, OccValidation validation, BlindWrites blindWrites, Writer writer, Hooks hooks) {
     this.table = table;
+    this.validateWrites = blindWrites == BlindWrites.CONFLICT;
     this.serialLock = validation == OccValidation.SERIAL ? new ReentrantLock() : null;
     this.writer = writer;
     this.hooks = hooks;
@@ -68,7 +71,9 @@ final class CommitPath {
     lock(locked);
     try {
       if (c.isTransactional()) {
-        if (conflicts(locked, c.baseline())) {
+        // Under BlindWrites.ORDERED only the read buckets are checked; the write buckets are
+        // still locked above, which keeps commits to a key (and their log records) in order.
+        if (validateWrites ? conflicts(locked, c.baseline()) : c.readBuckets() != null && conflicts(c.readBuckets(), c.baseline())) {
           conflicts.increment();
           throw new ConflictException(c.transactionId());
         }

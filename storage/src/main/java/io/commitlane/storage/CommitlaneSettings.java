@@ -19,9 +19,11 @@ import java.util.Objects;
  *       OccValidation}.
  *   <li>{@code commitThreads}: commit executors per database in the actor pipeline, 1..64,
  *       default min(4, available processors).
+ *   <li>{@code occBlindWrites}: {@code conflict} (default, RocksDB's rule) or {@code ordered}
+ *       (only reads are validated), see {@link BlindWrites}.
  * </ul>
  */
-public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads) {
+public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads, BlindWrites occBlindWrites) {
   public static final int MIN_LOCK_BUCKETS = 16;
   public static final int MAX_LOCK_BUCKETS = 16_777_216;
   public static final int DEFAULT_LOCK_BUCKETS = 65_536;
@@ -31,8 +33,14 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
   public static final String OCC_LOCK_BUCKETS = "occLockBuckets";
   public static final String OCC_VALIDATION = "occValidation";
   public static final String COMMIT_THREADS = "commitThreads";
+  public static final String OCC_BLIND_WRITES = "occBlindWrites";
 
-  private static final List<String> FIELDS = List.of(OCC_LOCK_BUCKETS, OCC_VALIDATION, COMMIT_THREADS);
+  private static final List<String> FIELDS = List.of(OCC_LOCK_BUCKETS, OCC_VALIDATION, COMMIT_THREADS, OCC_BLIND_WRITES);
+
+  /** The three-field form; blind writes conflict (RocksDB's rule). */
+  public CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads) {
+    this(occLockBuckets, occValidation, commitThreads, BlindWrites.CONFLICT);
+  }
 
   public CommitlaneSettings {
     List<SettingError> errors = new ArrayList<>();
@@ -41,6 +49,9 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
       errors.add(new SettingError(OCC_VALIDATION, null, "must be \"parallel\" or \"serial\""));
     }
     checkRange(errors, COMMIT_THREADS, commitThreads, MIN_COMMIT_THREADS, MAX_COMMIT_THREADS);
+    if (occBlindWrites == null) {
+      errors.add(new SettingError(OCC_BLIND_WRITES, null, "must be \"conflict\" or \"ordered\""));
+    }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
@@ -55,15 +66,19 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
   }
 
   public CommitlaneSettings withOccLockBuckets(int buckets) {
-    return new CommitlaneSettings(buckets, occValidation, commitThreads);
+    return new CommitlaneSettings(buckets, occValidation, commitThreads, occBlindWrites);
   }
 
   public CommitlaneSettings withOccValidation(OccValidation validation) {
-    return new CommitlaneSettings(occLockBuckets, validation, commitThreads);
+    return new CommitlaneSettings(occLockBuckets, validation, commitThreads, occBlindWrites);
   }
 
   public CommitlaneSettings withCommitThreads(int threads) {
-    return new CommitlaneSettings(occLockBuckets, occValidation, threads);
+    return new CommitlaneSettings(occLockBuckets, occValidation, threads, occBlindWrites);
+  }
+
+  public CommitlaneSettings withOccBlindWrites(BlindWrites blindWrites) {
+    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, blindWrites);
   }
 
   /**
@@ -89,10 +104,13 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     int threads = changes.containsKey(COMMIT_THREADS)
         ? intField(errors, COMMIT_THREADS, changes.get(COMMIT_THREADS), MIN_COMMIT_THREADS, MAX_COMMIT_THREADS, commitThreads)
         : commitThreads;
+    BlindWrites blind = changes.containsKey(OCC_BLIND_WRITES)
+        ? enumField(errors, OCC_BLIND_WRITES, changes.get(OCC_BLIND_WRITES), BlindWrites.values(), occBlindWrites)
+        : occBlindWrites;
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new CommitlaneSettings(buckets, validation, threads);
+    return new CommitlaneSettings(buckets, validation, threads, blind);
   }
 
   /** The fields as a map, in the form {@link #with(Map)} accepts. */
@@ -101,6 +119,7 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     m.put(OCC_LOCK_BUCKETS, occLockBuckets);
     m.put(OCC_VALIDATION, occValidation.settingName());
     m.put(COMMIT_THREADS, commitThreads);
+    m.put(OCC_BLIND_WRITES, occBlindWrites.settingName());
     return m;
   }
 
@@ -129,6 +148,19 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
       return fallback;
     }
     return (int) value;
+  }
+
+  private static BlindWrites enumField(List<SettingError> errors, String field, Object raw, BlindWrites[] values, BlindWrites fallback) {
+    if (raw instanceof BlindWrites b) {
+      return b;
+    }
+    for (BlindWrites v : values) {
+      if (raw instanceof String s && v.settingName().equals(s.trim())) {
+        return v;
+      }
+    }
+    errors.add(new SettingError(field, raw, "must be \"conflict\" or \"ordered\""));
+    return fallback;
   }
 
   private static OccValidation validationField(List<SettingError> errors, Object raw) {

@@ -63,7 +63,7 @@ final class SharedDatabase {
       stores.put(name, new Store(this, name, nextStoreId++, handles.get(i)));
     }
     this.table = new VersionTable(settings.occLockBuckets());
-    this.commitPath = new CommitPath(table, settings.occValidation(), this::write, hooks);
+    this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), this::write, hooks);
   }
 
   static SharedDatabase open(Path path, DatabaseOptions options) {

@@ -157,4 +157,29 @@ class ConflictTest {
       assertEquals(3, e.attempts());
     }
   }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void orderedBlindWritesNeverConflictButReadsStillDo(OccValidation policy) {
+    CommitlaneSettings s = CommitlaneSettings.defaults().withOccValidation(policy).withOccLockBuckets(16)
+        .withOccBlindWrites(BlindWrites.ORDERED);
+    try (Database db = Database.open(dir.resolve("ordered"), DatabaseOptions.defaults().withWal(false).withSettings(s))) {
+      Transaction blind = db.begin();
+      for (int i = 0; i < 1024; i++) {
+        blind.put(of("k" + i), of("blind"));
+      }
+      db.begin().put(of("k0"), of("other")).commitSync();
+      long before = db.begin().put(of("x"), of("1")).commitSync().version();
+      long version = blind.commitSync().version();
+      assertTrue(version > before, "a blind write is ordered after the commits before it");
+      assertEquals("blind", str(db.get(of("k0"))), "the later commit's write is the value");
+
+      Transaction reader = db.begin();
+      reader.get(of("k0"));
+      reader.put(of("y"), of("1"));
+      db.put(of("k0"), of("newer"));
+      assertThrows(ConflictException.class, reader::commitSync, "reads are still validated");
+      assertEquals(0 + 1, db.stats().conflicts());
+    }
+  }
 }

@@ -35,7 +35,7 @@ class SerializabilityProperties {
   /** A read of a key, or a write of (sum of everything read so far + a constant). */
   record Op(boolean write, int key, int constant) {}
 
-  record Scenario(List<List<Op>> transactions, List<Integer> schedule, OccValidation policy, int buckets) {}
+  record Scenario(List<List<Op>> transactions, List<Integer> schedule, OccValidation policy, int buckets, BlindWrites blindWrites) {}
 
   @BeforeContainer
   static void openRoot() throws IOException {
@@ -52,11 +52,11 @@ class SerializabilityProperties {
     }
   }
 
-  @Property(tries = 400)
+  @Property(tries = 600)
   void committedHistoriesAreSerializableInCommitOrder(@ForAll("scenarios") Scenario s) {
-    Database db = DATABASES.computeIfAbsent(s.policy() + "-" + s.buckets(), name -> Database.open(root.resolve(name),
-        DatabaseOptions.defaults().withWal(false).withSettings(
-            CommitlaneSettings.defaults().withOccValidation(s.policy()).withOccLockBuckets(s.buckets()))));
+    Database db = DATABASES.computeIfAbsent(s.policy() + "-" + s.buckets() + "-" + s.blindWrites(), name -> Database.open(root.resolve(name),
+        DatabaseOptions.defaults().withWal(false).withSettings(CommitlaneSettings.defaults().withOccValidation(s.policy())
+            .withOccLockBuckets(s.buckets()).withOccBlindWrites(s.blindWrites()))));
     String prefix = "run" + (run++) + "/";
     int n = s.transactions().size();
     List<Transaction> txns = new ArrayList<>();
@@ -139,6 +139,8 @@ class SerializabilityProperties {
     return txns.flatMap(ts -> Combinators.combine(
         Arbitraries.integers().between(0, ts.size() - 1).list().ofMaxSize(30),
         Arbitraries.of(OccValidation.values()),
-        Arbitraries.of(16, 1024, 65_536)).as((schedule, policy, buckets) -> new Scenario(ts, schedule, policy, buckets)));
+        Arbitraries.of(16, 1024, 65_536),
+        Arbitraries.of(BlindWrites.values()))
+        .as((schedule, policy, buckets, blind) -> new Scenario(ts, schedule, policy, buckets, blind)));
   }
 }

@@ -66,6 +66,16 @@ class SettingsTest {
   }
 
   @Test
+  void blindWritesSetting() {
+    assertEquals(BlindWrites.CONFLICT, CommitlaneSettings.defaults().occBlindWrites());
+    assertEquals(BlindWrites.ORDERED, CommitlaneSettings.defaults().with(Map.of("occBlindWrites", "ordered")).occBlindWrites());
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class,
+        () -> CommitlaneSettings.defaults().with(Map.of("occBlindWrites", "sometimes")));
+    assertEquals(List.of("occBlindWrites"), e.fields());
+    assertTrue(e.getMessage().contains("\"conflict\" or \"ordered\""), e.getMessage());
+  }
+
+  @Test
   void nonStringValidationIsRejected() {
     InvalidSettingsException e = assertThrows(InvalidSettingsException.class,
         () -> CommitlaneSettings.defaults().with(Map.of("occValidation", 1)));
