@@ -53,7 +53,9 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         restarted[0] = true;
         queue.executorRunning();
       }
-      e.drain(); // started because work was queued (or restarted with work maybe left)
+      // Started because work was queued (or restarted with work maybe left). Drain from a message,
+      // not here: a failure during setup stops the actor instead of restarting it.
+      ctx.getSelf().tell(Wake.INSTANCE);
       return e;
     });
   }

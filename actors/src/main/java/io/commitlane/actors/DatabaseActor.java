@@ -81,7 +81,7 @@ public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command>
     String thread = "commitlane-commit-" + pipeline.name + "-" + n;
     Behavior<CommitExecutor.Command> executor = Behaviors.supervise(
             CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.settings.executorBatch(), thread))
-        .onFailure(SupervisorStrategy.restart());
+        .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
     try {
       pipeline.faults.beforeExecutorStart(n);
       getContext().spawn(executor, "executor-" + n, DispatcherSelector.fromConfig("commitlane.commit-dispatcher"));
