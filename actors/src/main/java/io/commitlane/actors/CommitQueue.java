@@ -123,6 +123,13 @@ final class CommitQueue {
     growthRequested.set(false);
   }
 
+  /** The executor counted by {@link #executorStarted()} could not be started after all. */
+  void executorFailedToStart() {
+    executors.decrementAndGet();
+    starting.decrementAndGet();
+    growthRequested.set(false);
+  }
+
   /** A started executor is about to drain for the first time. */
   void executorRunning() {
     starting.decrementAndGet();

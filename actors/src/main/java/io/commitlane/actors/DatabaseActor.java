@@ -82,14 +82,17 @@ public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command>
     Behavior<CommitExecutor.Command> executor = Behaviors.supervise(
             CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.settings.executorBatch(), thread))
         .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
+    // Counted before the spawn: the executor's setup runs on its own thread and may report that it
+    // is running before spawn() returns here; counting afterwards let the count dip below zero
+    // and a growth request in that window was refused and lost.
+    pipeline.queue.executorStarted();
     try {
       pipeline.faults.beforeExecutorStart(n);
       getContext().spawn(executor, "executor-" + n, DispatcherSelector.fromConfig("commitlane.commit-dispatcher"));
-      pipeline.queue.executorStarted();
     } catch (RuntimeException | OutOfMemoryError e) {
       // No thread for this executor. With others running they carry the load; with none, commits
       // run inline on their callers' threads (and what is queued now, here), never lost.
-      pipeline.queue.growthDeclined();
+      pipeline.queue.executorFailedToStart();
       if (pipeline.queue.executors() == 0) {
         getContext().getLog().error("no commit executor could be started for {}; commits run inline on their callers' threads", pipeline.name, e);
         pipeline.runInline();

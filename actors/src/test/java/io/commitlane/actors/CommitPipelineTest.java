@@ -97,6 +97,35 @@ class CommitPipelineTest {
     }
   }
 
+  /**
+   * Right after open, while the first executor may still be starting: a held commit must not
+   * strand the next one (it gets the second executor), and a sequential caller must not get a
+   * second executor. Repeated because the start-up interleaving varies; every run must hold.
+   */
+  @Test
+  void growthRightAfterOpenIsNeitherLostNorDoubled() throws Exception {
+    for (int round = 0; round < 20; round++) {
+      Path d = dir.resolve("r" + round);
+      try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
+          settings(testKit.system(), Map.of("commit-threads", 2, "wal", "off")))) {
+        try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "A".equals(c.tag()))) {
+          CompletionStage<CommitResult> a = put(db, "A", "a", "1");
+          CompletionStage<CommitResult> b = put(db, "B", "b", "1");
+          await(b); // needs the second executor while A holds the first
+          hold.release();
+          await(a);
+        }
+      }
+      try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("s" + round),
+          settings(testKit.system(), Map.of("commit-threads", 4, "wal", "off")))) {
+        for (int i = 0; i < 5; i++) {
+          await(put(db, null, "k" + i, "v"));
+        }
+        assertEquals(1, db.stats().executorsStarted(), "round " + round + ": a sequential caller got a second executor");
+      }
+    }
+  }
+
   @Test
   void executorsNeverExceedCommitThreadsAndGrowOnlyUnderABurst() throws Exception {
     for (int threads : new int[] {1, 4}) {
