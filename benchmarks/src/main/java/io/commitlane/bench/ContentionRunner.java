@@ -101,7 +101,7 @@ final class ContentionRunner {
   }
 
   /** The benchmark's clock: the measured window is timed, not slept through blindly. */
-  private static void pause(double seconds) throws InterruptedException {
+  static void pause(double seconds) throws InterruptedException {
     long end = System.nanoTime() + (long) (seconds * 1e9);
     for (long left; (left = end - System.nanoTime()) > 0; ) {
       Thread.sleep(Math.max(1, left / 1_000_000)); // a benchmark's timer, not test synchronization

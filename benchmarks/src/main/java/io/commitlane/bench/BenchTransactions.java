@@ -1,0 +1,30 @@
+package io.commitlane.bench;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.storage.Transaction;
+
+/** The transaction every commitlane row of the pipeline bench commits. */
+final class BenchTransactions {
+  /** The transaction log that rows with the log write to. */
+  static final String LOG_NAME = "bench";
+
+  private BenchTransactions() {}
+
+  /**
+   * The keys, all with one value; with {@code log}, also one log entry (the value) per key, as the
+   * seed's benchmark writes one audit entry per record.
+   */
+  static Transaction begin(CommitlaneDatabase db, byte[][] keys, byte[] value, boolean log) {
+    Transaction txn = db.begin();
+    if (log) {
+      txn.useLog(LOG_NAME);
+    }
+    for (byte[] k : keys) {
+      txn.put(k, value);
+      if (log) {
+        txn.addLogEntry(value);
+      }
+    }
+    return txn;
+  }
+}

@@ -1,0 +1,37 @@
+package io.commitlane.bench;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.PipelineSettings;
+import io.commitlane.storage.ConflictException;
+import java.nio.file.Path;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * {@code CommitlaneDatabase.commitSync(txn)} on the worker threads: no hand-off. Unlike {@link
+ * CommitlaneSyncVariant} (storage only) it opens the database as the pipeline rows do, so the
+ * transaction log and its durability wait apply to it the same way.
+ */
+record FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSettings settings, boolean log) implements CommitVariant {
+  @Override
+  public Session open(Path dir) {
+    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+    return new Session() {
+      @Override
+      public Worker worker() {
+        return (keys, value) -> {
+          try {
+            db.commitSync(BenchTransactions.begin(db, keys, value, log));
+            return true;
+          } catch (ConflictException e) {
+            return false;
+          }
+        };
+      }
+
+      @Override
+      public void close() {
+        db.close();
+      }
+    };
+  }
+}

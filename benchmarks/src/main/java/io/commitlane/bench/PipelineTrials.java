@@ -1,0 +1,109 @@
+package io.commitlane.bench;
+
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.PipelineMode;
+import io.commitlane.actors.PipelineSettings;
+import io.commitlane.bench.Row.Committer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Executor;
+import org.HdrHistogram.Histogram;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+
+/**
+ * Every row the pipeline bench can measure, as a trial bound to the run's one actor system. All
+ * commitlane rows use the system's {@code commitlane} settings with the WAL off; only the mode
+ * differs between the threads and legacy rows.
+ */
+final class PipelineTrials {
+  private final ActorSystem<?> system;
+  private final PipelineSettings threads;
+  private final PipelineSettings legacy;
+  private final ContentionRunner syncRunner;
+  private final AsyncContentionRunner asyncRunner;
+  private final double warmupSeconds;
+  private final double seconds;
+  private final Duration probePeriod;
+
+  PipelineTrials(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds, Duration probePeriod) {
+    this.system = system;
+    this.threads = settings(system, PipelineMode.THREADS);
+    this.legacy = settings(system, PipelineMode.LEGACY);
+    this.syncRunner = new ContentionRunner(keySpace, valueSize, warmupSeconds, seconds);
+    this.asyncRunner = new AsyncContentionRunner(system, keySpace, valueSize, warmupSeconds, seconds);
+    this.warmupSeconds = warmupSeconds;
+    this.seconds = seconds;
+    this.probePeriod = probePeriod;
+  }
+
+  /** The system's {@code commitlane} settings with this mode and the WAL off. */
+  static PipelineSettings settings(ActorSystem<?> system, PipelineMode mode) {
+    Map<String, Object> overrides = Map.of("mode", mode.settingName(), "wal", false);
+    return PipelineSettings.fromConfig(ConfigFactory.parseMap(overrides).atPath(PipelineSettings.ROOT).withFallback(system.settings().config()));
+  }
+
+  /** The threads-mode settings, as every commitlane row but the legacy ones uses them. */
+  PipelineSettings threadsSettings() {
+    return threads;
+  }
+
+  /** {@code commit(txn)} from plain threads, each keeping {@code inFlight} commits in flight. */
+  Trial<PipelineSample> async(Committer mode, Load load, int inFlight, boolean log) {
+    PipelineSettings settings = settingsOf(mode);
+    return new Trial<>(new Row(mode, inFlight, log),
+        dir -> asyncRunner.run(settings, load, inFlight, log, dir, AsyncContentionRunner.WindowListener.NONE));
+  }
+
+  /** {@code commitSync(txn)} on each worker thread: one commit in flight per thread, no hand-off. */
+  Trial<PipelineSample> commitSync(Load load, boolean log) {
+    CommitVariant variant = new FacadeCommitSyncVariant(Committer.COMMIT_SYNC.label, system, threads, log);
+    return new Trial<>(new Row(Committer.COMMIT_SYNC, 1, log), dir -> PipelineSample.withoutPipeline(syncRunner.run(variant, load, dir)));
+  }
+
+  /** The peer: rocksdbjni's {@code OptimisticTransactionDB} from the same number of plain threads. */
+  Trial<PipelineSample> rawOptimistic(Load load) {
+    CommitVariant variant = new RawOptimisticVariant();
+    return new Trial<>(new Row(Committer.RAW_OPTIMISTIC, 1, false), dir -> PipelineSample.withoutPipeline(syncRunner.run(variant, load, dir)));
+  }
+
+  /** The default-dispatcher probe while nothing commits: the floor of a task hand-off here. */
+  Trial<ProbeSample> probeIdle() {
+    return new Trial<>(new Row(Committer.IDLE, 0, false), dir -> {
+      try (DispatcherProbe probe = DispatcherProbe.start(defaultDispatcher(), probePeriod)) {
+        ContentionRunner.pause(warmupSeconds);
+        probe.windowOpened();
+        ContentionRunner.pause(seconds);
+        probe.windowClosed();
+        return probeSample(probe.window(), null);
+      }
+    });
+  }
+
+  /** The default-dispatcher probe during an asynchronous burst of commits in this mode. */
+  Trial<ProbeSample> probeDuring(Committer mode, Load load, int inFlight) {
+    PipelineSettings settings = settingsOf(mode);
+    return new Trial<>(new Row(mode, inFlight, false), dir -> {
+      try (DispatcherProbe probe = DispatcherProbe.start(defaultDispatcher(), probePeriod)) {
+        PipelineSample burst = asyncRunner.run(settings, load, inFlight, false, dir, probe);
+        return probeSample(probe.window(), burst);
+      }
+    });
+  }
+
+  private Executor defaultDispatcher() {
+    return system.dispatchers().lookup(DispatcherSelector.defaultDispatcher());
+  }
+
+  private static ProbeSample probeSample(Histogram waits, PipelineSample burst) {
+    return new ProbeSample(waits.getValueAtPercentile(50), waits.getValueAtPercentile(99), waits.getTotalCount(), burst);
+  }
+
+  private PipelineSettings settingsOf(Committer mode) {
+    return switch (mode) {
+      case THREADS -> threads;
+      case LEGACY -> legacy;
+      default -> throw new IllegalArgumentException(mode + " does not commit through the pipeline");
+    };
+  }
+}
