@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Steps tagged commits through their stages, one instruction at a time. Every commit whose tag
- * the schedule names holds at its first stage until a step lets it go further, so what happens
- * between steps is decided by the test, not by thread timing:
+ * the schedule names holds at its first stage (after {@code ADMITTED}, which runs on the
+ * caller's thread) until a step lets it go further, so what happens between steps is decided by
+ * the test, not by thread timing:
  *
  * <pre>{@code
  * StageSchedule s = control.schedule(Duration.ofSeconds(10), "A", "B");
@@ -107,7 +108,9 @@ public final class StageSchedule {
         cur.at = stage;
         notifyAll();
         try {
-          while (!cur.released && (cur.limit == null || stage.compareTo(cur.limit) >= 0)) {
+          // Unless a step says otherwise, a commit is held at its first stage after ADMITTED:
+          // ADMITTED runs on the caller's own thread, which a schedule must not block by default.
+          while (!cur.released && (cur.limit == null ? stage != CommitStage.ADMITTED : stage.compareTo(cur.limit) >= 0)) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
               throw new StageTimeoutException(c + " was held at " + stage + " by a schedule for " + maxHold);
