@@ -21,13 +21,16 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
 
   private final CommitQueue queue;
   private final CommitRunner runner;
+  private final CompletionBatcher callbacks;
   private final int batch;
   private final CommitQueue.Executor self;
 
-  private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, int batch, String threadName) {
+  private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks,
+      int batch, String threadName) {
     super(ctx);
     this.queue = queue;
     this.runner = runner;
+    this.callbacks = callbacks;
     this.batch = batch;
     ActorRef<Command> ref = ctx.getSelf();
     this.self = new CommitQueue.Executor() {
@@ -45,10 +48,11 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
     Thread.currentThread().setName(threadName);
   }
 
-  static Behavior<Command> create(CommitQueue queue, CommitRunner runner, int batch, String threadName) {
+  static Behavior<Command> create(CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks, int batch,
+      String threadName) {
     boolean[] restarted = {false}; // setup runs again on restart; count the start once
     return Behaviors.setup(ctx -> {
-      CommitExecutor e = new CommitExecutor(ctx, queue, runner, batch, threadName);
+      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, threadName);
       if (!restarted[0]) {
         restarted[0] = true;
         queue.executorRunning();
@@ -75,6 +79,15 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   }
 
   private void drain() {
+    callbacks.collect();
+    try {
+      drainBatch();
+    } finally {
+      callbacks.stop(); // hand over every collected callback, also when a commit threw an Error
+    }
+  }
+
+  private void drainBatch() {
     for (int n = 0; n < batch; n++) {
       CommitRequest r = queue.poll();
       if (r == null) {
@@ -95,6 +108,9 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         queue.parkIdle(self);
       }
       outcome.deliver();
+      if (drained) {
+        callbacks.flush(); // nothing more queued: the collected callbacks go now
+      }
       if (drained && (queue.isEmpty() || !queue.unparkIdle(self))) {
         return;
       }

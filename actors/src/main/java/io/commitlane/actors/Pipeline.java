@@ -22,6 +22,8 @@ final class Pipeline {
   final Database db;
   final PipelineSettings settings;
   final Executor completions;
+  /** Runs commit callbacks on {@link #completions}, batched while an executor drains. */
+  final CompletionBatcher callbacks;
   final AdmissionGate gate = new AdmissionGate();
   final CommitQueue queue;
   final CommitRunner runner;
@@ -39,13 +41,14 @@ final class Pipeline {
     this.db = db;
     this.settings = settings;
     this.completions = completions;
+    this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
     this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), gate);
     this.runner = new CommitRunner(gate);
   }
 
   CommitFuture<CommitResult> commit(Transaction txn) {
-    CommitFuture<CommitResult> f = new CommitFuture<>(completions);
+    CommitFuture<CommitResult> f = new CommitFuture<>(callbacks);
     admit(new CommitRequest(txn, CommitRequest.toFuture(f)));
     return f;
   }
