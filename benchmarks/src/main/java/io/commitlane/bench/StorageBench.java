@@ -43,7 +43,7 @@ final class StorageBench implements Callable<Integer> {
   int keySpace;
 
   @Option(names = "--variants", split = ",", defaultValue = "commitlane,commitlane-serial,optimistic,write-batch",
-      description = "Variants: commitlane, commitlane-serial, commitlane-1m (2^20 buckets), commitlane-ordered (blind writes ordered), optimistic, write-batch. Default: ${DEFAULT-VALUE}")
+      description = "Variants: commitlane, commitlane-serial, commitlane-1m (2^20 buckets), commitlane-ordered (blind writes ordered), commitlane-listener (a no-op stage listener installed), optimistic, write-batch. Default: ${DEFAULT-VALUE}")
   List<String> variantNames;
 
   @Option(names = "--dir", description = "Directory for the databases (default: a temporary directory)")
@@ -122,12 +122,13 @@ final class StorageBench implements Callable<Integer> {
       case "commitlane" -> new CommitlaneSyncVariant("commitlane commitSync", d);
       case "commitlane-serial" -> new CommitlaneSyncVariant("commitlane commitSync serial", d.withOccValidation(OccValidation.SERIAL));
       case "commitlane-1m" -> new CommitlaneSyncVariant("commitlane commitSync 2^20 buckets", d.withOccLockBuckets(1 << 20));
+      case "commitlane-listener" -> new CommitlaneSyncVariant("commitlane commitSync, no-op stage listener", d, true);
       case "commitlane-ordered" -> new CommitlaneSyncVariant("commitlane commitSync, blind writes ordered",
           d.withOccBlindWrites(io.commitlane.storage.BlindWrites.ORDERED));
       case "optimistic" -> new RawOptimisticVariant();
       case "write-batch" -> new RawWriteBatchVariant();
       default -> throw Checks.usage(
-          "--variants: unknown variant '" + name + "'; known: commitlane, commitlane-serial, commitlane-1m, commitlane-ordered, optimistic, write-batch");
+          "--variants: unknown variant '" + name + "'; known: commitlane, commitlane-serial, commitlane-1m, commitlane-ordered, commitlane-listener, optimistic, write-batch");
     };
   }
 
