@@ -48,7 +48,7 @@ class CrashRecoveryTest {
     Random random = new Random(20261202L);
     java.util.Set<String> acknowledged = new HashSet<>();
     long attemptedUpTo = 0;
-    for (int round = 0; round < 10; round++) {
+    for (int round = 0; round < 20; round++) {
       int acks = 1 + random.nextInt(400);
       CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on").killAfterAcks(acks).run();
       assertTrue(run.killed(), "round " + round + ": the workload ended by itself: " + run.stderr());
