@@ -49,8 +49,8 @@ public final class CommitlaneExtension implements ParameterResolver, AfterAllCal
       Path dir = Files.createTempDirectory("commitlane-test");
       PipelineSettings settings = PipelineSettings.fromConfig(kit.system().settings().config());
       TestDatabase db = new TestDatabase(CommitlaneDatabase.open(kit.system(), dir.resolve("db"), settings), dir);
-      // Closed and deleted when the test (the method's store) ends.
-      e.getStore(NS).put("db-" + p.getIndex() + "-" + System.identityHashCode(db), (ExtensionContext.Store.CloseableResource) db::closeAndDelete);
+      // Closed and deleted when the test ends (JUnit closes AutoCloseable values of its store).
+      e.getStore(NS).put("db-" + p.getIndex() + "-" + System.identityHashCode(db), (AutoCloseable) db::closeAndDelete);
       return db;
     } catch (IOException ex) {
       throw new ParameterResolutionException("cannot create a temporary database directory", ex);
