@@ -100,7 +100,8 @@ final class Pipeline {
   PipelineStats stats() {
     return new PipelineStats(queue.depth(), gate.inFlight(), queue.executors(), queue.idleExecutors(),
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
-        retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats());
+        retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
+        logs.stats());
   }
 
   /**

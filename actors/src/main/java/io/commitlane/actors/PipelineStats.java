@@ -19,6 +19,9 @@ import org.HdrHistogram.Histogram;
  * @param overloaded commits refused because the queue was full
  * @param retries attempts the async retry helper made after a conflict
  * @param storage the storage counters
+ * @param logs each transaction log's stats by name; a log's {@code uncommittedCount} is its queue
+ *     of records appended and not yet finished (appends run on the committing thread, so the log
+ *     has no queue of its own)
  */
 public record PipelineStats(
     int queueDepth,
@@ -33,4 +36,5 @@ public record PipelineStats(
     long retries,
     Histogram queueWait,
     Histogram execution,
-    StorageStats storage) {}
+    StorageStats storage,
+    java.util.Map<String, io.commitlane.txlog.LogStats> logs) {}

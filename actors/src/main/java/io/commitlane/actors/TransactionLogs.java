@@ -118,6 +118,13 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     return Map.copyOf(logs);
   }
 
+  /** Each open log's stats, by name. */
+  Map<String, io.commitlane.txlog.LogStats> stats() {
+    Map<String, io.commitlane.txlog.LogStats> out = new java.util.TreeMap<>();
+    logs.forEach((name, log) -> out.put(name, log.stats()));
+    return out;
+  }
+
   Durability durability() {
     return settings.durability();
   }

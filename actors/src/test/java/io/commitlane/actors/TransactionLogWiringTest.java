@@ -95,6 +95,9 @@ class TransactionLogWiringTest {
         assertEquals(first.timestamp(), r1.timestamp());
         assertNull(reader.next());
       }
+      PipelineStats stats = db.stats();
+      assertEquals(2, stats.logs().get("changes").recordsWritten());
+      assertEquals(0, stats.logs().get("changes").uncommittedCount());
       Transaction plain = db.begin();
       plain.put(b("k3"), b("x"));
       assertTrue(LogAppend.of(await(db.commit(plain))).isEmpty(), "a commit without useLog logs nothing");
