@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -24,10 +25,12 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   private final CompletionBatcher callbacks;
   private final int batch;
   private final CommitQueue.Executor self;
+  private final AtomicBoolean running;
 
   private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks,
-      int batch, String threadName) {
+      int batch, String threadName, AtomicBoolean running) {
     super(ctx);
+    this.running = running;
     this.queue = queue;
     this.runner = runner;
     this.callbacks = callbacks;
@@ -50,13 +53,10 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
 
   static Behavior<Command> create(CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks, int batch,
       String threadName) {
-    boolean[] restarted = {false}; // setup runs again on restart; count the start once
+    // Shared by every incarnation (setup runs again on restart): the start is reported once.
+    AtomicBoolean running = new AtomicBoolean();
     return Behaviors.setup(ctx -> {
-      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, threadName);
-      if (!restarted[0]) {
-        restarted[0] = true;
-        queue.executorRunning();
-      }
+      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, threadName, running);
       // Started because work was queued (or restarted with work maybe left). Drain from a message,
       // not here: a failure during setup stops the actor instead of restarting it.
       ctx.getSelf().tell(Wake.INSTANCE);
@@ -72,10 +72,21 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
           return this;
         })
         .onSignal(PostStop.class, s -> {
+          reportRunning(); // stopped before its first drain: it is no longer "starting" either
           queue.executorStopped(self);
           return this;
         })
         .build();
+  }
+
+  /**
+   * Stop counting as "starting" only once this executor is visibly idle or has taken work: until
+   * then an admission must not grow the pool, since this executor is about to drain.
+   */
+  private void reportRunning() {
+    if (running.compareAndSet(false, true)) {
+      queue.executorRunning();
+    }
   }
 
   private void drain() {
@@ -92,11 +103,13 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       CommitRequest r = queue.poll();
       if (r == null) {
         queue.parkIdle(self);
+        reportRunning();
         if (queue.isEmpty() || !queue.unparkIdle(self)) {
           return;
         }
         continue;
       }
+      reportRunning();
       if (!queue.isEmpty()) {
         queue.wakeAnother(); // more queued than this executor takes: wake an idle one, or grow
       }
