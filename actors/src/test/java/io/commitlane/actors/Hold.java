@@ -16,7 +16,7 @@ import java.util.function.Predicate;
  * A barrier on the storage stage seam for this module's own tests (the testkit module builds on
  * this module, so it cannot be used here): holds matching commits at a stage until released.
  */
-final class Hold implements StageListener, AutoCloseable {
+public final class Hold implements StageListener, AutoCloseable {
   private final CommitStage stage;
   private final Predicate<PendingCommit> which;
   private final Semaphore arrivals = new Semaphore(0);
@@ -24,7 +24,7 @@ final class Hold implements StageListener, AutoCloseable {
   private final AtomicInteger holding = new AtomicInteger();
   private final Database.Registration registration;
 
-  Hold(Database db, CommitStage stage, Predicate<PendingCommit> which) {
+  public Hold(Database db, CommitStage stage, Predicate<PendingCommit> which) {
     this.stage = stage;
     this.which = which;
     this.registration = db.addStageListener(this);
@@ -32,7 +32,7 @@ final class Hold implements StageListener, AutoCloseable {
 
   @Override
   public void onStage(CommitStage s, PendingCommit c) {
-    if (s != stage || !which.test(c)) {
+    if (s != stage || released.getCount() == 0 || !which.test(c)) { // once released, later commits pass
       return;
     }
     holding.incrementAndGet();
@@ -46,15 +46,15 @@ final class Hold implements StageListener, AutoCloseable {
     }
   }
 
-  void awaitArrivals(int n) throws InterruptedException {
+  public void awaitArrivals(int n) throws InterruptedException {
     assertTrue(arrivals.tryAcquire(n, 30, TimeUnit.SECONDS), "fewer than " + n + " commits reached " + stage);
   }
 
-  int holding() {
+  public int holding() {
     return holding.get();
   }
 
-  void release() {
+  public void release() {
     released.countDown();
   }
 
