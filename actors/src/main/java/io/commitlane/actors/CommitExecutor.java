@@ -111,7 +111,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       }
       reportRunning();
       if (!queue.isEmpty()) {
-        queue.wakeAnother(); // more queued than this executor takes: wake an idle one, or grow
+        queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow
       }
       CommitRunner.Outcome outcome = runner.execute(r);
       boolean drained = queue.isEmpty();

@@ -179,12 +179,8 @@ final class CommitQueue {
     }
   }
 
-  /** Work is queued beyond what the calling executor takes: wake an idle executor or ask for one. */
-  void wakeAnother() {
-    wakeOne();
-  }
-
-  private void wakeOne() {
+  /** Work is waiting: wake an idle executor, or ask for one more. */
+  void wakeOne() {
     Executor e = idle.pollFirst();
     if (e != null) {
       e.wake();

@@ -3,6 +3,8 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Recorder;
 import org.slf4j.Logger;
@@ -43,7 +45,7 @@ final class CommitRunner {
      * actor, so no user code runs there).
      */
     void deliver() {
-      java.util.concurrent.CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result.attachment()) : null;
+      CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result.attachment()) : null;
       if (durable == null || (durable.isDone() && !durable.isCompletedExceptionally())) {
         deliverNow(null);
       } else {
@@ -55,7 +57,7 @@ final class CommitRunner {
       try {
         if (notDurable != null) {
           // Written to RocksDB but not provably durable: report the log's failure, never success.
-          request.completion.failed(notDurable instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+          request.completion.failed(notDurable instanceof CompletionException c && c.getCause() != null
               ? c.getCause() : notDurable);
         } else if (failure == null) {
           request.completion.committed(result);

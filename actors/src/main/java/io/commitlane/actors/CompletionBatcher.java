@@ -74,8 +74,4 @@ final class CompletionBatcher implements Executor {
     flush();
     collecting.remove();
   }
-
-  Executor dispatcher() {
-    return dispatcher;
-  }
 }

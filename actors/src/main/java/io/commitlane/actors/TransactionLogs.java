@@ -6,8 +6,6 @@ import io.commitlane.storage.PendingCommit;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.MonotonicClock;
-import io.commitlane.txlog.ReadRequest;
-import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.TransactionLog;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -45,6 +43,8 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private final boolean replay;
   private final Map<String, TransactionLog> logs = new ConcurrentHashMap<>();
   private final MonotonicClock clock = new MonotonicClock();
+  /** Counts of what replay applied, per log. */
+  private final Map<String, Long> replayed = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private TransactionLogs(Database db, LogSettings settings, boolean replay) {
@@ -73,9 +73,6 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     logs.replayAll();
     return logs;
   }
-
-  /** Counts of what replay applied, per log. */
-  private final Map<String, Long> replayed = new ConcurrentHashMap<>();
 
   Map<String, Long> replayed() {
     return Map.copyOf(replayed);
@@ -113,20 +110,11 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     }
   }
 
-  /** The open logs by name. */
-  Map<String, TransactionLog> logs() {
-    return Map.copyOf(logs);
-  }
-
   /** Each open log's stats, by name. */
   Map<String, io.commitlane.txlog.LogStats> stats() {
     Map<String, io.commitlane.txlog.LogStats> out = new java.util.TreeMap<>();
     logs.forEach((name, log) -> out.put(name, log.stats()));
     return out;
-  }
-
-  Durability durability() {
-    return settings.durability();
   }
 
   @Override
@@ -187,11 +175,6 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
         LOG.error("purging log {} failed", log.name(), e);
       }
     }
-  }
-
-  /** A reader over one log (see {@link ReadRequest}). */
-  LogReader reader(String name, ReadRequest request) {
-    return logFor(name).reader(request);
   }
 
   @Override

@@ -116,11 +116,6 @@ final class VersionTable {
     }
   }
 
-  boolean isLocked(int bucket) {
-    long[] chunk = (long[]) CHUNKS.getAcquire(chunks, bucket >>> CHUNK_BITS);
-    return chunk != null && ((long) SLOT.getVolatile(chunk, bucket & CHUNK_MASK) & LOCKED) != 0;
-  }
-
   /** Chunks allocated so far; a measure of the table's memory. */
   int allocatedChunks() {
     int n = 0;
