@@ -99,15 +99,21 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   }
 
   private void drainBatch() {
-    for (int n = 0; n < batch; n++) {
-      CommitRequest r = queue.poll();
+    CommitRequest next = null;
+    for (int n = 0; ; n++) {
+      if (next == null && n >= batch) {
+        getContext().getSelf().tell(Wake.INSTANCE); // batch done: let the mailbox in, then go on
+        return;
+      }
+      CommitRequest r = next != null ? next : queue.poll();
+      next = null;
       if (r == null) {
         queue.parkIdle(self);
         reportRunning();
-        if (queue.isEmpty() || !queue.unparkIdle(self)) {
+        r = reclaimQueued();
+        if (r == null) {
           return;
         }
-        continue;
       }
       reportRunning();
       if (!queue.isEmpty()) {
@@ -123,11 +129,25 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       outcome.deliver();
       if (drained) {
         callbacks.flush(); // nothing more queued: the collected callbacks go now
-      }
-      if (drained && (queue.isEmpty() || !queue.unparkIdle(self))) {
-        return;
+        next = reclaimQueued();
+        if (next == null) {
+          return;
+        }
       }
     }
-    getContext().getSelf().tell(Wake.INSTANCE); // batch done: let the mailbox in, then go on
+  }
+
+  /**
+   * Parked idle, look again: an admission may have queued work before it could see this executor
+   * idle. Take that work first, then leave the idle stack, so an admission that finds no idle
+   * executor also finds its commit already taken and does not grow the pool for it. If an
+   * admission popped this executor meanwhile, its Wake arrives later and finds nothing: harmless.
+   */
+  private CommitRequest reclaimQueued() {
+    CommitRequest r = queue.poll();
+    if (r != null) {
+      queue.unparkIdle(self);
+    }
+    return r;
   }
 }

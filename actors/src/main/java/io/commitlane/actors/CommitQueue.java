@@ -104,8 +104,8 @@ final class CommitQueue {
   }
 
   /**
-   * After {@link #parkIdle}, an executor saw work queued: take itself back. False when an
-   * admission already took it (a wake is on its way; the executor just returns).
+   * After {@link #parkIdle}, an executor took work queued meanwhile: leave the idle stack. False
+   * when an admission already took it (a wake is on its way and will find nothing).
    */
   boolean unparkIdle(Executor e) {
     return idle.removeFirstOccurrence(e);
@@ -179,12 +179,15 @@ final class CommitQueue {
     }
   }
 
-  /** Work is waiting: wake an idle executor, or ask for one more. */
+  /**
+   * Work is waiting: wake an idle executor, or ask for one more if work is still queued (an
+   * executor that left the idle stack took its work out of the queue first, see CommitExecutor).
+   */
   void wakeOne() {
     Executor e = idle.pollFirst();
     if (e != null) {
       e.wake();
-    } else {
+    } else if (!queue.isEmpty()) {
       requestGrowth();
     }
   }
