@@ -56,7 +56,7 @@ final class CommitPath {
     int[] writeBuckets = new int[w.size()];
     BucketSet locked = new BucketSet(w.size() + (c.readBuckets() == null ? 0 : c.readBuckets().size()));
     for (int i = 0; i < writeBuckets.length; i++) {
-      writeBuckets[i] = bucketOf(w.store(i), w.key(i));
+      writeBuckets[i] = table.bucketOf(w.hash(i));
       locked.add(writeBuckets[i]);
     }
     if (c.readBuckets() != null) {

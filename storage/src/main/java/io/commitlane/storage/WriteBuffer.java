@@ -17,6 +17,8 @@ final class WriteBuffer {
   private Store[] stores;
   private byte[][] keys;
   private byte[][] values;
+  /** KeyHash of each (store, key), computed once at put: the index and the lock buckets reuse it. */
+  private int[] hashes;
   private int size;
   private Map<KeyRef, Integer> index;
 
@@ -25,11 +27,13 @@ final class WriteBuffer {
     stores = new Store[c];
     keys = new byte[c][];
     values = new byte[c][];
+    hashes = new int[c];
   }
 
   /** Buffer a put ({@code value} non-null) or a removal ({@code value == null}). */
   void put(Store store, byte[] key, byte[] value) {
-    int at = indexOf(store, key);
+    int hash = KeyHash.of(store.id(), key);
+    int at = indexOf(store, key, hash);
     if (at >= 0) {
       values[at] = value;
       return;
@@ -39,16 +43,18 @@ final class WriteBuffer {
       stores = Arrays.copyOf(stores, c);
       keys = Arrays.copyOf(keys, c);
       values = Arrays.copyOf(values, c);
+      hashes = Arrays.copyOf(hashes, c);
     }
     stores[size] = store;
     keys[size] = key;
     values[size] = value;
+    hashes[size] = hash;
     if (index != null) {
-      index.put(new KeyRef(store, key), size);
+      index.put(new KeyRef(store, key, hash), size);
     } else if (size + 1 == INDEX_THRESHOLD) {
       index = new HashMap<>();
       for (int i = 0; i <= size; i++) {
-        index.put(new KeyRef(stores[i], keys[i]), i);
+        index.put(new KeyRef(stores[i], keys[i], hashes[i]), i);
       }
     }
     size++;
@@ -56,7 +62,7 @@ final class WriteBuffer {
 
   /** The buffered value, {@link #REMOVED} for a buffered removal, or null if nothing is buffered. */
   byte[] lookup(Store store, byte[] key) {
-    int at = indexOf(store, key);
+    int at = indexOf(store, key, index == null ? 0 : KeyHash.of(store.id(), key));
     if (at < 0) {
       return null;
     }
@@ -75,14 +81,20 @@ final class WriteBuffer {
     return keys[i];
   }
 
+  /** The {@link KeyHash} of write {@code i}'s (store, key). */
+  int hash(int i) {
+    return hashes[i];
+  }
+
   /** The value written, or null for a removal. */
   byte[] value(int i) {
     return values[i];
   }
 
-  private int indexOf(Store store, byte[] key) {
+  /** {@code hash} is only used once the index exists. */
+  private int indexOf(Store store, byte[] key, int hash) {
     if (index != null) {
-      Integer at = index.get(new KeyRef(store, key));
+      Integer at = index.get(new KeyRef(store, key, hash));
       return at == null ? -1 : at;
     }
     for (int i = 0; i < size; i++) {
@@ -94,10 +106,6 @@ final class WriteBuffer {
   }
 
   private record KeyRef(Store store, byte[] key, int hash) {
-    KeyRef(Store store, byte[] key) {
-      this(store, key, KeyHash.of(store.id(), key));
-    }
-
     @Override
     public boolean equals(Object o) {
       return o instanceof KeyRef k && k.store == store && Arrays.equals(k.key, key);
