@@ -83,6 +83,8 @@ final class Segment {
       try {
         mapping = file.map(0, end);
       } catch (IOException | UnsupportedOperationException e) {
+        // A file layer that cannot map (or a failed map) is not an error: readers fall back to
+        // copying the segment into read buffers.
         return null;
       }
     }
