@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -24,12 +26,14 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   private final CommitRunner runner;
   private final CompletionBatcher callbacks;
   private final int batch;
+  private final WriteGroupSettings groups;
   private final CommitQueue.Executor self;
   private final AtomicBoolean running;
 
   private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks,
-      int batch, String threadName, AtomicBoolean running) {
+      int batch, WriteGroupSettings groups, String threadName, AtomicBoolean running) {
     super(ctx);
+    this.groups = groups;
     this.running = running;
     this.queue = queue;
     this.runner = runner;
@@ -52,11 +56,11 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   }
 
   static Behavior<Command> create(CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks, int batch,
-      String threadName) {
+      WriteGroupSettings groups, String threadName) {
     // Shared by every incarnation (setup runs again on restart): the start is reported once.
     AtomicBoolean running = new AtomicBoolean();
     return Behaviors.setup(ctx -> {
-      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, threadName, running);
+      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, groups, threadName, running);
       // Started because work was queued (or restarted with work maybe left). Drain from a message,
       // not here: a failure during setup stops the actor instead of restarting it.
       ctx.getSelf().tell(Wake.INSTANCE);
@@ -100,7 +104,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
 
   private void drainBatch() {
     CommitRequest next = null;
-    for (int n = 0; ; n++) {
+    for (int n = 0; ; ) {
       if (next == null && n >= batch) {
         getContext().getSelf().tell(Wake.INSTANCE); // batch done: let the mailbox in, then go on
         return;
@@ -116,17 +120,32 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         }
       }
       reportRunning();
+      List<CommitRequest> group = null;
+      if (groups.enabled() && !queue.isEmpty()) {
+        group = new ArrayList<>();
+        group.add(r);
+        next = fillGroup(group);
+      }
       if (!queue.isEmpty()) {
         queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow
       }
-      CommitRunner.Outcome outcome = runner.execute(r);
-      boolean drained = queue.isEmpty();
+      List<CommitRunner.Outcome> outcomes;
+      if (group == null || group.size() == 1) {
+        outcomes = List.of(runner.execute(r));
+        n++;
+      } else {
+        outcomes = runner.executeGroup(group);
+        n += group.size();
+      }
+      boolean drained = next == null && queue.isEmpty();
       if (drained) {
         // Idle before the caller hears back, so a caller with one commit in flight finds this
         // executor idle for its next commit instead of asking for a second thread.
         queue.parkIdle(self);
       }
-      outcome.deliver();
+      for (CommitRunner.Outcome outcome : outcomes) {
+        outcome.deliver();
+      }
       if (drained) {
         callbacks.flush(); // nothing more queued: the collected callbacks go now
         next = reclaimQueued();
@@ -135,6 +154,28 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         }
       }
     }
+  }
+
+  /**
+   * Add what is already queued to {@code group} (never wait for more) until a bound would be
+   * passed. Returns a commit taken that did not fit: it runs next, first in its own group.
+   */
+  private CommitRequest fillGroup(List<CommitRequest> group) {
+    long keys = group.get(0).txn.writeCount();
+    long bytes = group.get(0).txn.writeBytes();
+    while (group.size() < groups.maxMembers()) {
+      CommitRequest r = queue.poll();
+      if (r == null) {
+        return null;
+      }
+      keys += r.txn.writeCount();
+      bytes += r.txn.writeBytes();
+      if (keys > groups.maxKeys() || bytes > groups.maxBytes()) {
+        return r;
+      }
+      group.add(r);
+    }
+    return null;
   }
 
   /**

@@ -3,6 +3,11 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.GroupResult;
+import io.commitlane.storage.Transaction;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.LongAdder;
@@ -19,10 +24,14 @@ final class CommitRunner {
   final LongAdder failed = new LongAdder();
   final Recorder queueWait = new Recorder(3);
   final Recorder execution = new Recorder(3);
+  /** Members per merged write group. */
+  final Recorder groupSize = new Recorder(3);
   private final AdmissionGate gate;
+  private final Database db;
 
-  CommitRunner(AdmissionGate gate) {
+  CommitRunner(AdmissionGate gate, Database db) {
     this.gate = gate;
+    this.db = db;
   }
 
   /** The outcome of a commit, delivered separately so an executor can go idle first. */
@@ -96,5 +105,51 @@ final class CommitRunner {
       new Outcome(r, null, e, start).deliver();
       throw e;
     }
+  }
+
+  /**
+   * Execute queued commits as one merged write group ({@link Database#commitGroup}): each member
+   * gets its own outcome, in member order. A member whose DEQUEUED listener fails fails alone.
+   */
+  List<Outcome> executeGroup(List<CommitRequest> requests) {
+    long start = System.nanoTime();
+    int n = requests.size();
+    Outcome[] outcomes = new Outcome[n];
+    List<Transaction> members = new ArrayList<>(n);
+    int[] positions = new int[n];
+    for (int i = 0; i < n; i++) {
+      CommitRequest r = requests.get(i);
+      queueWait.recordValue(Math.max(0, start - r.admittedNanos));
+      try {
+        r.txn.reportStage(CommitStage.DEQUEUED);
+        positions[members.size()] = i;
+        members.add(r.txn);
+      } catch (RuntimeException e) {
+        failed.increment();
+        outcomes[i] = new Outcome(r, null, e, start);
+      }
+    }
+    groupSize.recordValue(members.size());
+    GroupResult result = db.commitGroup(members);
+    Error error = null;
+    for (int k = 0; k < members.size(); k++) {
+      int i = positions[k];
+      Throwable failure = result.failure(k);
+      if (failure == null) {
+        committed.increment();
+      } else if (failure instanceof ConflictException) {
+        conflicts.increment();
+      } else {
+        failed.increment();
+        error = error == null && failure instanceof Error e ? e : error;
+      }
+      outcomes[i] = new Outcome(requests.get(i), result.result(k), failure, start);
+    }
+    List<Outcome> all = List.of(outcomes);
+    if (error != null) {
+      all.forEach(Outcome::deliver); // as for a lone commit: deliver, then let the supervisor restart the executor
+      throw error;
+    }
+    return all;
   }
 }

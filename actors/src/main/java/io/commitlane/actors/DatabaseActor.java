@@ -80,7 +80,8 @@ public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command>
     int n = ++executorsSpawned;
     String thread = "commitlane-commit-" + pipeline.name + "-" + n;
     Behavior<CommitExecutor.Command> executor = Behaviors.supervise(
-            CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.callbacks, pipeline.settings.executorBatch(), thread))
+            CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.callbacks, pipeline.settings.executorBatch(),
+                pipeline.settings.writeGroups(), thread))
         .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
     // Counted before the spawn: the executor's setup runs on its own thread and may report that it
     // is running before spawn() returns here; counting afterwards let the count dip below zero

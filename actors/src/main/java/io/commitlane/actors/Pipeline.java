@@ -44,7 +44,7 @@ final class Pipeline {
     this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
     this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), gate);
-    this.runner = new CommitRunner(gate);
+    this.runner = new CommitRunner(gate, db);
   }
 
   CommitFuture<CommitResult> commit(Transaction txn) {
@@ -101,7 +101,7 @@ final class Pipeline {
     return new PipelineStats(queue.depth(), gate.inFlight(), queue.executors(), queue.idleExecutors(),
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
-        logs.stats());
+        logs.stats(), runner.groupSize.getIntervalHistogram());
   }
 
   /**

@@ -27,7 +27,8 @@ public record PipelineSettings(
     boolean walEnabled,
     LogSettings log,
     boolean replay,
-    Duration purgeInterval) {
+    Duration purgeInterval,
+    WriteGroupSettings writeGroups) {
 
   public static final String ROOT = "commitlane";
 
@@ -54,6 +55,9 @@ public record PipelineSettings(
     if (purgeInterval == null || purgeInterval.isNegative()) {
       errors.add(new SettingError(ROOT + ".txlog.purge-interval", purgeInterval, "must be a duration of 0 or more"));
     }
+    if (writeGroups == null) {
+      errors.add(new SettingError(ROOT + ".write-groups", null, "write-group settings are required"));
+    }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
@@ -77,17 +81,39 @@ public record PipelineSettings(
     LogSettings log = logSettings(c, errors);
     boolean replay = bool(c, "txlog.replay", true, errors);
     Duration purge = duration(c, "txlog.purge-interval", Duration.ofHours(1), errors);
+    WriteGroupSettings groups = writeGroups(c, errors);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
     return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites), mode, capacity, batch, completion, wal,
-        log, replay, purge);
+        log, replay, purge, groups);
   }
 
   /** These settings with another log durability. */
   public PipelineSettings withLogDurability(Durability durability) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled,
-        log.toBuilder().durability(durability).build(), replay, purgeInterval);
+        log.toBuilder().durability(durability).build(), replay, purgeInterval, writeGroups);
+  }
+
+  /** These settings with other write-group settings. */
+  public PipelineSettings withWriteGroups(WriteGroupSettings groups) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
+        replay, purgeInterval, groups);
+  }
+
+  private static WriteGroupSettings writeGroups(Config c, List<SettingError> errors) {
+    WriteGroupSettings d = WriteGroupSettings.defaults();
+    boolean enabled = bool(c, "write-groups.enabled", d.enabled(), errors);
+    int members = intIn(c, "write-groups.max-members", WriteGroupSettings.MIN_MEMBERS, WriteGroupSettings.MAX_MEMBERS,
+        d.maxMembers(), errors);
+    int keys = intIn(c, "write-groups.max-keys", 1, WriteGroupSettings.MAX_KEYS, d.maxKeys(), errors);
+    Long bytes = bytes(c, "write-groups.max-bytes", errors);
+    if (bytes != null && (bytes < WriteGroupSettings.MIN_BYTES || bytes > WriteGroupSettings.MAX_BYTES)) {
+      errors.add(new SettingError(path("write-groups.max-bytes"), c.getValue("write-groups.max-bytes").unwrapped(),
+          "must be a size in 1 KiB..1 GiB"));
+      bytes = null;
+    }
+    return new WriteGroupSettings(enabled, members, keys, bytes == null ? d.maxBytes() : bytes);
   }
 
   private static LogSettings logSettings(Config c, List<SettingError> errors) {

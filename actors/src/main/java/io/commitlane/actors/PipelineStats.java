@@ -22,6 +22,8 @@ import org.HdrHistogram.Histogram;
  * @param logs each transaction log's stats by name; a log's {@code uncommittedCount} is its queue
  *     of records appended and not yet finished (appends run on the committing thread, so the log
  *     has no queue of its own)
+ * @param groupSize members per merged write group, since the previous snapshot (groups written,
+ *     their members and the conflicts inside them since open are in {@code storage})
  */
 public record PipelineStats(
     int queueDepth,
@@ -37,4 +39,5 @@ public record PipelineStats(
     Histogram queueWait,
     Histogram execution,
     StorageStats storage,
-    java.util.Map<String, io.commitlane.txlog.LogStats> logs) {}
+    java.util.Map<String, io.commitlane.txlog.LogStats> logs,
+    Histogram groupSize) {}

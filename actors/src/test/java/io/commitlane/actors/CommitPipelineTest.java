@@ -107,7 +107,8 @@ class CommitPipelineTest {
     for (int round = 0; round < 20; round++) {
       Path d = dir.resolve("r" + round);
       try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
-          settings(testKit.system(), Map.of("commit-threads", 2, "wal", "off")))) {
+          settings(testKit.system(), Map.of("commit-threads", 2, "wal", "off", "write-groups.enabled", "off")))) {
+        // Merging off: a held commit would hold the group it merged into; this test is about executors.
         try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "A".equals(c.tag()))) {
           CompletionStage<CommitResult> a = put(db, "A", "a", "1");
           CompletionStage<CommitResult> b = put(db, "B", "b", "1");
@@ -131,7 +132,8 @@ class CommitPipelineTest {
     for (int threads : new int[] {1, 4}) {
       Path d = dir.resolve("t" + threads);
       try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
-          settings(testKit.system(), Map.of("commit-threads", threads, "wal", "off")))) {
+          settings(testKit.system(), Map.of("commit-threads", threads, "wal", "off", "write-groups.enabled", "off")))) {
+        // Merging off: one executor would take the whole burst as a group; this test is about growth.
         Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true);
         List<CompletionStage<CommitResult>> commits = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
@@ -309,7 +311,8 @@ class CommitPipelineTest {
 
   @Test
   void stalledCommitsDoNotStarveTheDefaultDispatcher() throws Exception {
-    try (CommitlaneDatabase db = open(2)) {
+    // Merging off, so that both executors stall (one would otherwise take the burst as a group).
+    try (CommitlaneDatabase db = open(2, Map.of("write-groups.enabled", "off"))) {
       try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true)) {
         List<CompletionStage<CommitResult>> commits = new ArrayList<>();
         for (int i = 0; i < 8; i++) {

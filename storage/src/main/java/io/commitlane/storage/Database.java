@@ -1,6 +1,7 @@
 package io.commitlane.storage;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -255,6 +256,58 @@ public final class Database implements AutoCloseable {
   public interface Registration extends AutoCloseable {
     @Override
     void close();
+  }
+
+  /**
+   * Commit several transactions of this database with one RocksDB write (a merged write group).
+   * Members are validated in list order, each against committed data and against the members
+   * before it; a member that conflicts or fails fails alone and the others commit. A failed write
+   * fails every member that got that far and leaves none of them visible. Each member keeps its own
+   * version and log record, so the result is as if they had committed one after another.
+   *
+   * @return each member's result or failure, by position
+   */
+  public GroupResult commitGroup(List<Transaction> members) {
+    Objects.requireNonNull(members, "members");
+    int n = members.size();
+    GroupResult result = new GroupResult(n);
+    List<PendingCommit> pending = new ArrayList<>(n);
+    int[] positions = new int[n];
+    for (int i = 0; i < n; i++) {
+      Transaction t = members.get(i);
+      try {
+        PendingCommit c = t.joinGroup(shared);
+        if (c == null) {
+          result.committed(i, new CommitResult(t.id(), 0, null));
+        } else {
+          positions[pending.size()] = i;
+          pending.add(c);
+        }
+      } catch (RuntimeException | Error e) {
+        result.failed(i, e);
+      }
+    }
+    Throwable[] failures = new Throwable[pending.size()];
+    try {
+      if (!pending.isEmpty()) {
+        shared.commitPath().commitGroup(pending, failures);
+      }
+    } catch (RuntimeException | Error e) {
+      for (int k = 0; k < failures.length; k++) {
+        failures[k] = failures[k] == null ? e : failures[k];
+      }
+    } finally {
+      for (int k = 0; k < pending.size(); k++) {
+        int i = positions[k];
+        CommitResult r = members.get(i).leaveGroup(pending.get(k), failures[k]);
+        if (r != null) {
+          result.committed(i, r);
+        } else {
+          result.failed(i, failures[k]);
+        }
+      }
+    }
+    return result;
   }
 
   // --- for Transaction and tests ---

@@ -63,7 +63,17 @@ final class SharedDatabase {
       stores.put(name, new Store(this, name, nextStoreId++, handles.get(i)));
     }
     this.table = new VersionTable(settings.occLockBuckets());
-    this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), this::write, hooks);
+    this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), new CommitPath.Writer() {
+      @Override
+      public void write(WriteBuffer w) {
+        SharedDatabase.this.write(w);
+      }
+
+      @Override
+      public void writeAll(List<WriteBuffer> ws) {
+        SharedDatabase.this.writeAll(ws);
+      }
+    }, hooks);
   }
 
   static SharedDatabase open(Path path, DatabaseOptions options) {
@@ -197,14 +207,7 @@ final class SharedDatabase {
         return;
       }
       try (WriteBatch batch = new WriteBatch()) {
-        for (int i = 0; i < w.size(); i++) {
-          byte[] v = w.value(i);
-          if (v == null) {
-            batch.delete(w.store(i).handle(), w.key(i));
-          } else {
-            batch.put(w.store(i).handle(), w.key(i), v);
-          }
-        }
+        addTo(batch, w);
         db.write(writeOptions, batch);
       }
     } catch (RocksDBException e) {
@@ -212,9 +215,41 @@ final class SharedDatabase {
     }
   }
 
+  /** A merged write group: every buffer in one WriteBatch, in order, so the group is atomic. */
+  private void writeAll(List<WriteBuffer> buffers) {
+    if (buffers.size() == 1) {
+      if (buffers.get(0).size() > 0) {
+        write(buffers.get(0));
+      }
+      return;
+    }
+    try (WriteBatch batch = new WriteBatch()) {
+      for (WriteBuffer w : buffers) {
+        addTo(batch, w);
+      }
+      if (batch.count() > 0) {
+        db.write(writeOptions, batch);
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("write failed in " + path, e);
+    }
+  }
+
+  private static void addTo(WriteBatch batch, WriteBuffer w) throws RocksDBException {
+    for (int i = 0; i < w.size(); i++) {
+      byte[] v = w.value(i);
+      if (v == null) {
+        batch.delete(w.store(i).handle(), w.key(i));
+      } else {
+        batch.put(w.store(i).handle(), w.key(i), v);
+      }
+    }
+  }
+
   StorageStats stats() {
     return new StorageStats(commitPath.commits.sum(), commitPath.conflicts.sum(), commitPath.failures.sum(),
-        commitPath.writes.sum(), table.allocatedChunks());
+        commitPath.writes.sum(), table.allocatedChunks(),
+        commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum());
   }
 
   /** Close the native handle. Every handle's gate is closed and drained before this runs. */

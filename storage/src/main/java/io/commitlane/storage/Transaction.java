@@ -188,6 +188,56 @@ public final class Transaction implements AutoCloseable {
     }
   }
 
+  /** Key and value bytes buffered so far: what this transaction adds to a merged write group. */
+  public long writeBytes() {
+    return writes.bytes();
+  }
+
+  /**
+   * Enter a write group: checks the state, enters the handle (the caller must later call
+   * {@link #leaveGroup}) and returns the commit to validate, or null when there is nothing to
+   * write or validate (the transaction is then committed already).
+   */
+  PendingCommit joinGroup(SharedDatabase group) {
+    requireState();
+    if (shared != group) {
+      throw new IllegalArgumentException("transaction " + id + " belongs to database " + shared.path()
+          + ", not to " + group.path() + "; a write group holds transactions of one database");
+    }
+    handle.enter();
+    boolean joined = false;
+    try {
+      releaseSnapshot();
+      if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
+        state = State.COMMITTED;
+        return null;
+      }
+      if (reads != null) {
+        reads.seal();
+      }
+      joined = true;
+      return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
+    } finally {
+      if (!joined) {
+        handle.exit(); // nothing to commit, or failed: no leaveGroup will follow
+      }
+    }
+  }
+
+  /** End a group membership begun by {@link #joinGroup} that returned {@code c}; {@code failure} null on success. */
+  CommitResult leaveGroup(PendingCommit c, Throwable failure) {
+    try {
+      if (failure != null) {
+        state = State.FAILED;
+        return null;
+      }
+      state = State.COMMITTED;
+      return new CommitResult(id, c.version(), c.attachment());
+    } finally {
+      handle.exit();
+    }
+  }
+
   /** Drop the buffered writes and the snapshot. Idempotent once ended. */
   public void abort() {
     if (state != State.OPEN) {

@@ -20,6 +20,8 @@ final class WriteBuffer {
   /** KeyHash of each (store, key), computed once at put: the index and the lock buckets reuse it. */
   private int[] hashes;
   private int size;
+  /** Key and value bytes buffered (a replaced value no longer counts): bounds merged write groups. */
+  private long bytes;
   private Map<KeyRef, Integer> index;
 
   WriteBuffer(int capacity) {
@@ -35,6 +37,7 @@ final class WriteBuffer {
     int hash = KeyHash.of(store.id(), key);
     int at = indexOf(store, key, hash);
     if (at >= 0) {
+      bytes += length(value) - length(values[at]);
       values[at] = value;
       return;
     }
@@ -49,6 +52,7 @@ final class WriteBuffer {
     keys[size] = key;
     values[size] = value;
     hashes[size] = hash;
+    bytes += key.length + length(value);
     if (index != null) {
       index.put(new KeyRef(store, key, hash), size);
     } else if (size + 1 == INDEX_THRESHOLD) {
@@ -71,6 +75,14 @@ final class WriteBuffer {
 
   int size() {
     return size;
+  }
+
+  long bytes() {
+    return bytes;
+  }
+
+  private static int length(byte[] value) {
+    return value == null ? 0 : value.length;
   }
 
   Store store(int i) {

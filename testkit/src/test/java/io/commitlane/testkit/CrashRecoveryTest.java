@@ -73,6 +73,17 @@ class CrashRecoveryTest {
     assertRecovered(new HashSet<>(run.acknowledged()), nth + 64, "kill at " + stage + " of commit " + nth);
   }
 
+  /** A merged write group acknowledged and never flushed: the kill loses none of its members (replayed from the log). */
+  @Test
+  void aKillAfterAMergedGroupWasAcknowledgedLosesNoMember() throws Exception {
+    String marker = LoggedCommitsWorkload.BURST_ACKED + " groups=1 members=7";
+    CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on", "burst=on").killAt(marker).run();
+    assertTrue(run.killed(), run.stderr());
+    assertEquals(List.of(marker), run.markers(), "commits 2..8 were written as one group of 7");
+    assertEquals(8, run.acknowledged().size());
+    assertRecovered(new HashSet<>(run.acknowledged()), 8, "kill after a merged group");
+  }
+
   /** The checker's own test: a recovery that cannot replay (records carry no writes) is caught. */
   @Test
   void aRecoveryWithoutReplayIsCaughtLosingAcknowledgedCommits() throws Exception {

@@ -79,21 +79,32 @@ class ExtensionAndScheduleTest {
     new ActorTestKitProbe().awaitTrue(() -> log.flushedPosition() > appendB.position());
   }
 
-  /** No lost update under both policies, checked with the history checker, through the pipeline. */
-  @ParameterizedTest
-  @EnumSource(OccValidation.class)
-  void concurrentReadModifyWritesFormASerializableHistory(OccValidation policy, ActorTestKit kit, @TempDir Path dir)
-      throws Exception {
+  /**
+   * No lost update under both policies, checked with the history checker, through the pipeline:
+   * with merged write groups off and on, on four executors (groups form as the schedule allows),
+   * and on one executor held at t0 until every other commit is queued (groups of up to 64 form
+   * for certain, with conflicts inside them).
+   */
+  @ParameterizedTest(name = "{0} {1}")
+  @org.junit.jupiter.params.provider.CsvSource({
+      "parallel, off-4", "parallel, on-4", "parallel, on-1-held",
+      "serial, off-4", "serial, on-4", "serial, on-1-held"})
+  void concurrentReadModifyWritesFormASerializableHistory(String policy, String variant, ActorTestKit kit,
+      @TempDir Path dir) throws Exception {
+    boolean held = variant.endsWith("held");
     io.commitlane.actors.PipelineSettings settings = io.commitlane.actors.PipelineSettings.fromConfig(
-        com.typesafe.config.ConfigFactory.parseMap(Map.of("occ-validation", policy.settingName(), "commit-threads", 4, "wal", "off"))
+        com.typesafe.config.ConfigFactory.parseMap(Map.of("occ-validation", policy, "commit-threads", held ? 1 : 4,
+                "wal", "off", "write-groups.enabled", variant.startsWith("on") ? "on" : "off"))
             .atPath("commitlane").withFallback(kit.system().settings().config()));
-    try (io.commitlane.actors.CommitlaneDatabase db = io.commitlane.actors.CommitlaneDatabase.open(kit.system(), dir, settings)) {
+    try (io.commitlane.actors.CommitlaneDatabase db = io.commitlane.actors.CommitlaneDatabase.open(kit.system(), dir, settings);
+        StageControl control = StageControl.install(db.storage())) {
+      Barrier first = control.barrier(CommitStage.VALIDATED, held ? "t0" : "never");
       History history = new History();
       List<CompletableFuture<Void>> all = new ArrayList<>();
       for (int i = 0; i < 300; i++) {
         String id = "t" + i;
         String key = "k" + (i % 3);
-        Transaction t = db.begin();
+        Transaction t = db.begin().tag(id);
         byte[] old = t.get(b(key));
         String seen = old == null ? null : new String(old, StandardCharsets.UTF_8);
         String value = id;
@@ -109,7 +120,11 @@ class ExtensionAndScheduleTest {
           }
           return null;
         }));
+        if (held && i == 0) {
+          first.awaitArrival(java.time.Duration.ofSeconds(30)); // t0 taken alone; the rest queue behind it
+        }
       }
+      first.release();
       for (CompletableFuture<Void> f : all) {
         f.get(30, TimeUnit.SECONDS);
       }
@@ -120,6 +135,13 @@ class ExtensionAndScheduleTest {
       }
       assertEquals(List.of(), history.check(finalState));
       assertTrue(history.attempts().stream().anyMatch(History.Attempt::committed));
+      io.commitlane.storage.StorageStats storage = db.stats().storage();
+      if (held) {
+        assertTrue(storage.groups() >= 299 / 64, "299 queued commits go in groups of up to 64: " + storage);
+        assertTrue(storage.groupConflicts() > 0, "three keys: members of a group conflict with each other");
+      } else if (variant.startsWith("off")) {
+        assertEquals(0, storage.groups());
+      }
     }
   }
 
