@@ -33,7 +33,7 @@ import picocli.CommandLine.TypeConversionException;
         + "one-in-flight latency and a default-dispatcher probe (WAL off).")
 final class PipelineBench implements Callable<Integer> {
   private static final List<String> SCENARIOS = List.of("throughput", "latency", "probe");
-  private static final List<String> VARIANTS = List.of("threads", "legacy", "commit-sync", "optimistic");
+  private static final List<String> VARIANTS = List.of("threads", "unmerged", "legacy", "commit-sync", "optimistic");
   /** commitlane's default commit-queue-capacity: more in flight than this is refused, not measured. */
   private static final int QUEUE_CAPACITY = 4096;
 
@@ -62,7 +62,8 @@ final class PipelineBench implements Callable<Integer> {
   double probePeriodMs;
 
   @Option(names = "--variants", split = ",", defaultValue = "threads,legacy,commit-sync,optimistic",
-      description = "Rows to run: threads, legacy, commit-sync, optimistic (the raw peer; ratios need it). Default: ${DEFAULT-VALUE}")
+      description = "Rows to run: threads, unmerged (threads with merged write groups off), legacy, commit-sync, "
+          + "optimistic (the raw peer; ratios need it). Default: ${DEFAULT-VALUE}")
   List<String> variants;
 
   @Option(names = "--scenarios", split = ",", defaultValue = "throughput,latency,probe",
@@ -154,6 +155,9 @@ final class PipelineBench implements Callable<Integer> {
     for (boolean withLog : logSettings()) {
       if (variants.contains("threads")) {
         rows.add(trials.async(Committer.THREADS, load, inFlight, withLog));
+      }
+      if (variants.contains("unmerged")) {
+        rows.add(trials.async(Committer.UNMERGED, load, inFlight, withLog));
       }
       if (variants.contains("legacy")) {
         rows.add(trials.async(Committer.LEGACY, load, inFlight, withLog));
@@ -254,6 +258,7 @@ final class PipelineBench implements Callable<Integer> {
           probePeriodMs, PipelineReport.label(probeLoad), concurrency, rounds), probe));
     }
     out.print(PipelineReport.targets(throughput, latency, probe));
+    out.print(PipelineReport.writeGroupTargets(throughput, latency));
   }
 
   private void validate() {

@@ -111,6 +111,58 @@ final class PipelineReport {
     return "### Targets (issue 4)\n\n" + String.join("\n", lines) + "\n";
   }
 
+  static final double MERGED_VS_UNMERGED_8X1 = 1.5;
+  static final double MERGED_VS_RAW_8X1 = 1.5;
+  static final double MERGED_NO_REGRESSION = 0.95;
+
+  /**
+   * Issue 9's targets: merging on against off (both measured in each round) and against the raw
+   * peer at 8 workers x 1 key; no regression at 64 keys or for one caller with one commit in flight.
+   */
+  static String writeGroupTargets(Map<Load, Map<Row, List<PipelineSample>>> throughput,
+      Map<Load, Map<Row, List<PipelineSample>>> latency) {
+    List<String> lines = new ArrayList<>();
+    for (var load : throughput.entrySet()) {
+      Load l = load.getKey();
+      for (var row : load.getValue().entrySet()) {
+        Row merged = row.getKey();
+        List<PipelineSample> off = load.getValue().get(new Row(Committer.UNMERGED, merged.inFlight(), merged.log()));
+        if (merged.committer() != Committer.THREADS || off == null) {
+          continue;
+        }
+        double vsOff = Spread.of(pairedRatios(row.getValue(), off)).median();
+        String what = label(l) + ", " + merged.inFlight() + " in flight" + (merged.log() ? " + log" : "");
+        if (l.keys() == 1 && l.threads() == 8) {
+          lines.add(verdict(vsOff >= MERGED_VS_UNMERGED_8X1, String.format(Locale.ROOT,
+              "%s: merging on %s merging off (paired median; target >= %.1fx)", what, Units.ratio(vsOff), MERGED_VS_UNMERGED_8X1)));
+          List<PipelineSample> raw = raw(load.getValue());
+          if (!raw.isEmpty() && !merged.log()) {
+            double vsRaw = Spread.of(pairedRatios(row.getValue(), raw)).median();
+            lines.add(verdict(vsRaw >= MERGED_VS_RAW_8X1, String.format(Locale.ROOT,
+                "%s: merging on %s raw optimistic (paired median; target >= %.1fx)", what, Units.ratio(vsRaw), MERGED_VS_RAW_8X1)));
+          }
+        } else if (l.keys() == 64) {
+          lines.add(verdict(vsOff >= MERGED_NO_REGRESSION, String.format(Locale.ROOT,
+              "%s: merging on %s merging off (paired median; target >= %.2fx)", what, Units.ratio(vsOff), MERGED_NO_REGRESSION)));
+        }
+      }
+    }
+    for (var load : latency.entrySet()) {
+      List<PipelineSample> on = load.getValue().get(new Row(Committer.THREADS, 1, false));
+      List<PipelineSample> off = load.getValue().get(new Row(Committer.UNMERGED, 1, false));
+      if (on != null && off != null) {
+        double vsOff = Spread.of(pairedRatios(on, off)).median();
+        lines.add(verdict(vsOff >= MERGED_NO_REGRESSION, String.format(Locale.ROOT,
+            "%s, 1 in flight: merging on %s merging off in commits/s (paired median; target >= %.2fx)", label(load.getKey()),
+            Units.ratio(vsOff), MERGED_NO_REGRESSION)));
+      }
+    }
+    if (lines.isEmpty()) {
+      lines.add("- not measured: merged write groups (needs --variants threads,unmerged and --loads 8x1 or 64 keys)");
+    }
+    return "### Targets (issue 9, merged write groups)\n\n" + String.join("\n", lines) + "\n";
+  }
+
   /** "4 workers x 64 keys"; a single worker is "1 caller". */
   static String label(Load load) {
     String who = load.threads() == 1 ? "1 caller" : load.threads() + " workers";

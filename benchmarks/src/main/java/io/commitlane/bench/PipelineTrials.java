@@ -3,6 +3,7 @@ package io.commitlane.bench;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.PipelineMode;
 import io.commitlane.actors.PipelineSettings;
+import io.commitlane.actors.WriteGroupSettings;
 import io.commitlane.bench.Row.Committer;
 import java.time.Duration;
 import java.util.Map;
@@ -20,6 +21,7 @@ final class PipelineTrials {
   private final ActorSystem<?> system;
   private final PipelineSettings threads;
   private final PipelineSettings legacy;
+  private final PipelineSettings unmerged;
   private final ContentionRunner syncRunner;
   private final AsyncContentionRunner asyncRunner;
   private final double warmupSeconds;
@@ -30,6 +32,7 @@ final class PipelineTrials {
     this.system = system;
     this.threads = settings(system, PipelineMode.THREADS);
     this.legacy = settings(system, PipelineMode.LEGACY);
+    this.unmerged = threads.withWriteGroups(WriteGroupSettings.off());
     this.syncRunner = new ContentionRunner(keySpace, valueSize, warmupSeconds, seconds);
     this.asyncRunner = new AsyncContentionRunner(system, keySpace, valueSize, warmupSeconds, seconds);
     this.warmupSeconds = warmupSeconds;
@@ -103,6 +106,7 @@ final class PipelineTrials {
     return switch (mode) {
       case THREADS -> threads;
       case LEGACY -> legacy;
+      case UNMERGED -> unmerged;
       default -> throw new IllegalArgumentException(mode + " does not commit through the pipeline");
     };
   }

@@ -9,6 +9,8 @@ record Row(Committer committer, int inFlight, boolean log) {
   /** Who commits in a row. */
   enum Committer {
     THREADS("commitlane threads", true),
+    /** Threads mode with merged write groups off: one RocksDB write per commit. */
+    UNMERGED("commitlane threads, merging off", true),
     LEGACY("commitlane legacy", true),
     COMMIT_SYNC("commitlane commitSync", false),
     RAW_OPTIMISTIC("raw OptimisticTransactionDB", false),
