@@ -129,8 +129,9 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       if (!queue.isEmpty()) {
         queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow
       }
+      boolean lone = group == null || group.size() == 1;
       List<CommitRunner.Outcome> outcomes;
-      if (group == null || group.size() == 1) {
+      if (lone) {
         outcomes = List.of(runner.execute(r));
         n++;
       } else {
@@ -138,13 +139,21 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         n += group.size();
       }
       boolean drained = next == null && queue.isEmpty();
-      if (drained) {
+      if (drained && lone) {
         // Idle before the caller hears back, so a caller with one commit in flight finds this
-        // executor idle for its next commit instead of asking for a second thread.
+        // executor idle for its next commit instead of asking for a second thread. After a group
+        // (there is load) it stays awake while it delivers: commits admitted meanwhile are taken
+        // without a wake-up message each.
         queue.parkIdle(self);
       }
       for (CommitRunner.Outcome outcome : outcomes) {
         outcome.deliver();
+      }
+      if (!lone) {
+        drained = next == null && queue.isEmpty();
+        if (drained) {
+          queue.parkIdle(self);
+        }
       }
       if (drained) {
         callbacks.flush(); // nothing more queued: the collected callbacks go now

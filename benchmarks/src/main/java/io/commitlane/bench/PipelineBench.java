@@ -90,6 +90,9 @@ final class PipelineBench implements Callable<Integer> {
   @Option(names = "--key-space", defaultValue = "1000000", description = "Distinct keys to draw from. Default: ${DEFAULT-VALUE}")
   int keySpace;
 
+  @Option(names = "--wal", description = "RocksDB's write-ahead log on for every row, the raw peer included (default: off)")
+  boolean wal;
+
   @Option(names = "--dir", description = "Directory for the databases (default: a temporary directory)")
   Path dir;
 
@@ -102,7 +105,8 @@ final class PipelineBench implements Callable<Integer> {
     Path root = dir != null ? dir : Files.createTempDirectory("commitlane-pipeline");
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "bench");
     try {
-      PipelineTrials trials = new PipelineTrials(system, keySpace, valueSize, warmup, seconds, Duration.ofNanos((long) (probePeriodMs * 1e6)));
+      PipelineTrials trials = new PipelineTrials(system, keySpace, valueSize, warmup, seconds, Duration.ofNanos((long) (probePeriodMs * 1e6)),
+          wal);
       printHeader(system, trials);
       Map<Load, Map<Row, List<PipelineSample>>> throughput = new LinkedHashMap<>();
       if (scenarios.contains("throughput")) {
@@ -225,8 +229,8 @@ final class PipelineBench implements Callable<Integer> {
 
   private void printHeader(ActorSystem<?> system, PipelineTrials trials) {
     int cores = Runtime.getRuntime().availableProcessors();
-    out.printf(Locale.ROOT, "pipeline bench: %d runs x (%.1fs warm-up + %.1fs), %d-byte values, %,d keys, WAL off, %d cores, Java %s%n",
-        runs, warmup, seconds, valueSize, keySpace, cores, System.getProperty("java.version"));
+    out.printf(Locale.ROOT, "pipeline bench: %d runs x (%.1fs warm-up + %.1fs), %d-byte values, %,d keys, WAL %s, %d cores, Java %s%n",
+        runs, warmup, seconds, valueSize, keySpace, wal ? "on" : "off", cores, System.getProperty("java.version"));
     out.printf(Locale.ROOT, "  commit-threads %d, commit-queue-capacity %d; default dispatcher: fork-join, parallelism %d (legacy commits and all completions run there)%n",
         trials.threadsSettings().commitThreads(), trials.threadsSettings().commitQueueCapacity(), defaultDispatcherParallelism(system, cores));
     out.printf(Locale.ROOT, "  async workers: plain threads, %d commits in flight each; sync rows and the raw peer: 1 per thread; latency from begin to completion callback%n",

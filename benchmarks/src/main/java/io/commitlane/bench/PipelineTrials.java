@@ -14,8 +14,8 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
  * Every row the pipeline bench can measure, as a trial bound to the run's one actor system. All
- * commitlane rows use the system's {@code commitlane} settings with the WAL off; only the mode
- * differs between the threads and legacy rows.
+ * commitlane rows use the system's {@code commitlane} settings with the WAL as chosen (off by
+ * default, and the same for the raw peer); only the mode (and write groups) differ between rows.
  */
 final class PipelineTrials {
   private final ActorSystem<?> system;
@@ -27,11 +27,14 @@ final class PipelineTrials {
   private final double warmupSeconds;
   private final double seconds;
   private final Duration probePeriod;
+  private final boolean wal;
 
-  PipelineTrials(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds, Duration probePeriod) {
+  PipelineTrials(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds, Duration probePeriod,
+      boolean wal) {
     this.system = system;
-    this.threads = settings(system, PipelineMode.THREADS);
-    this.legacy = settings(system, PipelineMode.LEGACY);
+    this.wal = wal;
+    this.threads = settings(system, PipelineMode.THREADS, wal);
+    this.legacy = settings(system, PipelineMode.LEGACY, wal);
     this.unmerged = threads.withWriteGroups(WriteGroupSettings.off());
     this.syncRunner = new ContentionRunner(keySpace, valueSize, warmupSeconds, seconds);
     this.asyncRunner = new AsyncContentionRunner(system, keySpace, valueSize, warmupSeconds, seconds);
@@ -40,9 +43,9 @@ final class PipelineTrials {
     this.probePeriod = probePeriod;
   }
 
-  /** The system's {@code commitlane} settings with this mode and the WAL off. */
-  static PipelineSettings settings(ActorSystem<?> system, PipelineMode mode) {
-    Map<String, Object> overrides = Map.of("mode", mode.settingName(), "wal", false);
+  /** The system's {@code commitlane} settings with this mode and RocksDB's WAL on or off. */
+  static PipelineSettings settings(ActorSystem<?> system, PipelineMode mode, boolean wal) {
+    Map<String, Object> overrides = Map.of("mode", mode.settingName(), "wal", wal);
     return PipelineSettings.fromConfig(ConfigFactory.parseMap(overrides).atPath(PipelineSettings.ROOT).withFallback(system.settings().config()));
   }
 
@@ -66,7 +69,7 @@ final class PipelineTrials {
 
   /** The peer: rocksdbjni's {@code OptimisticTransactionDB} from the same number of plain threads. */
   Trial<PipelineSample> rawOptimistic(Load load) {
-    CommitVariant variant = new RawOptimisticVariant();
+    CommitVariant variant = new RawOptimisticVariant(wal);
     return new Trial<>(new Row(Committer.RAW_OPTIMISTIC, 1, false), dir -> PipelineSample.withoutPipeline(syncRunner.run(variant, load, dir)));
   }
 

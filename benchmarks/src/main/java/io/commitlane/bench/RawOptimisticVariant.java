@@ -9,11 +9,21 @@ import org.rocksdb.Transaction;
 import org.rocksdb.WriteOptions;
 
 /**
- * The peer: rocksdbjni's {@code OptimisticTransactionDB} from plain threads, WAL off, each worker
+ * The peer: rocksdbjni's {@code OptimisticTransactionDB} from plain threads, WAL off unless asked, each worker
  * reusing its transaction object (RocksDB's fastest documented path). Validation happens inside
  * RocksDB against its 2^20 lock buckets.
  */
 final class RawOptimisticVariant implements CommitVariant {
+  private final boolean wal;
+
+  RawOptimisticVariant() {
+    this(false);
+  }
+
+  RawOptimisticVariant(boolean wal) {
+    this.wal = wal;
+  }
+
   @Override
   public String name() {
     return "raw OptimisticTransactionDB";
@@ -23,7 +33,7 @@ final class RawOptimisticVariant implements CommitVariant {
   public Session open(Path dir) throws RocksDBException {
     Options options = new Options().setCreateIfMissing(true);
     OptimisticTransactionDB db = OptimisticTransactionDB.open(options, dir.toString());
-    WriteOptions wo = new WriteOptions().setDisableWAL(true);
+    WriteOptions wo = new WriteOptions().setDisableWAL(!wal);
     return new Session() {
       @Override
       public Worker worker() {
