@@ -22,6 +22,8 @@ final class ChartWriter {
 
   static {
     System.setProperty("java.awt.headless", "true"); // charts are files; there is no display
+    // ImageIO's file cache registers a shutdown hook, which fails while Ctrl-C's partial report is being written.
+    javax.imageio.ImageIO.setUseCache(false);
   }
 
   private ChartWriter() {}
