@@ -31,15 +31,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
 final class AsyncContentionRunner {
   private static final long DRAIN_TIMEOUT_SECONDS = 60;
 
-  /** Told when the measured window opens and closes, to measure something else over the same window. */
-  interface WindowListener {
-    WindowListener NONE = new WindowListener() {};
-
-    default void windowOpened() {}
-
-    default void windowClosed() throws Exception {}
-  }
-
   private final ActorSystem<?> system;
   private final int keySpace;
   private final int valueSize;

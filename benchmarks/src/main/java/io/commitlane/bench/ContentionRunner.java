@@ -35,6 +35,11 @@ final class ContentionRunner {
   }
 
   Measurement run(CommitVariant variant, Load load, Path dir) throws Exception {
+    return run(variant, load, dir, WindowListener.NONE);
+  }
+
+  /** As {@link #run(CommitVariant, Load, Path)}, telling {@code listener} when the measured window opens and closes. */
+  Measurement run(CommitVariant variant, Load load, Path dir, WindowListener listener) throws Exception {
     Files.createDirectories(dir);
     try (CommitVariant.Session session = variant.open(dir)) {
       AtomicLong commits = new AtomicLong();
@@ -72,25 +77,32 @@ final class ContentionRunner {
         threads.add(thread);
       }
       threads.forEach(Thread::start);
-      ready.await();
-      pause(warmupSeconds);
-      long c0 = commits.get();
-      long x0 = conflicts.get();
-      latency.getIntervalHistogram();
-      long t0 = System.nanoTime();
-      pause(seconds);
-      long c1 = commits.get();
-      long x1 = conflicts.get();
-      Histogram h = latency.getIntervalHistogram();
-      double elapsed = (System.nanoTime() - t0) / 1e9;
-      running.on = false;
-      for (Thread t : threads) {
-        t.join();
+      Measurement m;
+      try {
+        ready.await();
+        pause(warmupSeconds);
+        long c0 = commits.get();
+        long x0 = conflicts.get();
+        latency.getIntervalHistogram();
+        listener.windowOpened();
+        long t0 = System.nanoTime();
+        pause(seconds);
+        long c1 = commits.get();
+        long x1 = conflicts.get();
+        Histogram h = latency.getIntervalHistogram();
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        listener.windowClosed();
+        m = new Measurement(c1 - c0, x1 - x0, elapsed, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
+      } finally {
+        running.on = false; // also when a stop request (Ctrl-C) unwinds from pause(): the workers end before the database closes
+        for (Thread t : threads) {
+          t.join();
+        }
       }
       if (!errors.isEmpty()) {
         throw new IllegalStateException(variant.name() + " failed under " + load, errors.get(0));
       }
-      return new Measurement(c1 - c0, x1 - x0, elapsed, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
+      return m;
     } finally {
       deleteRecursively(dir);
     }
@@ -100,12 +112,17 @@ final class ContentionRunner {
     volatile boolean on = true;
   }
 
-  /** The benchmark's clock: the measured window is timed, not slept through blindly. */
+  /**
+   * The benchmark's clock: the measured window is timed, not slept through blindly. It wakes at
+   * least every 100 ms to see a stop request (Ctrl-C), and then throws {@link StopSignal.StoppedException}.
+   */
   static void pause(double seconds) throws InterruptedException {
     long end = System.nanoTime() + (long) (seconds * 1e9);
     for (long left; (left = end - System.nanoTime()) > 0; ) {
-      Thread.sleep(Math.max(1, left / 1_000_000)); // a benchmark's timer, not test synchronization
+      StopSignal.checkpoint();
+      Thread.sleep(Math.max(1, Math.min(100, left / 1_000_000))); // a benchmark's timer, not test synchronization
     }
+    StopSignal.checkpoint();
   }
 
   static void deleteRecursively(Path dir) {

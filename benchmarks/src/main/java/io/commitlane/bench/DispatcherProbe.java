@@ -12,7 +12,7 @@ import org.HdrHistogram.Recorder;
  * records how long it waited to run. Only tasks submitted inside the measured window count, and
  * the window closes only after all of them ran, so the slowest ones are not left out.
  */
-final class DispatcherProbe implements AsyncContentionRunner.WindowListener, AutoCloseable {
+final class DispatcherProbe implements WindowListener, AutoCloseable {
   private static final Duration STRAGGLER_TIMEOUT = Duration.ofSeconds(30);
 
   private final Executor target;

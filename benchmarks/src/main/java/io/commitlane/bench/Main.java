@@ -3,48 +3,63 @@ package io.commitlane.bench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /**
- * The command-line entry point ({@code ./commitlane}). With no subcommand it runs a short
- * side-by-side comparison on an embedded RocksDB in a temporary directory.
+ * The command-line entry point ({@code ./commitlane}). With no subcommand it runs the default
+ * {@code compare}: commitlane against raw rocksdbjni and LMDB, about two minutes on two cores.
  */
 @Command(name = "commitlane", mixinStandardHelpOptions = true, version = "commitlane 0.1.0",
-    description = "Commit RocksDB transactions and measure them against raw rocksdbjni in the same run.",
-    subcommands = {StorageBench.class, MemoryBench.class, PipelineBench.class, TxlogBench.class, InspectCommand.class, IngestBench.class})
+    description = "Commit RocksDB transactions and measure them against raw rocksdbjni and LMDB in the same run."
+        + " With no command: the default comparison (compare, about 2 minutes).",
+    subcommands = {CompareCommand.class, BenchCommand.class, InspectCommand.class, JmhCommand.class, StorageBench.class, PipelineBench.class,
+        TxlogBench.class, IngestBench.class, MemoryBench.class})
 public final class Main implements Callable<Integer> {
+  /** Exit codes: 0 ok, 1 failed, 2 bad usage, 130 stopped by Ctrl-C (after reporting what was measured). */
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+
+  @Spec
+  CommandSpec spec;
+
   public static void main(String[] args) {
-    System.exit(run(args));
+    int code = run(args);
+    // After Ctrl-C the JVM is already shutting down (its hook waited for this report); exit() would block.
+    if (!StopSignal.signalled()) {
+      System.exit(code);
+    }
   }
 
-  /** Runs the command line and returns its exit code: 0 ok, 1 failed, 2 bad usage. */
+  /** Runs the command line and returns its exit code. */
   public static int run(String... args) {
+    return commandLine().execute(args);
+  }
+
+  /** The command tree with its error handling: usage errors exit 2 with a message naming the flag. */
+  static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new Main());
+    cli.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true); // -f 1 -wi 2 ... are JMH's
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
       if (e instanceof Checks.UsageException) {
-        commandLine.getErr().println("commitlane: " + e.getMessage());
-        commandLine.usage(commandLine.getErr());
-        return 2;
+        commandLine.getErr().println("commitlane " + commandLine.getCommandName() + ": " + e.getMessage());
+        commandLine.getErr().println("(see: ./commitlane " + commandLine.getCommandName() + " --help)");
+        return USAGE;
       }
-      commandLine.getErr().println("commitlane: failed: " + e);
+      if (e instanceof StopSignal.StoppedException) {
+        commandLine.getErr().println("commitlane " + commandLine.getCommandName() + ": stopped (Ctrl-C)");
+        return CompareCommand.STOPPED;
+      }
+      commandLine.getErr().println("commitlane " + commandLine.getCommandName() + ": failed: " + e);
       e.printStackTrace(commandLine.getErr());
-      return 1;
+      return FAILED;
     });
-    return cli.execute(args);
+    return cli;
   }
 
-  /**
-   * The default job (about a minute on two cores): a quick storage comparison against raw
-   * rocksdbjni, then the actor pipeline against the raw peer, each on a fresh embedded database
-   * in a temporary directory.
-   */
+  /** The default job: {@code compare} with its defaults. */
   @Override
   public Integer call() {
-    int storage = new CommandLine(new StorageBench()).execute("--runs", "1", "--warmup", "0.5", "--seconds", "1",
-        "--threads", "1,2", "--keys", "1,64");
-    if (storage != 0) {
-      return storage;
-    }
-    return new CommandLine(new PipelineBench()).execute("--runs", "1", "--warmup", "0.5", "--seconds", "1",
-        "--loads", "8x1", "--scenarios", "throughput,latency", "--latency-keys", "1");
+    return spec.commandLine().getSubcommands().get("compare").execute();
   }
 }

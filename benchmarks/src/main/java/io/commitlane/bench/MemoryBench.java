@@ -35,7 +35,7 @@ final class MemoryBench implements Callable<Integer> {
     for (int r = 0; r < runs; r++) {
       for (int i = 0; i < KINDS.size(); i++) {
         String kind = KINDS.get((i + r) % KINDS.size());
-        double bytes = probe(kind);
+        double bytes = probe(kind, databases);
         totals.get(kind).add(bytes);
         System.out.printf(Locale.ROOT, "  run %d %-14s %s%n", r + 1, kind, Units.mib(bytes));
       }
@@ -57,7 +57,8 @@ final class MemoryBench implements Callable<Integer> {
     };
   }
 
-  private double probe(String kind) throws Exception {
+  /** Memory taken by {@code databases} empty open databases of {@code kind}, measured in a fresh JVM. */
+  static double probe(String kind, int databases) throws Exception {
     Path dir = Files.createTempDirectory("commitlane-memory");
     try {
       String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();

@@ -3,7 +3,6 @@ package io.commitlane.bench;
 import com.typesafe.config.Config;
 import io.commitlane.bench.Row.Committer;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,11 +11,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
@@ -75,26 +73,17 @@ final class PipelineBench implements Callable<Integer> {
           + "with the log's configured durability (commitlane.txlog).")
   boolean log;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Rounds; each runs every row once, in rotated order. Default: ${DEFAULT-VALUE}")
-  int runs;
+  @Mixin
+  TimingOptions timing = new TimingOptions(3, 1, 2);
 
-  @Option(names = "--warmup", defaultValue = "1", description = "Warm-up seconds per measurement. Default: ${DEFAULT-VALUE}")
-  double warmup;
+  @Mixin
+  WorkloadOptions workload = new WorkloadOptions();
 
-  @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds per measurement. Default: ${DEFAULT-VALUE}")
-  double seconds;
-
-  @Option(names = "--value-size", defaultValue = "100", description = "Value bytes. Default: ${DEFAULT-VALUE}")
-  int valueSize;
-
-  @Option(names = "--key-space", defaultValue = "1000000", description = "Distinct keys to draw from. Default: ${DEFAULT-VALUE}")
-  int keySpace;
+  @Mixin
+  DirOption dir = new DirOption();
 
   @Option(names = "--wal", description = "RocksDB's write-ahead log on for every row, the raw peer included (default: off)")
   boolean wal;
-
-  @Option(names = "--dir", description = "Directory for the databases (default: a temporary directory)")
-  Path dir;
 
   private final PrintStream out = System.out;
   private int cells;
@@ -102,11 +91,11 @@ final class PipelineBench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     validate();
-    Path root = dir != null ? dir : Files.createTempDirectory("commitlane-pipeline");
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "bench");
+    Path root = dir.root("commitlane-pipeline");
+    ActorSystem<Void> system = BenchSystem.start("bench", BenchSystem.config());
     try {
-      PipelineTrials trials = new PipelineTrials(system, keySpace, valueSize, warmup, seconds, Duration.ofNanos((long) (probePeriodMs * 1e6)),
-          wal);
+      PipelineTrials trials = new PipelineTrials(system, workload.keySpace, workload.valueSize, timing.warmup, timing.seconds,
+          Duration.ofNanos((long) (probePeriodMs * 1e6)), wal);
       printHeader(system, trials);
       Map<Load, Map<Row, List<PipelineSample>>> throughput = new LinkedHashMap<>();
       if (scenarios.contains("throughput")) {
@@ -128,11 +117,8 @@ final class PipelineBench implements Callable<Integer> {
       printReport(throughput, latency, probe);
       return 0;
     } finally {
-      system.terminate();
-      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
-      if (dir == null) {
-        ContentionRunner.deleteRecursively(root);
-      }
+      BenchSystem.stop(system);
+      dir.cleanUp(root);
     }
   }
 
@@ -204,7 +190,7 @@ final class PipelineBench implements Callable<Integer> {
   private <S> Map<Row, List<S>> measure(String scenario, List<Trial<S>> trials, Path root, Function<S, String> progress) throws Exception {
     Map<Row, List<S>> results = new LinkedHashMap<>();
     trials.forEach(t -> results.put(t.row(), new ArrayList<>()));
-    for (int r = 0; r < runs; r++) {
+    for (int r = 0; r < timing.runs; r++) {
       for (int i = 0; i < trials.size(); i++) {
         Trial<S> trial = trials.get((i + r) % trials.size());
         S sample = trial.run(root.resolve("cell-" + (cells++)));
@@ -230,7 +216,8 @@ final class PipelineBench implements Callable<Integer> {
   private void printHeader(ActorSystem<?> system, PipelineTrials trials) {
     int cores = Runtime.getRuntime().availableProcessors();
     out.printf(Locale.ROOT, "pipeline bench: %d runs x (%.1fs warm-up + %.1fs), %d-byte values, %,d keys, WAL %s, %d cores, Java %s%n",
-        runs, warmup, seconds, valueSize, keySpace, wal ? "on" : "off", cores, System.getProperty("java.version"));
+        timing.runs, timing.warmup, timing.seconds, workload.valueSize, workload.keySpace, wal ? "on" : "off", cores,
+        System.getProperty("java.version"));
     out.printf(Locale.ROOT, "  commit-threads %d, commit-queue-capacity %d; default dispatcher: fork-join, parallelism %d (legacy commits and all completions run there)%n",
         trials.threadsSettings().commitThreads(), trials.threadsSettings().commitQueueCapacity(), defaultDispatcherParallelism(system, cores));
     out.printf(Locale.ROOT, "  async workers: plain threads, %d commits in flight each; sync rows and the raw peer: 1 per thread; latency from begin to completion callback%n",
@@ -248,7 +235,7 @@ final class PipelineBench implements Callable<Integer> {
 
   private void printReport(Map<Load, Map<Row, List<PipelineSample>>> throughput, Map<Load, Map<Row, List<PipelineSample>>> latency,
       Map<Row, List<ProbeSample>> probe) {
-    String rounds = runs + (runs == 1 ? " run" : " runs");
+    String rounds = timing.runs + (timing.runs == 1 ? " run" : " runs");
     out.println();
     if (!throughput.isEmpty()) {
       out.println(PipelineReport.commitTable("Throughput, " + rounds + ", median [range]", throughput));
@@ -266,11 +253,8 @@ final class PipelineBench implements Callable<Integer> {
   }
 
   private void validate() {
-    Checks.positive("--runs", runs);
-    Checks.positive("--value-size", valueSize);
-    Checks.positive("--key-space", keySpace);
-    Checks.nonNegative("--warmup", warmup);
-    Checks.positive("--seconds", seconds);
+    timing.validate();
+    workload.validate();
     Checks.range("--concurrency", concurrency, 1, QUEUE_CAPACITY);
     Checks.positive("--probe-period-ms", probePeriodMs);
     for (Load l : loads) {

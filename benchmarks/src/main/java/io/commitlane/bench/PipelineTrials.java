@@ -58,7 +58,7 @@ final class PipelineTrials {
   Trial<PipelineSample> async(Committer mode, Load load, int inFlight, boolean log) {
     PipelineSettings settings = settingsOf(mode);
     return new Trial<>(new Row(mode, inFlight, log),
-        dir -> asyncRunner.run(settings, load, inFlight, log, dir, AsyncContentionRunner.WindowListener.NONE));
+        dir -> asyncRunner.run(settings, load, inFlight, log, dir, WindowListener.NONE));
   }
 
   /** {@code commitSync(txn)} on each worker thread: one commit in flight per thread, no hand-off. */

@@ -9,17 +9,19 @@ import org.rocksdb.Transaction;
 import org.rocksdb.WriteOptions;
 
 /**
- * The peer: rocksdbjni's {@code OptimisticTransactionDB} from plain threads, WAL off unless asked, each worker
+ * The peer: rocksdbjni's {@code OptimisticTransactionDB} from plain threads, WAL off, each worker
  * reusing its transaction object (RocksDB's fastest documented path). Validation happens inside
  * RocksDB against its 2^20 lock buckets.
  */
 final class RawOptimisticVariant implements CommitVariant {
   private final boolean wal;
 
+  /** WAL off, as every table measures unless it says otherwise. */
   RawOptimisticVariant() {
     this(false);
   }
 
+  /** With {@code wal}, RocksDB's write-ahead log is on (not synced), as for commitlane's {@code wal = on}. */
   RawOptimisticVariant(boolean wal) {
     this.wal = wal;
   }

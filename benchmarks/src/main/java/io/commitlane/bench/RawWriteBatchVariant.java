@@ -9,6 +9,18 @@ import org.rocksdb.WriteOptions;
 
 /** The ceiling: a plain {@code db.write(WriteBatch)} with no validation at all, WAL off. */
 final class RawWriteBatchVariant implements CommitVariant {
+  private final boolean wal;
+
+  /** WAL off, as every table measures unless it says otherwise. */
+  RawWriteBatchVariant() {
+    this(false);
+  }
+
+  /** With {@code wal}, RocksDB's write-ahead log is on (not synced), as for commitlane's {@code wal = on}. */
+  RawWriteBatchVariant(boolean wal) {
+    this.wal = wal;
+  }
+
   @Override
   public String name() {
     return "raw db.write(WriteBatch)";
@@ -18,7 +30,7 @@ final class RawWriteBatchVariant implements CommitVariant {
   public Session open(Path dir) throws RocksDBException {
     Options options = new Options().setCreateIfMissing(true);
     RocksDB db = RocksDB.open(options, dir.toString());
-    WriteOptions wo = new WriteOptions().setDisableWAL(true);
+    WriteOptions wo = new WriteOptions().setDisableWAL(!wal);
     return new Session() {
       @Override
       public Worker worker() {

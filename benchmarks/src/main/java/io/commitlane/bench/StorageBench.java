@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -27,27 +28,18 @@ final class StorageBench implements Callable<Integer> {
   @Option(names = "--keys", split = ",", defaultValue = "1,64,1000", description = "Keys per transaction (list). Default: ${DEFAULT-VALUE}")
   List<Integer> keys;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Rounds; each runs every variant once, in rotated order. Default: ${DEFAULT-VALUE}")
-  int runs;
+  @Mixin
+  TimingOptions timing = new TimingOptions(3, 1, 2);
 
-  @Option(names = "--warmup", defaultValue = "1", description = "Warm-up seconds per measurement. Default: ${DEFAULT-VALUE}")
-  double warmup;
-
-  @Option(names = "--seconds", defaultValue = "2", description = "Measured seconds per measurement. Default: ${DEFAULT-VALUE}")
-  double seconds;
-
-  @Option(names = "--value-size", defaultValue = "100", description = "Value bytes. Default: ${DEFAULT-VALUE}")
-  int valueSize;
-
-  @Option(names = "--key-space", defaultValue = "1000000", description = "Distinct keys to draw from. Default: ${DEFAULT-VALUE}")
-  int keySpace;
+  @Mixin
+  WorkloadOptions workload = new WorkloadOptions();
 
   @Option(names = "--variants", split = ",", defaultValue = "commitlane,commitlane-serial,optimistic,write-batch",
       description = "Variants: commitlane, commitlane-serial, commitlane-1m (2^20 buckets), commitlane-ordered (blind writes ordered), commitlane-listener (a no-op stage listener installed), optimistic, write-batch. Default: ${DEFAULT-VALUE}")
   List<String> variantNames;
 
-  @Option(names = "--dir", description = "Directory for the databases (default: a temporary directory)")
-  Path dir;
+  @Mixin
+  DirOption dir = new DirOption();
 
   @Override
   public Integer call() throws Exception {
@@ -56,12 +48,13 @@ final class StorageBench implements Callable<Integer> {
     for (String v : variantNames) {
       variants.add(variant(v));
     }
-    Path root = dir != null ? dir : java.nio.file.Files.createTempDirectory("commitlane-bench");
+    Path root = dir.root("commitlane-bench");
+    int runs = timing.runs;
     PrintStream out = System.out;
     out.printf(Locale.ROOT, "storage bench: %s, %d runs x (%.1fs warm-up + %.1fs), %d-byte values, %,d keys, WAL off, %d cores, Java %s%n",
-        variants.stream().map(CommitVariant::name).toList(), runs, warmup, seconds, valueSize, keySpace,
+        variants.stream().map(CommitVariant::name).toList(), runs, timing.warmup, timing.seconds, workload.valueSize, workload.keySpace,
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-    ContentionRunner runner = new ContentionRunner(keySpace, valueSize, warmup, seconds);
+    ContentionRunner runner = new ContentionRunner(workload.keySpace, workload.valueSize, timing.warmup, timing.seconds);
     Map<Load, Map<String, List<Measurement>>> results = new LinkedHashMap<>();
     int cell = 0;
     for (int t : threads) {
@@ -81,9 +74,7 @@ final class StorageBench implements Callable<Integer> {
         results.put(load, byVariant);
       }
     }
-    if (dir == null) {
-      ContentionRunner.deleteRecursively(root);
-    }
+    dir.cleanUp(root);
     out.println();
     out.print(table(results));
     return 0;
@@ -133,11 +124,8 @@ final class StorageBench implements Callable<Integer> {
   }
 
   private void validate() {
-    Checks.positive("--runs", runs);
-    Checks.positive("--value-size", valueSize);
-    Checks.positive("--key-space", keySpace);
-    Checks.nonNegative("--warmup", warmup);
-    Checks.positive("--seconds", seconds);
+    timing.validate();
+    workload.validate();
     threads.forEach(t -> Checks.range("--threads", t, 1, 256));
     keys.forEach(k -> Checks.range("--keys", k, 1, 1_000_000));
   }

@@ -1,7 +1,6 @@
 package io.commitlane.bench;
 
 import io.commitlane.txlog.Durability;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,6 +9,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -28,26 +28,19 @@ final class TxlogBench implements Callable<Integer> {
   @Option(names = "--durability", split = ",", defaultValue = "process,fsync", description = "process and/or fsync. Default: ${DEFAULT-VALUE}")
   List<String> durabilities;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Rounds, variants rotated. Default: ${DEFAULT-VALUE}")
-  int runs;
+  @Mixin
+  TimingOptions timing = new TimingOptions(3, 0.5, 1.5);
 
-  @Option(names = "--warmup", defaultValue = "0.5", description = "Warm-up seconds. Default: ${DEFAULT-VALUE}")
-  double warmup;
-
-  @Option(names = "--seconds", defaultValue = "1.5", description = "Measured seconds. Default: ${DEFAULT-VALUE}")
-  double seconds;
-
-  @Option(names = "--dir", description = "Directory for the logs (default: a temporary directory)")
-  Path dir;
+  @Mixin
+  DirOption dir = new DirOption();
 
   @Override
   public Integer call() throws Exception {
-    Checks.positive("--runs", runs);
-    Checks.positive("--seconds", seconds);
-    Checks.nonNegative("--warmup", warmup);
+    timing.validate();
     writers.forEach(w -> Checks.range("--writers", w, 1, 256));
     sizes.forEach(s -> Checks.range("--entry-sizes", s, 1, 16 << 20));
-    Path root = dir != null ? dir : Files.createTempDirectory("commitlane-txlog-bench");
+    Path root = dir.root("commitlane-txlog-bench");
+    int runs = timing.runs;
     StringBuilder table = new StringBuilder(
         "| durability | writers | entry | variant | commits/s median [range] | x LMDB | p50 µs | p99 µs |\n|---|---|---|---|---|---|---|---|\n");
     int cell = 0;
@@ -59,7 +52,7 @@ final class TxlogBench implements Callable<Integer> {
       };
       List<CommitVariant> variants = List.of(new TxlogAppendVariant(fsync ? Durability.FSYNC : Durability.PROCESS), new LmdbAppendVariant(fsync));
       for (int size : sizes) {
-        ContentionRunner runner = new ContentionRunner(1, size, warmup, seconds);
+        ContentionRunner runner = new ContentionRunner(1, size, timing.warmup, timing.seconds);
         for (int w : writers) {
           Load load = new Load(w, 1);
           Map<String, List<Measurement>> byVariant = new LinkedHashMap<>();
@@ -84,9 +77,7 @@ final class TxlogBench implements Callable<Integer> {
         }
       }
     }
-    if (dir == null) {
-      ContentionRunner.deleteRecursively(root);
-    }
+    dir.cleanUp(root);
     System.out.println();
     System.out.print(table);
     return 0;

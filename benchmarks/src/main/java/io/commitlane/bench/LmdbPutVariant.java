@@ -1,0 +1,63 @@
+package io.commitlane.bench;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import org.lmdbjava.ByteBufferProxy;
+import org.lmdbjava.Dbi;
+import org.lmdbjava.DbiFlags;
+import org.lmdbjava.Env;
+import org.lmdbjava.EnvFlags;
+import org.lmdbjava.Txn;
+
+/**
+ * The LMDB peer for commits (the upstream project benchmarks against LMDB): one LMDB write
+ * transaction per commit that puts the same random keys with the same value as every other
+ * variant. {@code MDB_NOSYNC}: the data reaches the OS at commit but is not fsynced, the closest
+ * LMDB comes to RocksDB without a synced WAL. LMDB allows one writer at a time, so concurrent
+ * workers queue on its write lock; it never conflicts.
+ */
+final class LmdbPutVariant implements CommitVariant {
+  private static final long MAP_SIZE = 64L << 30; // sparse: only written pages take disk
+
+  @Override
+  public String name() {
+    return "lmdbjava";
+  }
+
+  @Override
+  public Session open(Path dir) {
+    Env<ByteBuffer> env = Env.create(ByteBufferProxy.PROXY_SAFE).setMapSize(MAP_SIZE).setMaxDbs(1).setMaxReaders(512)
+        .open(dir.toFile(), EnvFlags.MDB_NOSYNC);
+    Dbi<ByteBuffer> dbi = env.openDbi("data", DbiFlags.MDB_CREATE);
+    return new Session() {
+      @Override
+      public Worker worker() {
+        ByteBuffer key = ByteBuffer.allocateDirect(64);
+        ByteBuffer[] val = {ByteBuffer.allocateDirect(0)};
+        return (keys, value) -> {
+          if (val[0].capacity() != value.length) {
+            val[0] = ByteBuffer.allocateDirect(value.length);
+          }
+          val[0].clear();
+          val[0].put(value).flip();
+          try (Txn<ByteBuffer> txn = env.txnWrite()) {
+            for (byte[] k : keys) {
+              key.clear();
+              key.put(k).flip();
+              dbi.put(txn, key, val[0]);
+              val[0].rewind();
+            }
+            txn.commit();
+          }
+          return true;
+        };
+      }
+
+      @Override
+      public void close() {
+        dbi.close();
+        env.close();
+      }
+    };
+  }
+}

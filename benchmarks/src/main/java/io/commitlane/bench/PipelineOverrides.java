@@ -1,0 +1,143 @@
+package io.commitlane.bench;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.PipelineMode;
+import io.commitlane.actors.PipelineSettings;
+import io.commitlane.storage.InvalidSettingsException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The one place where command-line knobs become {@code commitlane { ... }} settings. Every flag and
+ * variant that changes the pipeline goes through here, so a setting that lands later (leaderless
+ * appends, merged write groups, a two-lane mode) is a line here, not an edit per command.
+ *
+ * <p>Each override remembers the flag that asked for it. {@link #resolve} refuses, as a usage
+ * error naming that flag (exit code 2), a setting this build does not know and a value the
+ * build's {@link PipelineSettings} rejects.
+ */
+final class PipelineOverrides {
+  /** Config paths under {@code commitlane} that this build may not have yet, and what adds them. */
+  private static final Map<String, String> LATER = Map.of(
+      "txlog.append", "leaderless log appends (issue 8)",
+      "write-groups.enabled", "merged write groups (issue 9)");
+
+  /** Short keys accepted in a variant's brackets besides config paths, e.g. {@code threads[write-groups=on]}. */
+  private static final Map<String, String> ALIASES = Map.of(
+      "write-groups", "write-groups.enabled",
+      "durability", "txlog.durability",
+      "append", "txlog.append");
+
+  private record Override(String path, Object value, String flag) {}
+
+  private final Map<String, Override> values;
+
+  private PipelineOverrides(Map<String, Override> values) {
+    this.values = values;
+  }
+
+  static PipelineOverrides none() {
+    return new PipelineOverrides(Map.of());
+  }
+
+  /** {@code path} is relative to {@code commitlane}, e.g. {@code occ-validation} or {@code txlog.durability}. */
+  PipelineOverrides with(String flag, String path, Object value) {
+    Map<String, Override> copy = new LinkedHashMap<>(values);
+    String p = ALIASES.getOrDefault(path, path);
+    copy.put(p, new Override(p, value, flag));
+    return new PipelineOverrides(copy);
+  }
+
+  /** This and then {@code later}, whose values win. */
+  PipelineOverrides plus(PipelineOverrides later) {
+    Map<String, Override> copy = new LinkedHashMap<>(values);
+    copy.putAll(later.values);
+    return new PipelineOverrides(copy);
+  }
+
+  /**
+   * {@code --mode}: threads and legacy (and two-lane, if this build's {@link PipelineMode} has it)
+   * set {@code commitlane.mode}; leaderless runs threads mode with {@code commitlane.txlog.append = leaderless}.
+   */
+  PipelineOverrides mode(String flag, String mode) {
+    String m = mode.trim().toLowerCase(Locale.ROOT);
+    if (m.equals("leaderless")) {
+      return with(flag, "mode", "threads").with(flag, "txlog.append", "leaderless");
+    }
+    if (Arrays.stream(PipelineMode.values()).noneMatch(pm -> pm.settingName().equals(m))) {
+      String known = String.join(", ", Arrays.stream(PipelineMode.values()).map(PipelineMode::settingName).toList());
+      if (m.equals("two-lane")) {
+        throw Checks.usage(flag + " two-lane: not available: this build's pipeline has no two-lane mode (commitlane.mode accepts "
+            + known + "; leaderless is an append mode of the log)");
+      }
+      throw Checks.usage(flag + ": unknown mode '" + mode + "'; known: " + known + ", leaderless");
+    }
+    return with(flag, "mode", m);
+  }
+
+  /** {@code --write-groups on|off}: merged write groups (issue 9). */
+  PipelineOverrides writeGroups(String flag, boolean on) {
+    return with(flag, "write-groups.enabled", on);
+  }
+
+  /** {@code key=value} from a variant's brackets, e.g. {@code occ-validation=serial}. */
+  PipelineOverrides assignment(String flag, String assignment) {
+    int eq = assignment.indexOf('=');
+    if (eq <= 0 || eq == assignment.length() - 1) {
+      throw Checks.usage(flag + ": '" + assignment + "' is not key=value (a commitlane setting, e.g. occ-validation=serial)");
+    }
+    String key = assignment.substring(0, eq).trim();
+    String value = assignment.substring(eq + 1).trim();
+    if (key.equals("mode")) {
+      return mode(flag, value);
+    }
+    return with(flag, key, value);
+  }
+
+  boolean isEmpty() {
+    return values.isEmpty();
+  }
+
+  /** "occ-validation=serial, commit-threads=1", for labels and the JSON. */
+  Map<String, Object> asMap() {
+    Map<String, Object> m = new LinkedHashMap<>();
+    values.values().forEach(o -> m.put(o.path(), o.value()));
+    return m;
+  }
+
+  /**
+   * These overrides on top of {@code base} (a config with commitlane's reference.conf), validated
+   * by the build's own {@link PipelineSettings#fromConfig}.
+   */
+  PipelineSettings resolve(Config base) {
+    List<String> unknown = new ArrayList<>();
+    for (Override o : values.values()) {
+      if (!base.hasPath(PipelineSettings.ROOT + "." + o.path())) {
+        String later = LATER.get(o.path());
+        unknown.add(o.flag() + ": this build has no setting " + PipelineSettings.ROOT + "." + o.path()
+            + (later == null ? "" : " (" + later + " is not in it)"));
+      }
+    }
+    if (!unknown.isEmpty()) {
+      throw Checks.usage(String.join("; ", unknown));
+    }
+    Map<String, Object> plain = new LinkedHashMap<>();
+    values.values().forEach(o -> plain.put(o.path(), o.value()));
+    Config overrides = ConfigFactory.parseMap(plain).atPath(PipelineSettings.ROOT);
+    try {
+      return PipelineSettings.fromConfig(overrides.withFallback(base));
+    } catch (InvalidSettingsException e) {
+      List<String> why = new ArrayList<>();
+      for (InvalidSettingsException.SettingError err : e.errors()) {
+        Override o = values.get(err.field().substring(PipelineSettings.ROOT.length() + 1));
+        why.add((o == null ? "" : o.flag() + ": ") + err);
+      }
+      throw Checks.usage(String.join("; ", why));
+    }
+  }
+}

@@ -1,0 +1,95 @@
+package io.commitlane.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * One contestant of {@code compare}: a way of committing (the pipeline's {@code commit(txn)} in a
+ * mode, {@code commitSync} on the callers' threads, or a peer outside commitlane) plus any
+ * commitlane settings it overrides. Written on the command line as a name with optional settings
+ * in brackets, separated by semicolons: {@code threads}, {@code legacy},
+ * {@code threads[occ-validation=serial;commit-threads=1]}, {@code optimistic}, {@code lmdb}.
+ */
+record Variant(String spec, Kind kind, PipelineOverrides overrides) {
+  /** How a variant commits. */
+  enum Kind {
+    /** {@code CommitlaneDatabase.commit(txn)} from plain threads, each keeping --concurrency commits in flight. */
+    PIPELINE("commitlane"),
+    /** {@code CommitlaneDatabase.commitSync(txn)} on each worker thread. */
+    COMMIT_SYNC("commitlane commitSync"),
+    /** rocksdbjni {@code OptimisticTransactionDB}, one transaction per commit, from plain threads. */
+    RAW_OPTIMISTIC("raw OptimisticTransactionDB"),
+    /** rocksdbjni {@code db.write(WriteBatch)}: no validation, the ceiling. */
+    RAW_WRITE("raw db.write(WriteBatch)"),
+    /** LMDB (lmdbjava), one write transaction per commit. */
+    LMDB("lmdbjava");
+
+    final String label;
+
+    Kind(String label) {
+      this.label = label;
+    }
+
+    boolean isCommitlane() {
+      return this == PIPELINE || this == COMMIT_SYNC;
+    }
+  }
+
+  static final String KNOWN = "threads, legacy, two-lane, leaderless (pipeline modes), commit-sync, optimistic, write-batch, lmdb;"
+      + " commitlane variants take settings in brackets: threads[occ-validation=serial;commit-threads=1]";
+
+  /** Parses one {@code --variants} entry; unknown names and malformed settings are usage errors naming the flag. */
+  static Variant parse(String flag, String spec) {
+    String s = spec.trim();
+    String name = s;
+    List<String> settings = new ArrayList<>();
+    int open = s.indexOf('[');
+    if (open >= 0) {
+      if (!s.endsWith("]")) {
+        throw Checks.usage(flag + ": '" + spec + "' has an unclosed '['");
+      }
+      name = s.substring(0, open).trim();
+      for (String a : s.substring(open + 1, s.length() - 1).split(";")) {
+        if (!a.isBlank()) {
+          settings.add(a.trim());
+        }
+      }
+    }
+    name = name.toLowerCase(Locale.ROOT);
+    String where = flag + " " + s;
+    PipelineOverrides o = PipelineOverrides.none();
+    Kind kind;
+    switch (name) {
+      case "threads", "legacy", "two-lane", "leaderless" -> {
+        kind = Kind.PIPELINE;
+        o = o.mode(where, name);
+      }
+      case "commit-sync", "commitsync" -> kind = Kind.COMMIT_SYNC;
+      case "optimistic", "raw-optimistic" -> kind = Kind.RAW_OPTIMISTIC;
+      case "write-batch", "raw-write" -> kind = Kind.RAW_WRITE;
+      case "lmdb" -> kind = Kind.LMDB;
+      default -> throw Checks.usage(flag + ": unknown variant '" + spec + "'; known: " + KNOWN);
+    }
+    if (!settings.isEmpty() && !kind.isCommitlane()) {
+      throw Checks.usage(flag + ": '" + spec + "' is a peer outside commitlane; settings in brackets apply to commitlane variants only");
+    }
+    for (String a : settings) {
+      o = o.assignment(where, a);
+    }
+    return new Variant(s, kind, o);
+  }
+
+  /** What the tables and charts call it: "commitlane threads", "commitlane threads [occ-validation=serial]". */
+  String label() {
+    String base = switch (kind) {
+      case PIPELINE -> "commitlane " + (spec.contains("[") ? spec.substring(0, spec.indexOf('[')) : spec);
+      default -> kind.label;
+    };
+    var extra = overrides.asMap().entrySet().stream()
+        .filter(e -> !(e.getKey().equals("mode") || e.getKey().equals("txlog.append") && kind == Kind.PIPELINE && spec.startsWith("leaderless")))
+        .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
+    return extra.isEmpty() ? base : base + " [" + extra + "]";
+  }
+}

@@ -1,0 +1,201 @@
+package io.commitlane.bench;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.storage.ConflictException;
+import io.commitlane.storage.Transaction;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Plain-thread workers committing to one database, all one way: asynchronously ({@code
+ * commit(txn)}, up to {@code inFlight} each, released by the completion callback so no pool
+ * thread blocks) or synchronously ({@code commitSync}, one per thread). {@code bench}'s scenarios
+ * combine groups: several databases, async and sync workers side by side.
+ */
+final class WorkerGroup {
+  private static final long DRAIN_TIMEOUT_SECONDS = 60;
+
+  /** Builds the transaction a worker commits next; runs on the worker's thread. */
+  interface TransactionMaker {
+    Transaction make(CommitlaneDatabase db, SplittableRandom random, byte[] value);
+  }
+
+  /** Random keys from {@code keySpace}, all written with the worker's value, optionally with one log entry per key. */
+  static TransactionMaker blindWrites(int keys, int keySpace, boolean log) {
+    return (db, random, value) -> {
+      byte[][] k = new byte[keys][];
+      for (int i = 0; i < k.length; i++) {
+        k[i] = key(random.nextInt(keySpace));
+      }
+      return BenchTransactions.begin(db, k, value, log);
+    };
+  }
+
+  /** 8-byte big-endian key. */
+  static byte[] key(long i) {
+    return ByteBuffer.allocate(8).putLong(i).array();
+  }
+
+  final String label;
+  private final CommitlaneDatabase db;
+  private final int threads;
+  /** 0: synchronous. */
+  private final int inFlight;
+  private final TransactionMaker maker;
+  private final int valueSize;
+  private final long seed;
+  final LongAdder commits = new LongAdder();
+  final LongAdder conflicts = new LongAdder();
+  private final Recorder latency = new Recorder(3);
+  private final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+  private final List<Thread> workers = new ArrayList<>();
+  private volatile boolean running = true;
+  private long c0;
+  private long x0;
+
+  WorkerGroup(String label, CommitlaneDatabase db, int threads, int inFlight, TransactionMaker maker, int valueSize, long seed) {
+    this.label = label;
+    this.db = db;
+    this.threads = threads;
+    this.inFlight = inFlight;
+    this.maker = maker;
+    this.valueSize = valueSize;
+    this.seed = seed;
+  }
+
+  boolean async() {
+    return inFlight > 0;
+  }
+
+  void start(CountDownLatch ready) {
+    for (int t = 0; t < threads; t++) {
+      long s = seed + t;
+      Thread w = new Thread(() -> {
+        try {
+          if (async()) {
+            workAsync(s, ready);
+          } else {
+            workSync(s, ready);
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }, "bench-" + label.replace(' ', '-') + "-" + t);
+      workers.add(w);
+      w.start();
+    }
+  }
+
+  int threads() {
+    return threads;
+  }
+
+  void windowOpened() {
+    c0 = commits.sum();
+    x0 = conflicts.sum();
+    latency.getIntervalHistogram();
+  }
+
+  /** The window's counts and latencies. */
+  Result windowClosed(double seconds) {
+    long c1 = commits.sum();
+    long x1 = conflicts.sum();
+    Histogram h = latency.getIntervalHistogram();
+    return new Result(label, c1 - c0, x1 - x0, seconds, h);
+  }
+
+  /** Stops submitting, waits for what is in flight, and rethrows the first worker failure. */
+  void stop() throws InterruptedException {
+    running = false;
+    for (Thread w : workers) {
+      w.join();
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalStateException(label + " failed", errors.get(0));
+    }
+  }
+
+  /** One group's (or several merged groups') window. */
+  record Result(String label, long commits, long conflicts, double seconds, Histogram latency) {
+    Measurement measurement() {
+      return new Measurement(commits, conflicts, seconds, latency.getValueAtPercentile(50), latency.getValueAtPercentile(99));
+    }
+
+    Result merge(Result other) {
+      Histogram h = latency.copy();
+      h.add(other.latency);
+      return new Result(label, commits + other.commits, conflicts + other.conflicts, Math.max(seconds, other.seconds), h);
+    }
+  }
+
+  private byte[] value(SplittableRandom random) {
+    byte[] v = new byte[valueSize];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = (byte) random.nextInt();
+    }
+    return v;
+  }
+
+  private void workAsync(long s, CountDownLatch ready) throws InterruptedException {
+    SplittableRandom random = new SplittableRandom(s);
+    byte[] value = value(random);
+    Semaphore slots = new Semaphore(inFlight);
+    ready.countDown();
+    while (running) {
+      slots.acquire();
+      long start = System.nanoTime();
+      Transaction txn;
+      try {
+        txn = maker.make(db, random, value);
+      } catch (RuntimeException e) {
+        slots.release();
+        throw e;
+      }
+      db.commit(txn).whenComplete((result, error) -> {
+        record(System.nanoTime() - start, error);
+        slots.release();
+      });
+    }
+    if (!slots.tryAcquire(inFlight, DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+      throw new IllegalStateException("commits still in flight " + DRAIN_TIMEOUT_SECONDS + " s after the run ended");
+    }
+  }
+
+  private void workSync(long s, CountDownLatch ready) {
+    SplittableRandom random = new SplittableRandom(s);
+    byte[] value = value(random);
+    ready.countDown();
+    while (running) {
+      long start = System.nanoTime();
+      Throwable error = null;
+      try {
+        db.commitSync(maker.make(db, random, value));
+      } catch (ConflictException e) {
+        error = e;
+      }
+      record(System.nanoTime() - start, error);
+    }
+  }
+
+  private void record(long nanos, Throwable error) {
+    latency.recordValue(nanos);
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause == null) {
+      commits.increment();
+    } else if (cause instanceof ConflictException) {
+      conflicts.increment();
+    } else {
+      errors.add(cause);
+    }
+  }
+}

@@ -1,0 +1,90 @@
+package io.commitlane.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.Config;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Bad input: exit code 2 and a message that names the flag; nothing runs. */
+class CliUsageTest {
+  private record Result(int code, String err) {}
+
+  private static Result run(String... args) {
+    CommandLine cli = Main.commandLine();
+    StringWriter err = new StringWriter();
+    cli.setErr(new PrintWriter(err, true));
+    cli.setOut(new PrintWriter(new StringWriter(), true));
+    return new Result(cli.execute(args), err.toString());
+  }
+
+  @ParameterizedTest(name = "{0} -> names {1}")
+  @CsvSource(delimiter = '|', value = {
+      "compare --variants nonsense                         | --variants",
+      "compare --variants threads[occ-validation=sometimes] | --variants threads[occ-validation=sometimes]",
+      "compare --variants threads[no-such-setting=1]        | commitlane.no-such-setting",
+      "compare --variants optimistic[commit-threads=1]      | --variants",
+      "compare --variants threads,threads                   | --variants",
+      "compare --variants two-lane                          | two-lane: not available",
+      "compare --runs 0                                     | --runs",
+      "compare --seconds -1                                 | --seconds",
+      "compare --loads 4by64                                | --loads",
+      "compare --wal maybe                                  | --wal",
+      "compare --concurrency 0                              | --concurrency",
+      "compare --loads 256x1 --concurrency 100              | --concurrency",
+      "compare --occ-lock-buckets 3                         | --occ-lock-buckets",
+      "compare --no-such-flag                               | --no-such-flag",
+      "bench --scenario nope                                | --scenario",
+      "bench --workers 0                                    | --workers",
+      "bench --mode sideways                                | --mode",
+      "bench --mode two-lane                                | two-lane: not available",
+      "bench --occ-validation sometimes                     | --occ-validation",
+      "bench --scenario txlog --mode legacy                 | --mode",
+      "bench --durability sometimes                         | --durability",
+      "storage --threads 0                                  | --threads",
+      "pipeline --concurrency 0                             | --concurrency",
+      "txlog --durability sometimes                         | --durability",
+      "inspect                                              | <directory>"})
+  void badInputExitsTwoNamingTheFlag(String args, String named) {
+    Result r = run(args.trim().split("\\s+"));
+    assertEquals(2, r.code(), r.err());
+    assertTrue(r.err().contains(named.trim()), "expected '" + named.trim() + "' in: " + r.err());
+  }
+
+  /** Settings that later issues add: a build without them refuses the flag clearly instead of ignoring it. */
+  @Test
+  void aSettingThisBuildLacksIsAUsageErrorNamingTheFlagAndTheIssue() {
+    Config withoutLaterSettings = BenchSystem.config().withoutPath("commitlane.write-groups").withoutPath("commitlane.txlog.append");
+
+    Checks.UsageException groups = assertThrows(Checks.UsageException.class,
+        () -> PipelineOverrides.none().writeGroups("--write-groups", true).resolve(withoutLaterSettings));
+    assertTrue(groups.getMessage().contains("--write-groups") && groups.getMessage().contains("commitlane.write-groups.enabled")
+        && groups.getMessage().contains("issue 9"), groups.getMessage());
+
+    Checks.UsageException leaderless = assertThrows(Checks.UsageException.class,
+        () -> PipelineOverrides.none().mode("--mode", "leaderless").resolve(withoutLaterSettings));
+    assertTrue(leaderless.getMessage().contains("--mode") && leaderless.getMessage().contains("commitlane.txlog.append")
+        && leaderless.getMessage().contains("issue 8"), leaderless.getMessage());
+  }
+
+  @Test
+  void overridesReachTheSettingsAndVariantsWinOverFlags() {
+    Config config = BenchSystem.config();
+    var flags = PipelineOverrides.none().with("--occ-validation", "occ-validation", "serial").with("--commit-threads", "commit-threads", "3");
+    var variant = Variant.parse("--variants", "legacy[commit-threads=1;occ-lock-buckets=1024]");
+
+    var settings = flags.plus(variant.overrides()).resolve(config);
+
+    assertEquals("legacy", settings.mode().settingName());
+    assertEquals(1, settings.commitThreads());
+    assertEquals(1024, settings.storage().occLockBuckets());
+    assertEquals("SERIAL", settings.storage().occValidation().name());
+    assertEquals("commitlane legacy [commit-threads=1, occ-lock-buckets=1024]", variant.label());
+  }
+}
