@@ -48,4 +48,20 @@ class ReadmeExamplesTest {
       assertEquals("admin", Bytes.str(db.get(users, Bytes.of("alice"))));
     }
   }
+
+  @Test
+  void mergedWriteGroup() {
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      // README: merged-write-group
+      Transaction a = db.begin().put("k".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
+      Transaction b = db.begin().put("k".getBytes(StandardCharsets.UTF_8), "B".getBytes(StandardCharsets.UTF_8));
+      Transaction c = db.begin().put("other".getBytes(StandardCharsets.UTF_8), "C".getBytes(StandardCharsets.UTF_8));
+      GroupResult r = db.commitGroup(java.util.List.of(a, b, c)); // validated in order, one RocksDB write
+      boolean bConflicted = r.failure(1) instanceof ConflictException; // b's snapshot predates a's write
+      long cVersion = r.result(2).version();                           // a and c committed, in that order
+      // README: end
+      assertEquals(true, bConflicted);
+      assertEquals(true, cVersion > r.result(0).version());
+    }
+  }
 }
