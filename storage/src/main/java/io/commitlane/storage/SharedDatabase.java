@@ -37,6 +37,8 @@ import org.slf4j.LoggerFactory;
  */
 final class SharedDatabase {
   private static final Logger LOG = LoggerFactory.getLogger(SharedDatabase.class);
+  /** How long close waits for physical drops already handed over (they are quick unless a callback blocks). */
+  private static final java.time.Duration DROP_DRAIN_TIMEOUT = java.time.Duration.ofSeconds(10);
 
   static {
     RocksDB.loadLibrary();
@@ -410,7 +412,7 @@ final class SharedDatabase {
   void closeNative() {
     // Physical drops already handed over run first (no claims are left); a drop still waiting
     // for claims, or one that failed, is finished by the next open from its recorded intent.
-    dropExecutor.drain();
+    dropExecutor.drain(DROP_DRAIN_TIMEOUT);
     synchronized (this) {
       closed = true;
     }

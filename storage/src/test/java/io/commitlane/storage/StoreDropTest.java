@@ -289,6 +289,16 @@ class StoreDropTest {
     }
   }
 
+  /** A storage user closing the database from the drop's own callback (on the drop thread) must not wait for itself. */
+  @Test
+  void closingFromTheDropsOwnCallbackDoesNotDeadlock() throws Exception {
+    Database db = open(OccValidation.PARALLEL);
+    db.store("s");
+    await(db.dropStore("s").thenRun(db::close));
+    assertTrue(db.isClosed());
+    assertFalse(Database.isOpen(dir));
+  }
+
   private static <T> CompletableFuture<T> start(java.util.function.Supplier<T> work) {
     CompletableFuture<T> f = new CompletableFuture<>();
     Thread t = new Thread(() -> {
