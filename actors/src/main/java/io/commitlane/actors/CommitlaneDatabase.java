@@ -120,8 +120,11 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /**
    * Commit on the database's executors. The stage fails with {@link ConflictException}
    * (retryable), {@link CommitQueueFullException} (retryable, queue full: nothing admitted),
-   * {@link io.commitlane.storage.DatabaseClosedException}, or the storage/log failure. Hand the
-   * transaction over: do not use it after this call.
+   * {@link io.commitlane.storage.DatabaseClosedException}, {@link
+   * io.commitlane.storage.StoreDroppedException} (a store it writes was dropped before this call;
+   * nothing was admitted), or the storage/log failure. The commit claims the named stores it
+   * writes here, so a store dropped after this call waits for it. Hand the transaction over: do
+   * not use it after this call.
    */
   public CompletionStage<CommitResult> commit(Transaction txn) {
     return pipeline.commit(Objects.requireNonNull(txn, "txn"));
