@@ -4,6 +4,7 @@ import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.Store;
 import io.commitlane.storage.Transaction;
 import io.commitlane.storage.TransactionFunction;
 import java.nio.file.Path;
@@ -119,8 +120,11 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /**
    * Commit on the database's executors. The stage fails with {@link ConflictException}
    * (retryable), {@link CommitQueueFullException} (retryable, queue full: nothing admitted),
-   * {@link io.commitlane.storage.DatabaseClosedException}, or the storage/log failure. Hand the
-   * transaction over: do not use it after this call.
+   * {@link io.commitlane.storage.DatabaseClosedException}, {@link
+   * io.commitlane.storage.StoreDroppedException} (a store it writes was dropped before this call;
+   * nothing was admitted), or the storage/log failure. The commit claims the named stores it
+   * writes here, so a store dropped after this call waits for it. Hand the transaction over: do
+   * not use it after this call.
    */
   public CompletionStage<CommitResult> commit(Transaction txn) {
     return pipeline.commit(Objects.requireNonNull(txn, "txn"));
@@ -150,6 +154,30 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
+   * Create the named store, or get it if it is live. If an earlier store of that name is still
+   * being dropped (commits admitted before its drop still run), the stage completes once that
+   * drop finished and the new, empty store exists. Fails with {@link
+   * io.commitlane.storage.InvalidStoreNameException}. Completes on the completion dispatcher.
+   */
+  public CompletionStage<Store> createStore(String name) {
+    return pipeline.createStore(name);
+  }
+
+  /**
+   * Drop the named store. The drop is logical when this returns: its intent is synced to disk on
+   * the calling thread (a crash from now on cannot bring the store back), and new transactions,
+   * commits and reads on it fail with {@link io.commitlane.storage.StoreDroppedException}.
+   * Commits admitted before run to their end and keep what they were told. The stage completes,
+   * on the completion dispatcher, once the last of them ended and the column family is dropped.
+   * Fails with {@link io.commitlane.storage.UnknownStoreException} or {@link
+   * io.commitlane.storage.InvalidStoreNameException} ({@code default} cannot be dropped), and
+   * then nothing was changed.
+   */
+  public CompletionStage<Done> dropStore(String name) {
+    return pipeline.dropStore(name);
+  }
+
+  /**
    * The named transaction log of this database (created on first use), for readers, stats and
    * purge. Commits write to it through {@link Transaction#useLog}.
    */
@@ -159,6 +187,16 @@ public final class CommitlaneDatabase implements AutoCloseable {
 
   /** Transactions replayed into RocksDB from each log when this path was opened (WAL off recovery). */
   public java.util.Map<String, Long> replayedAtOpen() {
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    pipeline.logs.replayed().forEach((log, stats) -> out.put(log, stats.transactions()));
+    return java.util.Collections.unmodifiableMap(out);
+  }
+
+  /**
+   * What replay did with each log when this path was opened: transactions applied, and writes
+   * left out because their store was dropped before the crash.
+   */
+  public java.util.Map<String, ReplayStats> replayStatsAtOpen() {
     return pipeline.logs.replayed();
   }
 

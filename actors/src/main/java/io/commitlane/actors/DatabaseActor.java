@@ -21,13 +21,26 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
  */
 public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command> {
   /** The supervisor's protocol. */
-  public sealed interface Command permits Commit, GetStats, Close, Grow, Drained {}
+  public sealed interface Command permits Commit, GetStats, CreateStore, DropStore, Close, Grow, Drained {}
 
   /** Commit a transaction (local only: it carries the open transaction); the reply goes to {@code replyTo}. */
   public record Commit(Transaction txn, ActorRef<CommitReply> replyTo) implements Command {}
 
   /** Ask for a {@link PipelineStats} snapshot. */
   public record GetStats(ActorRef<PipelineStats> replyTo) implements Command {}
+
+  /**
+   * Create a named store, or confirm it exists. If an earlier store of that name is still being
+   * dropped, the reply comes once that drop finished and the new store exists.
+   */
+  public record CreateStore(String name, ActorRef<StoreReply> replyTo) implements Command {}
+
+  /**
+   * Drop a named store: logical when this actor handles the message (new commits and reads on it
+   * fail with {@link io.commitlane.storage.StoreDroppedException}), physical once every commit
+   * admitted before has ended; {@link StoreReply.Dropped} comes then.
+   */
+  public record DropStore(String name, ActorRef<StoreReply> replyTo) implements Command {}
 
   /** Drain admitted commits, refuse new ones, stop executors and release the database. */
   public record Close(ActorRef<Done> replyTo) implements Command {}
@@ -55,6 +68,8 @@ public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command>
     return newReceiveBuilder()
         .onMessage(Commit.class, this::onCommit)
         .onMessage(GetStats.class, this::onGetStats)
+        .onMessage(CreateStore.class, this::onCreateStore)
+        .onMessage(DropStore.class, this::onDropStore)
         .onMessage(Grow.class, g -> onGrow())
         .onMessage(Close.class, this::onClose)
         .onMessage(Drained.class, this::onDrained)
@@ -69,6 +84,23 @@ public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command>
 
   private Behavior<Command> onGetStats(GetStats g) {
     g.replyTo().tell(pipeline.stats());
+    return this;
+  }
+
+  /** The reply is told from the completion executor: this actor does not wait for the store. */
+  private Behavior<Command> onCreateStore(CreateStore c) {
+    pipeline.createStore(c.name()).whenComplete((store, err) -> c.replyTo().tell(
+        err == null ? new StoreReply.Created(c.name(), store.generation()) : new StoreReply.Failed(c.name(), err)));
+    return this;
+  }
+
+  /**
+   * The logical drop happens here, on this actor's thread (it syncs one small file, as rare as a
+   * close); the reply waits for the physical drop on the completion executor.
+   */
+  private Behavior<Command> onDropStore(DropStore d) {
+    pipeline.dropStore(d.name()).whenComplete((done, err) -> d.replyTo().tell(
+        err == null ? new StoreReply.Dropped(d.name()) : new StoreReply.Failed(d.name(), err)));
     return this;
   }
 

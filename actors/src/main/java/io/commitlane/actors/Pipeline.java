@@ -3,10 +3,14 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.Store;
+import io.commitlane.storage.StoreClaims;
 import io.commitlane.storage.Transaction;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,12 +53,49 @@ final class Pipeline {
 
   CommitFuture<CommitResult> commit(Transaction txn) {
     CommitFuture<CommitResult> f = new CommitFuture<>(callbacks);
-    admit(new CommitRequest(txn, CommitRequest.toFuture(f)));
+    admit(txn, CommitRequest.toFuture(f));
     return f;
   }
 
   void commit(Transaction txn, ActorRef<CommitReply> replyTo) {
-    admit(new CommitRequest(txn, CommitRequest.toActor(txn.id(), replyTo)));
+    admit(txn, CommitRequest.toActor(txn.id(), replyTo));
+  }
+
+  /**
+   * Claim the named stores the transaction writes before it is admitted: a store dropped from
+   * then on is physically dropped only after this commit ends. A store already dropped fails the
+   * commit here, typed, before it takes a place in the queue.
+   */
+  private void admit(Transaction txn, CommitRequest.Completion completion) {
+    StoreClaims claims;
+    try {
+      claims = txn.claimStores();
+    } catch (RuntimeException e) {
+      completion.failed(e); // StoreDroppedException, or a transaction that already ended
+      return;
+    }
+    admit(new CommitRequest(txn, claims.size() == 0 ? completion : releasing(claims, completion)));
+  }
+
+  /**
+   * The claims go back when the outcome is delivered, whichever way it is: commitSync gives them
+   * back itself when it ends, so this matters for commits that never ran (full queue, closed
+   * database, actor system stopping, a failure injected at ADMITTED or DEQUEUED).
+   */
+  private static CommitRequest.Completion releasing(StoreClaims claims, CommitRequest.Completion completion) {
+    return new CommitRequest.Completion() {
+      @Override
+      public void committed(CommitResult result) {
+        claims.release();
+        completion.committed(result);
+      }
+
+      @Override
+      public void failed(Throwable cause) {
+        claims.release();
+        completion.failed(cause);
+      }
+    };
   }
 
   private void admit(CommitRequest r) {
@@ -94,6 +135,40 @@ final class Pipeline {
   private void drainInline() {
     for (CommitRequest r; (r = queue.poll()) != null; ) {
       runner.execute(r).deliver();
+    }
+  }
+
+  /** Create a store (see {@link Database#createStore}); completes on the completion executor. */
+  CommitFuture<Store> createStore(String name) {
+    CommitFuture<Store> f = new CommitFuture<>(completions);
+    try {
+      db.createStore(name).whenComplete((store, err) -> complete(f, store, err));
+    } catch (RuntimeException e) {
+      f.completeExceptionally(e);
+    }
+    return f;
+  }
+
+  /**
+   * Drop a store: logical before this returns (the intent is synced on this thread), physical
+   * once no admitted commit names it. Completes on the completion executor.
+   */
+  CommitFuture<Done> dropStore(String name) {
+    CommitFuture<Done> f = new CommitFuture<>(completions);
+    try {
+      db.dropStore(name).whenComplete((v, err) -> complete(f, Done.getInstance(), err));
+    } catch (RuntimeException e) {
+      f.completeExceptionally(e);
+    }
+    return f;
+  }
+
+  /** Runs on the store-drop thread or the caller: only completes; dependents go to the completion executor. */
+  private static <T> void complete(CommitFuture<T> f, T value, Throwable err) {
+    if (err == null) {
+      f.complete(value);
+    } else {
+      f.completeExceptionally(err instanceof CompletionException && err.getCause() != null ? err.getCause() : err);
     }
   }
 

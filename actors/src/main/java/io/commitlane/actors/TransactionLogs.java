@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.MonotonicClock;
@@ -43,8 +44,8 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private final boolean replay;
   private final Map<String, TransactionLog> logs = new ConcurrentHashMap<>();
   private final MonotonicClock clock = new MonotonicClock();
-  /** Counts of what replay applied, per log. */
-  private final Map<String, Long> replayed = new ConcurrentHashMap<>();
+  /** What replay applied and skipped, per log. */
+  private final Map<String, ReplayStats> replayed = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
   private TransactionLogs(Database db, LogSettings settings, boolean replay) {
@@ -74,22 +75,42 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     return logs;
   }
 
-  Map<String, Long> replayed() {
+  Map<String, ReplayStats> replayed() {
     return Map.copyOf(replayed);
   }
 
   private void replayAll() {
     for (TransactionLog log : logs.values()) {
-      long[] n = {0};
+      long[] n = {0, 0};
       log.replay(record -> {
         if (record.writes() != null) {
-          db.write(WriteSetCodec.decode(record.writes(), db));
+          n[1] += apply(record.writes());
           n[0]++;
         }
       });
-      replayed.put(log.name(), n[0]);
+      replayed.put(log.name(), new ReplayStats(n[0], n[1]));
       if (n[0] > 0) {
         LOG.info("replayed {} transaction(s) from log {} of {}", n[0], log.name(), db.path());
+      }
+      if (n[1] > 0) {
+        LOG.info("skipped {} write(s) of log {} of {} to stores dropped before the crash", n[1], log.name(), db.path());
+      }
+    }
+  }
+
+  /**
+   * Apply one record's writes, leaving out writes to stores dropped before the crash; returns how
+   * many were left out. A store dropped while this runs (another handle of the path) is left out
+   * too, on the next round: each round has one store fewer, so this ends.
+   */
+  private int apply(ByteBuffer writes) {
+    while (true) {
+      WriteSetCodec.Decoded d = WriteSetCodec.decode(writes, db);
+      try {
+        db.write(d.batch());
+        return d.skipped();
+      } catch (StoreDroppedException e) {
+        // decode again: the dropped store is no longer found
       }
     }
   }

@@ -8,30 +8,39 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Encodes a commit's writes into its log record so that replay can apply them after a crash:
- * {@code count:int}, then per write {@code store:short-length UTF-8, key:int-length bytes,
- * value:int-length bytes (-1 for a removal)}. Replaying a record re-applies final values, so
- * replaying the same records twice gives the same data.
+ * {@code -2:int (format 2), count:int}, then per write {@code store:short-length UTF-8,
+ * generation:int, key:int-length bytes, value:int-length bytes (-1 for a removal)}. Format 1
+ * (records written before stores could be dropped) starts with the count and has no generation.
+ * Replaying a record re-applies final values, so replaying the same records twice gives the same
+ * data.
  */
 final class WriteSetCodec {
+  private static final int FORMAT_2 = -2;
+
   private WriteSetCodec() {}
+
+  /** A record's writes as a batch, and how many writes named a store that no longer exists. */
+  record Decoded(Batch batch, int skipped) {}
 
   static ByteBuffer encode(PendingCommit c) {
     List<byte[]> names = new ArrayList<>();
-    int[] size = {4};
+    int[] size = {8};
     c.forEachWrite((store, key, value) -> {
       byte[] name = store.name().getBytes(StandardCharsets.UTF_8);
       names.add(name);
-      size[0] += 2 + name.length + 4 + key.length + 4 + (value == null ? 0 : value.length);
+      size[0] += 2 + name.length + 4 + 4 + key.length + 4 + (value == null ? 0 : value.length);
     });
     ByteBuffer out = ByteBuffer.allocate(size[0]);
-    out.putInt(c.writeCount());
+    out.putInt(FORMAT_2).putInt(c.writeCount());
     int[] i = {0};
     c.forEachWrite((store, key, value) -> {
       byte[] name = names.get(i[0]++);
       out.putShort((short) name.length).put(name);
+      out.putInt(store.generation());
       out.putInt(key.length).put(key);
       if (value == null) {
         out.putInt(-1);
@@ -42,26 +51,39 @@ final class WriteSetCodec {
     return out.flip();
   }
 
-  /** Decode into a batch against {@code db}; stores missing there are created. */
-  static Batch decode(ByteBuffer in, Database db) {
+  /**
+   * Decode into a batch against {@code db}. A write whose store was dropped before the crash is
+   * left out and counted: its store is gone (or the name now belongs to a newer generation, which
+   * the write must not touch). Never creates a store: a dropped store must stay dropped.
+   */
+  static Decoded decode(ByteBuffer in, Database db) {
     ByteBuffer b = in.duplicate();
-    int count = b.getInt();
+    int first = b.getInt();
+    boolean withGeneration = first == FORMAT_2;
+    int count = withGeneration ? b.getInt() : first;
     Batch batch = Batch.create();
+    int skipped = 0;
     for (int i = 0; i < count; i++) {
       byte[] name = new byte[b.getShort()];
       b.get(name);
+      int generation = withGeneration ? b.getInt() : -1;
       byte[] key = new byte[b.getInt()];
       b.get(key);
       int len = b.getInt();
-      Store store = db.store(new String(name, StandardCharsets.UTF_8));
-      if (len < 0) {
-        batch.remove(store, key);
-      } else {
-        byte[] value = new byte[len];
+      byte[] value = null;
+      if (len >= 0) {
+        value = new byte[len];
         b.get(value);
-        batch.put(store, key, value);
+      }
+      Optional<Store> store = db.findStore(new String(name, StandardCharsets.UTF_8));
+      if (store.isEmpty() || (withGeneration && store.get().generation() != generation)) {
+        skipped++;
+      } else if (value == null) {
+        batch.remove(store.get(), key);
+      } else {
+        batch.put(store.get(), key, value);
       }
     }
-    return batch;
+    return new Decoded(batch, skipped);
   }
 }

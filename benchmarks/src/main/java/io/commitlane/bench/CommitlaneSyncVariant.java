@@ -4,16 +4,23 @@ import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.Store;
 import io.commitlane.storage.Transaction;
 import java.nio.file.Path;
 
 /**
  * commitlane's {@code commitSync()} on the calling thread (no actors), WAL off; optionally with a
- * no-op stage listener installed, to measure what installed stage control costs.
+ * no-op stage listener installed, to measure what installed stage control costs, or into a named
+ * store instead of the default one ({@code store} non-null), to measure what store claims cost
+ * (a commit claims every named store it writes; the default store is never claimed).
  */
-record CommitlaneSyncVariant(String name, CommitlaneSettings settings, boolean withListener) implements CommitVariant {
+record CommitlaneSyncVariant(String name, CommitlaneSettings settings, boolean withListener, String store) implements CommitVariant {
   CommitlaneSyncVariant(String name, CommitlaneSettings settings) {
-    this(name, settings, false);
+    this(name, settings, false, null);
+  }
+
+  CommitlaneSyncVariant(String name, CommitlaneSettings settings, boolean withListener) {
+    this(name, settings, withListener, null);
   }
 
   @Override
@@ -22,13 +29,14 @@ record CommitlaneSyncVariant(String name, CommitlaneSettings settings, boolean w
     if (withListener) {
       db.addStageListener((stage, commit) -> {});
     }
+    Store target = store == null ? db.defaultStore() : db.store(store);
     return new Session() {
       @Override
       public Worker worker() {
         return (keys, value) -> {
           Transaction t = db.begin();
           for (byte[] k : keys) {
-            t.put(k, value);
+            t.put(target, k, value);
           }
           try {
             t.commitSync();

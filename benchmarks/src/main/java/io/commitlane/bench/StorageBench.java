@@ -35,7 +35,7 @@ final class StorageBench implements Callable<Integer> {
   WorkloadOptions workload = new WorkloadOptions();
 
   @Option(names = "--variants", split = ",", defaultValue = "commitlane,commitlane-serial,optimistic,write-batch",
-      description = "Variants: commitlane, commitlane-serial, commitlane-1m (2^20 buckets), commitlane-ordered (blind writes ordered), commitlane-listener (a no-op stage listener installed), optimistic, write-batch. Default: ${DEFAULT-VALUE}")
+      description = "Variants: commitlane, commitlane-serial, commitlane-1m (2^20 buckets), commitlane-ordered (blind writes ordered), commitlane-listener (a no-op stage listener installed), commitlane-store (into a named store: each commit claims it), optimistic, write-batch. Default: ${DEFAULT-VALUE}")
   List<String> variantNames;
 
   @Mixin
@@ -116,10 +116,11 @@ final class StorageBench implements Callable<Integer> {
       case "commitlane-listener" -> new CommitlaneSyncVariant("commitlane commitSync, no-op stage listener", d, true);
       case "commitlane-ordered" -> new CommitlaneSyncVariant("commitlane commitSync, blind writes ordered",
           d.withOccBlindWrites(io.commitlane.storage.BlindWrites.ORDERED));
+      case "commitlane-store" -> new CommitlaneSyncVariant("commitlane commitSync, named store", d, false, "bench");
       case "optimistic" -> new RawOptimisticVariant();
       case "write-batch" -> new RawWriteBatchVariant();
       default -> throw Checks.usage(
-          "--variants: unknown variant '" + name + "'; known: commitlane, commitlane-serial, commitlane-1m, commitlane-ordered, commitlane-listener, optimistic, write-batch");
+          "--variants: unknown variant '" + name + "'; known: commitlane, commitlane-serial, commitlane-1m, commitlane-ordered, commitlane-listener, commitlane-store, optimistic, write-batch");
     };
   }
 

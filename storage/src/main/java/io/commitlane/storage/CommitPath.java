@@ -209,6 +209,8 @@ final class CommitPath {
         conflicts.increment();
         throw new ConflictException(c.transactionId());
       }
+      // Per member, before the merge: a member writing a store being dropped fails alone, not the group.
+      StoreClaims.requireWritable(c.writes());
       hooks.stage(CommitStage.VALIDATED, c);
       hooks.beforeWrite(c);
       hooked = true;

@@ -4,7 +4,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
 
@@ -81,10 +83,13 @@ public final class Database implements AutoCloseable {
     return defaultStore;
   }
 
-  /** The named store, created if it does not exist yet. */
+  /**
+   * The named store, created if it does not exist yet. Throws {@link StoreDroppedException} while
+   * an earlier store of that name is still being dropped ({@link #createStore} waits for that
+   * instead), {@link InvalidStoreNameException} for a name that cannot be a store's.
+   */
   public Store store(String name) {
-    Objects.requireNonNull(name, "name");
-    Store s = shared.existingStore(name);
+    Store s = name == null ? null : shared.liveStore(name);
     if (s != null) {
       return s;
     }
@@ -96,8 +101,57 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /** The live store of that name, if there is one (never creates; a store being dropped is not live). */
+  public Optional<Store> findStore(String name) {
+    return name == null ? Optional.empty() : Optional.ofNullable(shared.liveStore(name));
+  }
+
+  /**
+   * Create the named store, or return it if it is live. If an earlier generation of the name is
+   * still being dropped (commits admitted before its drop are still running), the stage completes
+   * once that drop finished and the new, empty store exists; it then runs on the store-drop thread,
+   * so give dependent stages an executor of yours. Throws {@link InvalidStoreNameException}; the
+   * stage fails if the earlier drop failed.
+   */
+  public CompletionStage<Store> createStore(String name) {
+    enter();
+    try {
+      return shared.createStoreWhenFree(name).minimalCompletionStage();
+    } finally {
+      exit();
+    }
+  }
+
+  /**
+   * Drop the named store. Logical when this returns: the intent is recorded on disk (a crash from
+   * now on cannot bring the store back) and new transactions, reads and writes on it fail with
+   * {@link StoreDroppedException}. Commits that already claimed it (admitted to a pipeline, or
+   * inside {@link Transaction#commitSync()}) run to their end; the returned stage completes once
+   * the last of them has finished and the column family is dropped and its handle closed. It
+   * completes on the store-drop thread ({@code commitlane-store-drop-<db>}): give dependent stages
+   * an executor of yours. Dropping a store already being dropped returns the same stage.
+   *
+   * <p>Blocks the calling thread while it syncs the small intent file. Throws {@link
+   * UnknownStoreException}, {@link InvalidStoreNameException} (also for {@code default}, which
+   * cannot be dropped) or {@link DatabaseClosedException}; nothing was changed then.
+   */
+  public CompletionStage<Void> dropStore(String name) {
+    enter();
+    try {
+      return shared.dropStore(name).minimalCompletionStage();
+    } finally {
+      exit();
+    }
+  }
+
+  /** Live stores, in no particular order. */
   public List<String> storeNames() {
     return shared.storeNames();
+  }
+
+  /** Stores dropped logically whose physical drop has not finished (commits that claimed them still run). */
+  public List<String> droppingStores() {
+    return shared.droppingStores();
   }
 
   /** Begin a transaction. Its snapshot is taken at its first read (not here), to keep it fresh. */
@@ -179,7 +233,12 @@ public final class Database implements AutoCloseable {
     }
     enter();
     try {
-      shared.commitPath().commit(new PendingCommit(0, null, w, null, Long.MAX_VALUE, false));
+      StoreClaims claims = StoreClaims.claim(w);
+      try {
+        shared.commitPath().commit(new PendingCommit(0, null, w, null, Long.MAX_VALUE, false));
+      } finally {
+        claims.release();
+      }
     } finally {
       exit();
     }

@@ -7,7 +7,9 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -19,14 +21,24 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one native RocksDB handle of a path in this process, shared by every {@link Database}
  * handle of that path (reference-counted by {@link DatabaseRegistry}). Owns the column families,
  * the version table and the commit path. Callers guarantee, through their handle's lifecycle
  * gate, that no native call runs once {@link #closeNative()} started.
+ *
+ * <p>Stores are created and dropped under this object's lock (which also guards rocksdbjni's
+ * list of column-family handles). A drop is logical at once (see {@link StoreState}) and
+ * physical once no commit claims the store; see {@link #dropStore}.
  */
 final class SharedDatabase {
+  private static final Logger LOG = LoggerFactory.getLogger(SharedDatabase.class);
+  /** How long close waits for physical drops already handed over (they are quick unless a callback blocks). */
+  private static final java.time.Duration DROP_DRAIN_TIMEOUT = java.time.Duration.ofSeconds(10);
+
   static {
     RocksDB.loadLibrary();
   }
@@ -43,7 +55,11 @@ final class SharedDatabase {
   private final VersionTable table;
   private final Hooks hooks = new Hooks();
   private final CommitPath commitPath;
+  private final DropIntents dropIntents;
+  private final StoreDropExecutor dropExecutor;
   private int nextStoreId;
+  /** Guarded by this: set by {@link #closeNative()}; a physical drop that finds it set is left for the next open. */
+  private boolean closed;
   /** Guarded by {@link DatabaseRegistry}. */
   int references;
 
@@ -74,6 +90,9 @@ final class SharedDatabase {
         SharedDatabase.this.writeAll(ws);
       }
     }, hooks);
+    this.dropIntents = new DropIntents(path);
+    Path file = path.getFileName();
+    this.dropExecutor = new StoreDropExecutor(file == null ? "root" : file.toString());
   }
 
   static SharedDatabase open(Path path, DatabaseOptions options) {
@@ -87,7 +106,9 @@ final class SharedDatabase {
     } catch (RocksDBException e) {
       throw new StorageException("cannot list the stores of " + path, e);
     }
-    names.addAll(options.stores());
+    for (String store : options.stores()) {
+      names.add(StoreNames.requireValid(store));
+    }
 
     FlushEvents flushEvents = new FlushEvents();
     DBOptions dbOptions = new DBOptions()
@@ -106,7 +127,14 @@ final class SharedDatabase {
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
       RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
-      return new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors, handles);
+      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors, handles);
+      try {
+        shared.finishRecordedDrops(options.stores());
+      } catch (RuntimeException e) {
+        shared.closeNative();
+        throw e;
+      }
+      return shared;
     } catch (RocksDBException e) {
       dbOptions.close();
       cfOptions.close();
@@ -139,13 +167,52 @@ final class SharedDatabase {
     return flushEvents;
   }
 
+  /**
+   * Finish the drops a crash interrupted: a recorded intent whose generation is still here is
+   * dropped now, before anyone can use the store; one whose store is gone (the drop finished, the
+   * record's delete did not) is forgotten. Then stores the open asked for that are missing are
+   * created again, as new generations.
+   */
+  private synchronized void finishRecordedDrops(List<String> wanted) {
+    for (Map.Entry<Integer, String> intent : dropIntents.pending().entrySet()) {
+      Store s = stores.get(intent.getValue());
+      if (s != null && s.generation() == intent.getKey() && s.state() != null) {
+        try {
+          db.dropColumnFamily(s.handle());
+        } catch (RocksDBException e) {
+          throw new StorageException("cannot finish dropping store '" + s.name() + "' in " + path, e);
+        }
+        db.destroyColumnFamilyHandle(s.handle());
+        stores.remove(s.name());
+        LOG.info("finished dropping store '{}' (generation {}) of {}, interrupted before", s.name(), s.generation(), path);
+      }
+      dropIntents.remove(intent.getKey());
+    }
+    for (String name : wanted) {
+      createStore(name);
+    }
+  }
+
+  /** The store of that name in any phase (live or still dropping), or null. */
   Store existingStore(String name) {
     return stores.get(name);
   }
 
+  /** The live store of that name, or null (none, or being dropped). */
+  Store liveStore(String name) {
+    Store s = stores.get(name);
+    return s != null && (s.state() == null || s.state().isLive()) ? s : null;
+  }
+
+  /**
+   * The live store of that name, created if there is none. Throws {@link StoreDroppedException}
+   * while an earlier generation is still being dropped (RocksDB keeps the name until then).
+   */
   synchronized Store createStore(String name) {
+    StoreNames.requireValid(name);
     Store s = stores.get(name);
     if (s != null) {
+      s.requireLive();
       return s;
     }
     try {
@@ -158,15 +225,128 @@ final class SharedDatabase {
     }
   }
 
-  List<String> storeNames() {
-    return List.copyOf(stores.keySet());
+  /**
+   * The live store of that name: at once if it exists or can be created now; after the physical
+   * drop of an earlier generation still being dropped otherwise (then created on the drop thread,
+   * which completes the returned future).
+   */
+  CompletableFuture<Store> createStoreWhenFree(String name) {
+    StoreNames.requireValid(name);
+    Store previous;
+    synchronized (this) {
+      previous = stores.get(name);
+      if (previous == null || previous.state() == null || previous.state().isLive()) {
+        return CompletableFuture.completedFuture(createStore(name));
+      }
+    }
+    return previous.state().dropped().thenCompose(v -> {
+      synchronized (this) {
+        if (closed) {
+          throw new DatabaseClosedException(path);
+        }
+        Store again = stores.get(name);
+        // A newer generation may have been created (or started dropping) meanwhile: wait for that one.
+        return again == null || again.state().isLive()
+            ? CompletableFuture.completedFuture(createStore(name)) : createStoreWhenFree(name);
+      }
+    });
   }
 
+  /**
+   * The logical drop, at once: the intent is recorded (synced) first, so from the moment any
+   * caller can see the drop a crash cannot undo it; then the store refuses claims. The returned
+   * future completes on the drop thread once the last claim is released and the column family is
+   * dropped and its handle closed. Dropping a store that is already being dropped returns the same
+   * future.
+   */
+  synchronized CompletableFuture<Void> dropStore(String name) {
+    StoreNames.requireDroppable(name);
+    Store s = stores.get(name);
+    if (s == null) {
+      throw new UnknownStoreException(name, path);
+    }
+    if (!s.state().isLive()) {
+      return s.state().dropped();
+    }
+    dropIntents.persist(s.generation(), name);
+    s.state().beginDrop(() -> schedulePhysicalDrop(s));
+    return s.state().dropped();
+  }
+
+  /** Runs on whichever thread released the last claim: only hand over, never wait here. */
+  private void schedulePhysicalDrop(Store s) {
+    try {
+      dropExecutor.execute(() -> dropPhysically(s));
+    } catch (RejectedExecutionException e) {
+      // Closed meanwhile: the intent stays recorded and the next open finishes the drop.
+      s.state().dropped().completeExceptionally(new DatabaseClosedException(path));
+    }
+  }
+
+  /** On the drop thread, once no claim is held and none can be taken. */
+  private void dropPhysically(Store s) {
+    Throwable failure = null;
+    synchronized (this) {
+      if (closed) {
+        failure = new DatabaseClosedException(path);
+      } else {
+        try {
+          db.dropColumnFamily(s.handle());
+          db.destroyColumnFamilyHandle(s.handle());
+          s.state().markDropped();
+          stores.remove(s.name(), s);
+        } catch (RocksDBException e) {
+          // The store stays refused; its intent stays recorded, so the next open tries again.
+          failure = new StorageException("cannot drop store '" + s.name() + "' in " + path, e);
+        }
+      }
+    }
+    if (failure != null) {
+      LOG.error("store '{}' of {} is dropped logically but not physically; the next open finishes it", s.name(), path, failure);
+      s.state().dropped().completeExceptionally(failure);
+      return;
+    }
+    try {
+      dropIntents.remove(s.generation());
+    } catch (RuntimeException e) {
+      LOG.warn("store '{}' of {} is dropped; its drop record stays until the next open", s.name(), path, e);
+    }
+    s.state().dropped().complete(null); // outside the lock: dependents run here, on the drop thread
+  }
+
+  /** Live stores only. */
+  List<String> storeNames() {
+    List<String> names = new ArrayList<>();
+    stores.forEach((name, s) -> {
+      if (s.state() == null || s.state().isLive()) {
+        names.add(name);
+      }
+    });
+    return List.copyOf(names);
+  }
+
+  /** Stores dropped logically whose physical drop has not finished. */
+  List<String> droppingStores() {
+    List<String> names = new ArrayList<>();
+    stores.forEach((name, s) -> {
+      if (s.state() != null && !s.state().isLive()) {
+        names.add(name);
+      }
+    });
+    return List.copyOf(names);
+  }
+
+  /** A read claims its store for its length: a drop cannot close the handle under it. */
   byte[] get(Store store, ReadOptions readOptions, byte[] key) {
+    boolean claimed = store.claim();
     try {
       return readOptions == null ? db.get(store.handle(), key) : db.get(store.handle(), readOptions, key);
     } catch (RocksDBException e) {
       throw new StorageException("read failed in " + path, e);
+    } finally {
+      if (claimed) {
+        store.release();
+      }
     }
   }
 
@@ -182,20 +362,30 @@ final class SharedDatabase {
     return db.getLatestSequenceNumber();
   }
 
+  /** Flushes every store; a store being dropped is left out (claimed ones stay open meanwhile). */
   void flush() {
+    List<Store> claimed = new ArrayList<>();
     try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       List<ColumnFamilyHandle> all = new ArrayList<>();
       for (Store s : stores.values()) {
-        all.add(s.handle());
+        if (s.state() == null) {
+          all.add(s.handle());
+        } else if (s.state().tryClaim()) {
+          claimed.add(s);
+          all.add(s.handle());
+        }
       }
       db.flush(fo, all);
     } catch (RocksDBException e) {
       throw new StorageException("flush failed in " + path, e);
+    } finally {
+      claimed.forEach(Store::release);
     }
   }
 
   /** One key goes through {@code put}/{@code delete} (one JNI call); more through a WriteBatch. */
   private void write(WriteBuffer w) {
+    StoreClaims.requireWritable(w);
     try {
       if (w.size() == 1) {
         byte[] v = w.value(0);
@@ -222,6 +412,9 @@ final class SharedDatabase {
         write(buffers.get(0));
       }
       return;
+    }
+    for (WriteBuffer w : buffers) {
+      StoreClaims.requireWritable(w); // checked per member under its locks already; this is the last line
     }
     try (WriteBatch batch = new WriteBatch()) {
       for (WriteBuffer w : buffers) {
@@ -254,6 +447,13 @@ final class SharedDatabase {
 
   /** Close the native handle. Every handle's gate is closed and drained before this runs. */
   void closeNative() {
+    // Physical drops already handed over run first (no claims are left); a drop still waiting
+    // for claims, or one that failed, is finished by the next open from its recorded intent.
+    dropExecutor.drain(DROP_DRAIN_TIMEOUT);
+    synchronized (this) {
+      closed = true;
+    }
+    dropExecutor.shutdown();
     for (Store s : stores.values()) {
       s.handle().close();
     }

@@ -35,6 +35,8 @@ public final class Transaction implements AutoCloseable {
   private Object tag;
   private String logName;
   private List<byte[]> logEntries = List.of();
+  /** Claims taken at admission by a commit pipeline ({@link #claimStores()}); null until then. */
+  private StoreClaims claims;
   private State state = State.OPEN;
   /** Guarded by {@code this}: the handle's close may release them from another thread. */
   private Snapshot snapshot;
@@ -153,6 +155,23 @@ public final class Transaction implements AutoCloseable {
     }
   }
 
+  /**
+   * For commit pipelines built on storage: claim every named store this transaction writes, at
+   * admission, so none of them is physically dropped before this commit ends. From here on the
+   * transaction takes no more writes. {@link #commitSync()} releases the claims when it ends
+   * (success or failure); a pipeline that never runs it (a full queue, a closed database) calls
+   * {@link StoreClaims#release()} itself. Throws {@link StoreDroppedException} if a store it
+   * writes was dropped; then nothing is claimed.
+   */
+  public StoreClaims claimStores() {
+    requireState();
+    if (claims != null) {
+      throw new IllegalStateException("transaction " + id + " already claimed its stores (it was admitted for commit)");
+    }
+    claims = StoreClaims.claim(writes);
+    return claims;
+  }
+
   /** Number of writes buffered so far (one per distinct key). */
   public int writeCount() {
     return writes.size();
@@ -165,8 +184,13 @@ public final class Transaction implements AutoCloseable {
   public CommitResult commitSync() {
     requireState();
     handle.enter();
+    // Claimed at admission by a pipeline, or here: a store dropped from now on waits for this commit.
+    StoreClaims held = claims;
     try {
       releaseSnapshot();
+      if (held == null) {
+        held = StoreClaims.claim(writes);
+      }
       if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
         state = State.COMMITTED;
         return new CommitResult(id, 0, null);
@@ -184,6 +208,9 @@ public final class Transaction implements AutoCloseable {
       }
       throw e;
     } finally {
+      if (held != null) {
+        held.release();
+      }
       handle.exit();
     }
   }
@@ -208,6 +235,9 @@ public final class Transaction implements AutoCloseable {
     boolean joined = false;
     try {
       releaseSnapshot();
+      if (claims == null) {
+        claims = StoreClaims.claim(writes); // as in commitSync: a drop from now on waits for this commit
+      }
       if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
         state = State.COMMITTED;
         return null;
@@ -219,8 +249,15 @@ public final class Transaction implements AutoCloseable {
       return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
     } finally {
       if (!joined) {
-        handle.exit(); // nothing to commit, or failed: no leaveGroup will follow
+        releaseClaims(); // nothing to commit, or failed: no leaveGroup will follow
+        handle.exit();
       }
+    }
+  }
+
+  private void releaseClaims() {
+    if (claims != null) {
+      claims.release();
     }
   }
 
@@ -234,6 +271,7 @@ public final class Transaction implements AutoCloseable {
       state = State.COMMITTED;
       return new CommitResult(id, c.version(), c.attachment());
     } finally {
+      releaseClaims();
       handle.exit();
     }
   }
@@ -277,6 +315,7 @@ public final class Transaction implements AutoCloseable {
     requireState();
     handle.requireOwn(store);
     Objects.requireNonNull(key, "key");
+    store.requireLive();
     byte[] own = writes.lookup(store, key);
     if (own != null) {
       return own == WriteBuffer.REMOVED ? null : own;
@@ -300,6 +339,10 @@ public final class Transaction implements AutoCloseable {
     requireState();
     handle.requireOwn(store);
     Objects.requireNonNull(key, "key");
+    if (claims != null) {
+      throw new IllegalStateException("transaction " + id + " was admitted for commit; it takes no more writes");
+    }
+    store.requireLive(); // early: the claim at commit is what guarantees it
     if (baseline == NO_BASELINE) {
       baseline = shared.commitPath().baseline();
     }

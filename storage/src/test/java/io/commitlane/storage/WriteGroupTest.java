@@ -289,4 +289,30 @@ class WriteGroupTest {
       assertEquals(groupConflicts, db.stats().groupConflicts());
     }
   }
+
+  /**
+   * A store dropped while a group forms: the member that writes it fails alone with the typed
+   * error and claims nothing; a member that claimed it before the drop (a pipeline's admission)
+   * still commits, and the physical drop waits for it.
+   */
+  @Test
+  void aMemberWritingADroppedStoreFailsAloneAndAnEarlierClaimHoldsTheDrop() throws Exception {
+    try (Database db = open(OccValidation.PARALLEL, BlindWrites.CONFLICT)) {
+      Store doomed = db.store("doomed");
+      Transaction admitted = db.begin().put(doomed, of("a"), of("x"));
+      StoreClaims claims = admitted.claimStores(); // as a pipeline does at admission
+      Transaction late = db.begin().put(doomed, of("b"), of("x"));
+      Transaction other = db.begin().put(of("k"), of("v"));
+      java.util.concurrent.CompletableFuture<Void> dropped = db.dropStore("doomed").toCompletableFuture();
+      assertFalse(dropped.isDone(), "the admitted commit's claim holds the physical drop");
+      GroupResult r = db.commitGroup(List.of(admitted, late, other));
+      assertTrue(r.isCommitted(0), "claimed before the drop: written into the store that still exists");
+      assertInstanceOf(StoreDroppedException.class, r.failure(1));
+      assertTrue(r.isCommitted(2));
+      assertEquals("v", str(db.get(of("k"))));
+      claims.release(); // idempotent: the group released it already
+      dropped.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertFalse(db.findStore("doomed").isPresent());
+    }
+  }
 }

@@ -2,6 +2,7 @@ package io.commitlane.testkit;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
+import io.commitlane.actors.WriteGroupSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * <ul>
  *   <li>{@link ActorTestKit}: one per test class, shut down after the class;
  *   <li>{@link TestDatabase}: a fresh {@link CommitlaneDatabase} in a new temporary directory,
- *       with a {@link StageControl} installed, closed and deleted after the test.
+ *       with a {@link StageControl} installed, closed and deleted after the test. Its merged
+ *       write groups are off, so that barriers and schedules hold one commit, not its group.
  * </ul>
  *
  * <pre>{@code
@@ -47,7 +49,10 @@ public final class CommitlaneExtension implements ParameterResolver, AfterAllCal
     }
     try {
       Path dir = Files.createTempDirectory("commitlane-test");
-      PipelineSettings settings = PipelineSettings.fromConfig(kit.system().settings().config());
+      // Merged write groups off: a schedule steps one commit at a time, and a commit held inside a
+      // group would hold every member of it. Open a database yourself to test with groups.
+      PipelineSettings settings = PipelineSettings.fromConfig(kit.system().settings().config())
+          .withWriteGroups(WriteGroupSettings.off());
       TestDatabase db = new TestDatabase(CommitlaneDatabase.open(kit.system(), dir.resolve("db"), settings), dir);
       // Closed and deleted when the test ends (JUnit closes AutoCloseable values of its store).
       e.getStore(NS).put("db-" + p.getIndex() + "-" + System.identityHashCode(db), (AutoCloseable) db::closeAndDelete);
