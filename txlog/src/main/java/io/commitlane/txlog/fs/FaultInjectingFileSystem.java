@@ -42,6 +42,7 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   private final AtomicLong forces = new AtomicLong();
   private final AtomicLong writes = new AtomicLong();
   private volatile Runnable beforeForce = () -> {};
+  private volatile Runnable beforeWrite = () -> {};
 
   /** Wraps {@code delegate}, usually {@link JdkFileSystem#INSTANCE}. */
   public FaultInjectingFileSystem(LogFileSystem delegate) {
@@ -69,6 +70,14 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
    */
   public void beforeForce(Runnable hook) {
     this.beforeForce = hook == null ? () -> {} : hook;
+  }
+
+  /**
+   * Runs {@code hook} on the writing thread before every {@link LogFile#write} (segment headers
+   * included); tests use it to hold a buffer write with a latch while appends go on.
+   */
+  public void beforeWrite(Runnable hook) {
+    this.beforeWrite = hook == null ? () -> {} : hook;
   }
 
   /** How many file forces ran (successful or not) through this file system. */
@@ -232,6 +241,7 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
     @Override
     public void write(ByteBuffer src, long position) throws IOException {
       checkAlive();
+      beforeWrite.run();
       writes.incrementAndGet();
       if (failNextWrite.compareAndSet(true, false)) {
         throw new IOException("injected write failure on " + path);
