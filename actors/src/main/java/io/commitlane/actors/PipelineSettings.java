@@ -7,6 +7,7 @@ import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.OccValidation;
+import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.InvalidLogSettingException;
 import io.commitlane.txlog.LogSettings;
@@ -96,7 +97,12 @@ public record PipelineSettings(
     Duration age = duration(c, "txlog.max-segment-age", null, errors);
     Duration retention = duration(c, "txlog.retention", null, errors);
     Duration wait = duration(c, "txlog.group-commit-max-wait", null, errors);
-    LogSettings.Builder b = LogSettings.builder().durability(durability);
+    AppendMode append = oneOf(c, "txlog.append", AppendMode.values(), AppendMode.SERIALIZED, errors);
+    Long appendBuffer = bytes(c, "txlog.append-buffer-size", errors);
+    Integer ringSlots = c.hasPath("txlog.completion-ring-slots")
+        ? intIn(c, "txlog.completion-ring-slots", 16, 1 << 20, 16384, errors) : null;
+    Duration ringWait = duration(c, "txlog.completion-ring-wait", null, errors);
+    LogSettings.Builder b = LogSettings.builder().durability(durability).appendMode(append);
     try {
       if (segment != null) {
         b.maxSegmentBytes(segment);
@@ -109,6 +115,15 @@ public record PipelineSettings(
       }
       if (wait != null) {
         b.groupCommitMaxWait(wait);
+      }
+      if (appendBuffer != null) {
+        b.appendBufferBytes(appendBuffer);
+      }
+      if (ringSlots != null) {
+        b.completionRingSlots(ringSlots);
+      }
+      if (ringWait != null) {
+        b.completionRingWait(ringWait);
       }
       return b.build();
     } catch (InvalidLogSettingException e) {
@@ -133,6 +148,8 @@ public record PipelineSettings(
   private static String kebab(String camel) {
     return switch (camel) {
       case "maxSegmentBytes" -> "max-segment-size";
+      case "appendMode" -> "append";
+      case "appendBufferBytes" -> "append-buffer-size";
       default -> camel.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
     };
   }

@@ -52,6 +52,25 @@ class PipelineSettingsTest {
   }
 
   @Test
+  void logAppendModeAndItsLeaderlessSettingsAreReadAndChecked() {
+    io.commitlane.txlog.LogSettings log = parse(Map.of()).log();
+    assertEquals(io.commitlane.txlog.AppendMode.SERIALIZED, log.appendMode());
+    assertEquals(1L << 20, log.appendBufferBytes());
+    assertEquals(16384, log.completionRingSlots());
+    log = parse(Map.of("txlog.append", "leaderless", "txlog.append-buffer-size", "64 KiB",
+        "txlog.completion-ring-slots", 1024, "txlog.completion-ring-wait", "2 s")).log();
+    assertEquals(io.commitlane.txlog.AppendMode.LEADERLESS, log.appendMode());
+    assertEquals(64L << 10, log.appendBufferBytes());
+    assertEquals(1024, log.completionRingSlots());
+    assertEquals(java.time.Duration.ofSeconds(2), log.completionRingWait());
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "txlog.append", "leaderful", "txlog.append-buffer-size", "1 KiB", "txlog.completion-ring-slots", 1000)));
+    assertEquals(java.util.Set.of("commitlane.txlog.append", "commitlane.txlog.append-buffer-size",
+        "commitlane.txlog.completion-ring-slots"), java.util.Set.copyOf(e.fields()));
+    assertTrue(e.getMessage().contains("\"serialized\", \"leaderless\""), e.getMessage());
+  }
+
+  @Test
   void limitsAreInclusive() {
     PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "legacy"));
     assertEquals(64, s.commitThreads());
