@@ -7,6 +7,7 @@ import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.OccValidation;
+import io.commitlane.storage.RocksDbWal;
 import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.InvalidLogSettingException;
@@ -75,13 +76,15 @@ public record PipelineSettings(
     int batch = intIn(c, "executor-batch", 1, 65_536, 256, errors);
     String completion = string(c, "completion-dispatcher", "pekko.actor.default-dispatcher", errors);
     boolean wal = bool(c, "wal", true, errors);
+    RocksDbWal rocksDbWal = rocksDbWal(c, wal, errors);
     LogSettings log = logSettings(c, errors);
     boolean replay = bool(c, "txlog.replay", true, errors);
     Duration purge = duration(c, "txlog.purge-interval", Duration.ofHours(1), errors);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites), mode, capacity, batch, completion, wal,
+    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal), mode, capacity, batch,
+        completion, wal,
         log, replay, purge);
   }
 
@@ -89,6 +92,35 @@ public record PipelineSettings(
   public PipelineSettings withLogDurability(Durability durability) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled,
         log.toBuilder().durability(durability).build(), replay, purgeInterval);
+  }
+
+  /** {@code commitlane.rocksdb-wal { ... }}, checked whole and against {@code commitlane.wal}. */
+  private static RocksDbWal rocksDbWal(Config c, boolean walEnabled, List<SettingError> errors) {
+    boolean manual = bool(c, "rocksdb-wal.manual-flush", false, errors);
+    Duration interval = duration(c, "rocksdb-wal.sync-interval", Duration.ZERO, errors);
+    boolean ack = bool(c, "rocksdb-wal.ack-after-sync", false, errors);
+    boolean unordered = bool(c, "rocksdb-wal.unordered-write", false, errors);
+    boolean pipelined = bool(c, "rocksdb-wal.pipelined-write", false, errors);
+    boolean twoQueues = bool(c, "rocksdb-wal.two-write-queues", false, errors);
+    RocksDbWal wal;
+    try {
+      wal = new RocksDbWal(manual, interval, ack, unordered, pipelined, twoQueues);
+    } catch (InvalidSettingsException e) {
+      for (SettingError each : e.errors()) {
+        String key = switch (each.field()) {
+          case "rocksDbWal.syncInterval" -> "rocksdb-wal.sync-interval";
+          case "rocksDbWal.unorderedWrite" -> "rocksdb-wal.unordered-write";
+          default -> "rocksdb-wal";
+        };
+        errors.add(new SettingError(path(key), each.value(), each.allowed()));
+      }
+      return RocksDbWal.defaults();
+    }
+    if (!walEnabled && wal.isCustomized()) {
+      errors.add(new SettingError(path("rocksdb-wal"), wal, "its options need RocksDB's WAL on (commitlane.wal = on)"));
+      return RocksDbWal.defaults();
+    }
+    return wal;
   }
 
   private static LogSettings logSettings(Config c, List<SettingError> errors) {

@@ -71,6 +71,22 @@ class PipelineSettingsTest {
   }
 
   @Test
+  void rocksDbWalOptionsAreReadAndIncompatibleOnesNamed() {
+    io.commitlane.storage.RocksDbWal wal = parse(Map.of()).storage().rocksDbWal();
+    assertEquals(io.commitlane.storage.RocksDbWal.defaults(), wal);
+    wal = parse(Map.of("rocksdb-wal.manual-flush", "on", "rocksdb-wal.sync-interval", "100 ms",
+        "rocksdb-wal.ack-after-sync", "on", "rocksdb-wal.two-write-queues", "on")).storage().rocksDbWal();
+    assertEquals(new io.commitlane.storage.RocksDbWal(true, java.time.Duration.ofMillis(100), true, false, false, true), wal);
+    InvalidSettingsException both = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "rocksdb-wal.unordered-write", "on", "rocksdb-wal.pipelined-write", "on", "rocksdb-wal.sync-interval", "2 minutes")));
+    assertEquals(java.util.Set.of("commitlane.rocksdb-wal.unordered-write", "commitlane.rocksdb-wal.sync-interval"),
+        java.util.Set.copyOf(both.fields()));
+    InvalidSettingsException walOff = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "wal", "off", "rocksdb-wal.manual-flush", "on")));
+    assertEquals(java.util.List.of("commitlane.rocksdb-wal"), walOff.fields());
+  }
+
+  @Test
   void limitsAreInclusive() {
     PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "legacy"));
     assertEquals(64, s.commitThreads());

@@ -43,6 +43,8 @@ final class SharedDatabase {
   private final VersionTable table;
   private final Hooks hooks = new Hooks();
   private final CommitPath commitPath;
+  /** Seed 004's out-of-band WAL group committer, when {@link RocksDbWal#needsSyncer()}. */
+  private final WalGroupSyncer walSyncer;
   private int nextStoreId;
   /** Guarded by {@link DatabaseRegistry}. */
   int references;
@@ -64,6 +66,20 @@ final class SharedDatabase {
     }
     this.table = new VersionTable(settings.occLockBuckets());
     this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), this::write, hooks);
+    RocksDbWal wal = settings.rocksDbWal();
+    this.walSyncer = wal.needsSyncer()
+        ? new WalGroupSyncer(path.getFileName() == null ? path.toString() : path.getFileName().toString(), db, wal.syncInterval())
+        : null;
+    if (wal.ackAfterSync()) {
+      // After the write and after the commit's locks are released: a commit waits for the next
+      // group sync, which serves every commit that wrote before it started.
+      hooks.add(new CommitHook() {
+        @Override
+        public void afterWrite(PendingCommit commit) {
+          walSyncer.awaitSync();
+        }
+      });
+    }
   }
 
   static SharedDatabase open(Path path, DatabaseOptions options) {
@@ -79,6 +95,8 @@ final class SharedDatabase {
     }
     names.addAll(options.stores());
 
+    RocksDbWal wal = settings.rocksDbWal();
+    wal.checkCompatible(options.walEnabled());
     FlushEvents flushEvents = new FlushEvents();
     DBOptions dbOptions = new DBOptions()
         .setCreateIfMissing(options.createIfMissing())
@@ -86,7 +104,13 @@ final class SharedDatabase {
         // With the WAL off, stores (column families) would otherwise flush independently, and a
         // flush event of one would claim the others' data durable: the transaction log's replay
         // start would skip unflushed writes. Atomic flush cuts every store at the same sequence.
-        .setAtomicFlush(true)
+        // RocksDB forbids it with pipelined writes, which RocksDbWal allows only with the WAL on
+        // (RocksDB then recovers unflushed data from its own WAL).
+        .setAtomicFlush(!wal.pipelinedWrite())
+        .setManualWalFlush(wal.manualFlush())
+        .setUnorderedWrite(wal.unorderedWrite())
+        .setEnablePipelinedWrite(wal.pipelinedWrite())
+        .setTwoWriteQueues(wal.twoWriteQueues())
         .setListeners(List.of(flushEvents));
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
@@ -217,8 +241,35 @@ final class SharedDatabase {
         commitPath.writes.sum(), table.allocatedChunks());
   }
 
+  /**
+   * Completes after a RocksDB WAL write + fsync that started after this call, shared with every
+   * concurrent request; already complete when no group syncer runs and the WAL is written per
+   * write (then use {@code WriteOptions.sync}-style durability of RocksDB's defaults).
+   */
+  java.util.concurrent.CompletableFuture<Void> syncWal() {
+    if (walSyncer != null) {
+      return walSyncer.requestSync();
+    }
+    try {
+      if (options.walEnabled()) {
+        db.flushWal(true);
+      }
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    } catch (RocksDBException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new StorageException("RocksDB WAL sync of " + path + " failed", e));
+    }
+  }
+
+  /** Group syncs run so far (0 without a syncer). */
+  long walSyncs() {
+    return walSyncer == null ? 0 : walSyncer.syncs();
+  }
+
   /** Close the native handle. Every handle's gate is closed and drained before this runs. */
   void closeNative() {
+    if (walSyncer != null) {
+      walSyncer.close(); // a last sync for what is pending, before the handle goes
+    }
     for (Store s : stores.values()) {
       s.handle().close();
     }
