@@ -7,6 +7,8 @@ import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.OccValidation;
+import io.commitlane.storage.RocksDbWal;
+import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.InvalidLogSettingException;
 import io.commitlane.txlog.LogSettings;
@@ -78,6 +80,7 @@ public record PipelineSettings(
     int batch = intIn(c, "executor-batch", 1, 65_536, 256, errors);
     String completion = string(c, "completion-dispatcher", "pekko.actor.default-dispatcher", errors);
     boolean wal = bool(c, "wal", true, errors);
+    RocksDbWal rocksDbWal = rocksDbWal(c, wal, errors);
     LogSettings log = logSettings(c, errors);
     boolean replay = bool(c, "txlog.replay", true, errors);
     Duration purge = duration(c, "txlog.purge-interval", Duration.ofHours(1), errors);
@@ -85,8 +88,8 @@ public record PipelineSettings(
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites), mode, capacity, batch, completion, wal,
-        log, replay, purge, groups);
+    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal), mode, capacity, batch,
+        completion, wal, log, replay, purge, groups);
   }
 
   /** These settings with another log durability. */
@@ -116,13 +119,47 @@ public record PipelineSettings(
     return new WriteGroupSettings(enabled, members, keys, bytes == null ? d.maxBytes() : bytes);
   }
 
+  /** {@code commitlane.rocksdb-wal { ... }}, checked whole and against {@code commitlane.wal}. */
+  private static RocksDbWal rocksDbWal(Config c, boolean walEnabled, List<SettingError> errors) {
+    boolean manual = bool(c, "rocksdb-wal.manual-flush", false, errors);
+    Duration interval = duration(c, "rocksdb-wal.sync-interval", Duration.ZERO, errors);
+    boolean ack = bool(c, "rocksdb-wal.ack-after-sync", false, errors);
+    boolean unordered = bool(c, "rocksdb-wal.unordered-write", false, errors);
+    boolean pipelined = bool(c, "rocksdb-wal.pipelined-write", false, errors);
+    boolean twoQueues = bool(c, "rocksdb-wal.two-write-queues", false, errors);
+    RocksDbWal wal;
+    try {
+      wal = new RocksDbWal(manual, interval, ack, unordered, pipelined, twoQueues);
+    } catch (InvalidSettingsException e) {
+      for (SettingError each : e.errors()) {
+        String key = switch (each.field()) {
+          case "rocksDbWal.syncInterval" -> "rocksdb-wal.sync-interval";
+          case "rocksDbWal.unorderedWrite" -> "rocksdb-wal.unordered-write";
+          default -> "rocksdb-wal";
+        };
+        errors.add(new SettingError(path(key), each.value(), each.allowed()));
+      }
+      return RocksDbWal.defaults();
+    }
+    if (!walEnabled && wal.isCustomized()) {
+      errors.add(new SettingError(path("rocksdb-wal"), wal, "its options need RocksDB's WAL on (commitlane.wal = on)"));
+      return RocksDbWal.defaults();
+    }
+    return wal;
+  }
+
   private static LogSettings logSettings(Config c, List<SettingError> errors) {
     Durability durability = oneOf(c, "txlog.durability", Durability.values(), Durability.PROCESS, errors);
     Long segment = bytes(c, "txlog.max-segment-size", errors);
     Duration age = duration(c, "txlog.max-segment-age", null, errors);
     Duration retention = duration(c, "txlog.retention", null, errors);
     Duration wait = duration(c, "txlog.group-commit-max-wait", null, errors);
-    LogSettings.Builder b = LogSettings.builder().durability(durability);
+    AppendMode append = oneOf(c, "txlog.append", AppendMode.values(), AppendMode.SERIALIZED, errors);
+    Long appendBuffer = bytes(c, "txlog.append-buffer-size", errors);
+    Integer ringSlots = c.hasPath("txlog.completion-ring-slots")
+        ? intIn(c, "txlog.completion-ring-slots", 16, 1 << 20, 16384, errors) : null;
+    Duration ringWait = duration(c, "txlog.completion-ring-wait", null, errors);
+    LogSettings.Builder b = LogSettings.builder().durability(durability).appendMode(append);
     try {
       if (segment != null) {
         b.maxSegmentBytes(segment);
@@ -135,6 +172,15 @@ public record PipelineSettings(
       }
       if (wait != null) {
         b.groupCommitMaxWait(wait);
+      }
+      if (appendBuffer != null) {
+        b.appendBufferBytes(appendBuffer);
+      }
+      if (ringSlots != null) {
+        b.completionRingSlots(ringSlots);
+      }
+      if (ringWait != null) {
+        b.completionRingWait(ringWait);
       }
       return b.build();
     } catch (InvalidLogSettingException e) {
@@ -159,6 +205,8 @@ public record PipelineSettings(
   private static String kebab(String camel) {
     return switch (camel) {
       case "maxSegmentBytes" -> "max-segment-size";
+      case "appendMode" -> "append";
+      case "appendBufferBytes" -> "append-buffer-size";
       default -> camel.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(java.util.Locale.ROOT);
     };
   }

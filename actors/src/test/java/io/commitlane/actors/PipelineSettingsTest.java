@@ -52,6 +52,41 @@ class PipelineSettingsTest {
   }
 
   @Test
+  void logAppendModeAndItsLeaderlessSettingsAreReadAndChecked() {
+    io.commitlane.txlog.LogSettings log = parse(Map.of()).log();
+    assertEquals(io.commitlane.txlog.AppendMode.SERIALIZED, log.appendMode());
+    assertEquals(1L << 20, log.appendBufferBytes());
+    assertEquals(16384, log.completionRingSlots());
+    log = parse(Map.of("txlog.append", "leaderless", "txlog.append-buffer-size", "64 KiB",
+        "txlog.completion-ring-slots", 1024, "txlog.completion-ring-wait", "2 s")).log();
+    assertEquals(io.commitlane.txlog.AppendMode.LEADERLESS, log.appendMode());
+    assertEquals(64L << 10, log.appendBufferBytes());
+    assertEquals(1024, log.completionRingSlots());
+    assertEquals(java.time.Duration.ofSeconds(2), log.completionRingWait());
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "txlog.append", "leaderful", "txlog.append-buffer-size", "1 KiB", "txlog.completion-ring-slots", 1000)));
+    assertEquals(java.util.Set.of("commitlane.txlog.append", "commitlane.txlog.append-buffer-size",
+        "commitlane.txlog.completion-ring-slots"), java.util.Set.copyOf(e.fields()));
+    assertTrue(e.getMessage().contains("\"serialized\", \"leaderless\""), e.getMessage());
+  }
+
+  @Test
+  void rocksDbWalOptionsAreReadAndIncompatibleOnesNamed() {
+    io.commitlane.storage.RocksDbWal wal = parse(Map.of()).storage().rocksDbWal();
+    assertEquals(io.commitlane.storage.RocksDbWal.defaults(), wal);
+    wal = parse(Map.of("rocksdb-wal.manual-flush", "on", "rocksdb-wal.sync-interval", "100 ms",
+        "rocksdb-wal.ack-after-sync", "on", "rocksdb-wal.two-write-queues", "on")).storage().rocksDbWal();
+    assertEquals(new io.commitlane.storage.RocksDbWal(true, java.time.Duration.ofMillis(100), true, false, false, true), wal);
+    InvalidSettingsException both = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "rocksdb-wal.unordered-write", "on", "rocksdb-wal.pipelined-write", "on", "rocksdb-wal.sync-interval", "2 minutes")));
+    assertEquals(java.util.Set.of("commitlane.rocksdb-wal.unordered-write", "commitlane.rocksdb-wal.sync-interval"),
+        java.util.Set.copyOf(both.fields()));
+    InvalidSettingsException walOff = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "wal", "off", "rocksdb-wal.manual-flush", "on")));
+    assertEquals(java.util.List.of("commitlane.rocksdb-wal"), walOff.fields());
+  }
+
+  @Test
   void limitsAreInclusive() {
     PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "legacy"));
     assertEquals(64, s.commitThreads());

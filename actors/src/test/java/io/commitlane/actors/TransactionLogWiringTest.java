@@ -31,9 +31,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
+@ParameterizedClass(name = "txlog.append = {0}")
+@ValueSource(strings = {"serialized", "leaderless"})
 class TransactionLogWiringTest {
   private static ActorTestKit testKit;
+
+  @Parameter String append;
 
   @TempDir
   Path dir;
@@ -52,6 +59,7 @@ class TransactionLogWiringTest {
     Map<String, Object> m = new HashMap<>(more);
     m.putIfAbsent("commit-threads", 2);
     m.put("wal", "off");
+    m.put("txlog.append", append);
     return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
   }
 

@@ -21,9 +21,13 @@ import java.util.Objects;
  *       default min(4, available processors).
  *   <li>{@code occBlindWrites}: {@code conflict} (default, RocksDB's rule) or {@code ordered}
  *       (only reads are validated), see {@link BlindWrites}.
+ *   <li>{@code rocksDbWal}: how RocksDB's own WAL is written when it is on (manual flush, group
+ *       syncer, unordered/pipelined writes, two write queues), see {@link RocksDbWal}; default
+ *       RocksDB's defaults. Not a {@link #with(Map)} field: set it with {@link #withRocksDbWal}.
  * </ul>
  */
-public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads, BlindWrites occBlindWrites) {
+public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads, BlindWrites occBlindWrites,
+    RocksDbWal rocksDbWal) {
   public static final int MIN_LOCK_BUCKETS = 16;
   public static final int MAX_LOCK_BUCKETS = 16_777_216;
   public static final int DEFAULT_LOCK_BUCKETS = 65_536;
@@ -42,6 +46,11 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     this(occLockBuckets, occValidation, commitThreads, BlindWrites.CONFLICT);
   }
 
+  /** The four-field form; RocksDB's WAL as RocksDB's defaults have it. */
+  public CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads, BlindWrites occBlindWrites) {
+    this(occLockBuckets, occValidation, commitThreads, occBlindWrites, RocksDbWal.defaults());
+  }
+
   public CommitlaneSettings {
     List<SettingError> errors = new ArrayList<>();
     checkRange(errors, OCC_LOCK_BUCKETS, occLockBuckets, MIN_LOCK_BUCKETS, MAX_LOCK_BUCKETS);
@@ -51,6 +60,9 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     checkRange(errors, COMMIT_THREADS, commitThreads, MIN_COMMIT_THREADS, MAX_COMMIT_THREADS);
     if (occBlindWrites == null) {
       errors.add(new SettingError(OCC_BLIND_WRITES, null, "must be \"conflict\" or \"ordered\""));
+    }
+    if (rocksDbWal == null) {
+      errors.add(new SettingError("rocksDbWal", null, "must be RocksDB WAL options (RocksDbWal.defaults())"));
     }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
@@ -66,19 +78,23 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
   }
 
   public CommitlaneSettings withOccLockBuckets(int buckets) {
-    return new CommitlaneSettings(buckets, occValidation, commitThreads, occBlindWrites);
+    return new CommitlaneSettings(buckets, occValidation, commitThreads, occBlindWrites, rocksDbWal);
   }
 
   public CommitlaneSettings withOccValidation(OccValidation validation) {
-    return new CommitlaneSettings(occLockBuckets, validation, commitThreads, occBlindWrites);
+    return new CommitlaneSettings(occLockBuckets, validation, commitThreads, occBlindWrites, rocksDbWal);
   }
 
   public CommitlaneSettings withCommitThreads(int threads) {
-    return new CommitlaneSettings(occLockBuckets, occValidation, threads, occBlindWrites);
+    return new CommitlaneSettings(occLockBuckets, occValidation, threads, occBlindWrites, rocksDbWal);
+  }
+
+  public CommitlaneSettings withRocksDbWal(RocksDbWal wal) {
+    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, occBlindWrites, wal);
   }
 
   public CommitlaneSettings withOccBlindWrites(BlindWrites blindWrites) {
-    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, blindWrites);
+    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, blindWrites, rocksDbWal);
   }
 
   /**
@@ -110,7 +126,7 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new CommitlaneSettings(buckets, validation, threads, blind);
+    return new CommitlaneSettings(buckets, validation, threads, blind, rocksDbWal);
   }
 
   /** The fields as a map, in the form {@link #with(Map)} accepts. */

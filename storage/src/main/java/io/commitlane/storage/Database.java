@@ -277,6 +277,26 @@ public final class Database implements AutoCloseable {
   }
 
   /** Install a commit hook for every commit of this path (all handles). Returns what removes it. */
+  /**
+   * Completes once RocksDB's WAL is written and synced (fsync) past every write that returned
+   * before this call: with a group syncer ({@link RocksDbWal}) it rides the next group sync,
+   * shared with every concurrent request, and completes on the syncer's thread (hop to your own
+   * executor); otherwise it syncs on the calling thread. Fails with {@link StorageException}.
+   */
+  public java.util.concurrent.CompletableFuture<Void> syncWal() {
+    enter();
+    try {
+      return shared.syncWal();
+    } finally {
+      exit();
+    }
+  }
+
+  /** Group WAL syncs run so far (0 without a {@link RocksDbWal} group syncer). */
+  public long walSyncs() {
+    return shared.walSyncs();
+  }
+
   public Registration addCommitHook(CommitHook hook) {
     return shared.hooks().add(Objects.requireNonNull(hook, "hook"))::run;
   }

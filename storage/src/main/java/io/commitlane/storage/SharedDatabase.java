@@ -57,6 +57,8 @@ final class SharedDatabase {
   private final CommitPath commitPath;
   private final DropIntents dropIntents;
   private final StoreDropExecutor dropExecutor;
+  /** Seed 004's out-of-band WAL group committer, when {@link RocksDbWal#needsSyncer()}. */
+  private final WalGroupSyncer walSyncer;
   private int nextStoreId;
   /** Guarded by this: set by {@link #closeNative()}; a physical drop that finds it set is left for the next open. */
   private boolean closed;
@@ -93,6 +95,22 @@ final class SharedDatabase {
     this.dropIntents = new DropIntents(path);
     Path file = path.getFileName();
     this.dropExecutor = new StoreDropExecutor(file == null ? "root" : file.toString());
+    RocksDbWal wal = settings.rocksDbWal();
+    this.walSyncer = wal.needsSyncer()
+        ? new WalGroupSyncer(path.getFileName() == null ? path.toString() : path.getFileName().toString(), db, wal.syncInterval(),
+            commitPath::baseline)
+        : null;
+    if (wal.ackAfterSync()) {
+      // After the write and after the commit's locks are released: a commit waits for the next
+      // group sync, which serves every commit that wrote before it started.
+      hooks.add(new CommitHook() {
+        @Override
+        public void afterWrite(PendingCommit commit) {
+          // One sync serves a whole merged group: its members are stamped before the first waits.
+          walSyncer.awaitSyncCovering(commit.version());
+        }
+      });
+    }
   }
 
   static SharedDatabase open(Path path, DatabaseOptions options) {
@@ -110,6 +128,8 @@ final class SharedDatabase {
       names.add(StoreNames.requireValid(store));
     }
 
+    RocksDbWal wal = settings.rocksDbWal();
+    wal.checkCompatible(options.walEnabled());
     FlushEvents flushEvents = new FlushEvents();
     DBOptions dbOptions = new DBOptions()
         .setCreateIfMissing(options.createIfMissing())
@@ -117,7 +137,13 @@ final class SharedDatabase {
         // With the WAL off, stores (column families) would otherwise flush independently, and a
         // flush event of one would claim the others' data durable: the transaction log's replay
         // start would skip unflushed writes. Atomic flush cuts every store at the same sequence.
-        .setAtomicFlush(true)
+        // RocksDB forbids it with pipelined writes, which RocksDbWal allows only with the WAL on
+        // (RocksDB then recovers unflushed data from its own WAL).
+        .setAtomicFlush(!wal.pipelinedWrite())
+        .setManualWalFlush(wal.manualFlush())
+        .setUnorderedWrite(wal.unorderedWrite())
+        .setEnablePipelinedWrite(wal.pipelinedWrite())
+        .setTwoWriteQueues(wal.twoWriteQueues())
         .setListeners(List.of(flushEvents));
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
@@ -445,8 +471,35 @@ final class SharedDatabase {
         commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum());
   }
 
+  /**
+   * Completes after a RocksDB WAL write + fsync that started after this call, shared with every
+   * concurrent request; already complete when no group syncer runs and the WAL is written per
+   * write (then use {@code WriteOptions.sync}-style durability of RocksDB's defaults).
+   */
+  java.util.concurrent.CompletableFuture<Void> syncWal() {
+    if (walSyncer != null) {
+      return walSyncer.requestSync();
+    }
+    try {
+      if (options.walEnabled()) {
+        db.flushWal(true);
+      }
+      return java.util.concurrent.CompletableFuture.completedFuture(null);
+    } catch (RocksDBException e) {
+      return java.util.concurrent.CompletableFuture.failedFuture(new StorageException("RocksDB WAL sync of " + path + " failed", e));
+    }
+  }
+
+  /** Group syncs run so far (0 without a syncer). */
+  long walSyncs() {
+    return walSyncer == null ? 0 : walSyncer.syncs();
+  }
+
   /** Close the native handle. Every handle's gate is closed and drained before this runs. */
   void closeNative() {
+    if (walSyncer != null) {
+      walSyncer.close(); // a last sync for what is pending, before the handle goes
+    }
     // Physical drops already handed over run first (no claims are left); a drop still waiting
     // for claims, or one that failed, is finished by the next open from its recorded intent.
     dropExecutor.drain(DROP_DRAIN_TIMEOUT);

@@ -12,6 +12,12 @@ public final class StorageException extends CommitlaneException {
     this.status = cause.getStatus();
   }
 
+  /** A failure without a RocksDB status (e.g. a runtime error around a native call). */
+  public StorageException(String what, Throwable cause) {
+    super(what + ": " + cause, cause);
+    this.status = cause instanceof RocksDBException r ? r.getStatus() : null;
+  }
+
   /** RocksDB's status, or {@code null} when RocksDB gave none. */
   public Status status() {
     return status;

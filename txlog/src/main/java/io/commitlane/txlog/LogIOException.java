@@ -5,9 +5,10 @@ import java.io.IOException;
 /**
  * A file operation of the log failed (write, force, create, rename). After a failed force the
  * log refuses further appends: the operating system may have dropped the unsynced pages, so only
- * a reopen (which recovers from what is on disk) is safe.
+ * a reopen (which recovers from what is on disk) is safe. {@link LogFailedException} is the
+ * fail-stop kind.
  */
-public final class LogIOException extends TransactionLogException {
+public class LogIOException extends TransactionLogException {
   private static final long serialVersionUID = 1L;
 
   public LogIOException(String message, IOException cause) {

@@ -29,6 +29,10 @@ public final class LogSettings {
   private final LogFileSystem fileSystem;
   private final Clock clock;
   private final String name;
+  private final AppendMode appendMode;
+  private final long appendBufferBytes;
+  private final int completionRingSlots;
+  private final Duration completionRingWait;
 
   private LogSettings(Builder b) {
     this.durability = b.durability;
@@ -41,6 +45,10 @@ public final class LogSettings {
     this.fileSystem = b.fileSystem;
     this.clock = b.clock;
     this.name = b.name;
+    this.appendMode = b.appendMode;
+    this.appendBufferBytes = b.appendBufferBytes;
+    this.completionRingSlots = b.completionRingSlots;
+    this.completionRingWait = b.completionRingWait;
   }
 
   /** The defaults: PROCESS durability, 16 MiB / 1 hour segments, 3 days retention. */
@@ -65,6 +73,10 @@ public final class LogSettings {
     b.fileSystem = fileSystem;
     b.clock = clock;
     b.name = name;
+    b.appendMode = appendMode;
+    b.appendBufferBytes = appendBufferBytes;
+    b.completionRingSlots = completionRingSlots;
+    b.completionRingWait = completionRingWait;
     return b;
   }
 
@@ -109,12 +121,30 @@ public final class LogSettings {
     return name;
   }
 
+  public AppendMode appendMode() {
+    return appendMode;
+  }
+
+  public long appendBufferBytes() {
+    return appendBufferBytes;
+  }
+
+  public int completionRingSlots() {
+    return completionRingSlots;
+  }
+
+  public Duration completionRingWait() {
+    return completionRingWait;
+  }
+
   @Override
   public String toString() {
     return "LogSettings{durability=" + durability + ", maxSegmentBytes=" + maxSegmentBytes
         + ", maxSegmentAge=" + maxSegmentAge + ", retention=" + retention
         + ", groupCommitMaxBytes=" + groupCommitMaxBytes + ", groupCommitMaxRecords="
-        + groupCommitMaxRecords + ", groupCommitMaxWait=" + groupCommitMaxWait + "}";
+        + groupCommitMaxRecords + ", groupCommitMaxWait=" + groupCommitMaxWait + ", appendMode="
+        + appendMode + ", appendBufferBytes=" + appendBufferBytes + ", completionRingSlots="
+        + completionRingSlots + ", completionRingWait=" + completionRingWait + "}";
   }
 
   /** Collects settings; nothing is checked until {@link #build()}. */
@@ -129,8 +159,39 @@ public final class LogSettings {
     private LogFileSystem fileSystem = JdkFileSystem.INSTANCE;
     private Clock clock = Clock.systemUTC();
     private String name;
+    private AppendMode appendMode = AppendMode.SERIALIZED;
+    private long appendBufferBytes = 1L << 20;
+    private int completionRingSlots = 16384;
+    private Duration completionRingWait = Duration.ofSeconds(30);
 
     private Builder() {}
+
+    /** SERIALIZED (default) or LEADERLESS; see {@link AppendMode}. */
+    public Builder appendMode(AppendMode mode) {
+      this.appendMode = mode;
+      return this;
+    }
+
+    /**
+     * LEADERLESS: bytes of each of the two ping-pong buffers (capped at maxSegmentBytes); a frame
+     * larger than a buffer is written straight to the file while appends wait. 4 KiB..256 MiB,
+     * default 1 MiB.
+     */
+    public Builder appendBufferBytes(long bytes) {
+      this.appendBufferBytes = bytes;
+      return this;
+    }
+
+    /**
+     * LEADERLESS: slots of the completion watermark's ring (24 bytes each): an append waits while
+     * it would be this many records past the oldest record not yet finished or aborted, and fails
+     * with {@link UnfinishedLimitException} after {@link #completionRingWait}. A power of two,
+     * 16..1048576, default 16384.
+     */
+    public Builder completionRingSlots(int records) {
+      this.completionRingSlots = records;
+      return this;
+    }
 
     /** NONE, PROCESS (default) or FSYNC; see {@link Durability}. */
     public Builder durability(Durability durability) {
@@ -175,6 +236,15 @@ public final class LogSettings {
      */
     public Builder groupCommitMaxWait(Duration wait) {
       this.groupCommitMaxWait = wait;
+      return this;
+    }
+
+    /**
+     * LEADERLESS: how long an append waits for a slot of the completion ring (a finish or abort of
+     * the oldest unfinished record frees it) before it fails; 0..1 hour, default 30 s.
+     */
+    public Builder completionRingWait(Duration wait) {
+      this.completionRingWait = wait;
       return this;
     }
 
@@ -230,6 +300,20 @@ public final class LogSettings {
       if (clock == null) {
         errors.add(new InvalidLogSettingException("clock", null, "a java.time.Clock, not null"));
       }
+      if (appendMode == null) {
+        errors.add(new InvalidLogSettingException("appendMode", null, "SERIALIZED or LEADERLESS"));
+      }
+      if (appendBufferBytes < (4L << 10) || appendBufferBytes > (256L << 20)) {
+        errors.add(new InvalidLogSettingException(
+            "appendBufferBytes", appendBufferBytes, "4096..268435456 bytes (4 KiB..256 MiB)"));
+      }
+      if (completionRingSlots < 16 || completionRingSlots > (1 << 20)
+          || Integer.bitCount(completionRingSlots) != 1) {
+        errors.add(new InvalidLogSettingException("completionRingSlots", completionRingSlots,
+            "a power of two in 16..1048576 records"));
+      }
+      checkDuration(errors, "completionRingWait", completionRingWait, Duration.ZERO,
+          Duration.ofHours(1), "0..1 hour");
       if (name != null && (name.isBlank() || name.length() > 200)) {
         errors.add(new InvalidLogSettingException("name", name, "null or 1..200 non-blank characters"));
       }
@@ -260,12 +344,16 @@ public final class LogSettings {
         && groupCommitMaxBytes == s.groupCommitMaxBytes
         && groupCommitMaxRecords == s.groupCommitMaxRecords
         && groupCommitMaxWait.equals(s.groupCommitMaxWait) && fileSystem.equals(s.fileSystem)
-        && clock.equals(s.clock) && Objects.equals(name, s.name);
+        && clock.equals(s.clock) && Objects.equals(name, s.name) && appendMode == s.appendMode
+        && appendBufferBytes == s.appendBufferBytes
+        && completionRingSlots == s.completionRingSlots
+        && completionRingWait.equals(s.completionRingWait);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(durability, maxSegmentBytes, maxSegmentAge, retention, groupCommitMaxBytes,
-        groupCommitMaxRecords, groupCommitMaxWait, fileSystem, clock, name);
+        groupCommitMaxRecords, groupCommitMaxWait, fileSystem, clock, name, appendMode,
+        appendBufferBytes, completionRingSlots, completionRingWait);
   }
 }

@@ -77,6 +77,8 @@ public final class TransactionLog implements AutoCloseable {
   private volatile long flushedPosition;
 
   private final GroupCommitter committer;
+  /** The write path of {@link AppendMode#LEADERLESS}; {@code null} when serialized. */
+  private final LeaderlessAppender leaderless;
   private final long replayStart;
   private final long replayEnd;
   private final long recordsRecovered;
@@ -158,9 +160,15 @@ public final class TransactionLog implements AutoCloseable {
     } else {
       this.active = last;
     }
+    if (settings.appendMode() == AppendMode.LEADERLESS) {
+      this.leaderless = new LeaderlessAppender(name, new LeaderlessSegments(), active, end, settings);
+    } else {
+      this.leaderless = null;
+    }
     if (settings.durability() == Durability.FSYNC) {
-      this.committer = new GroupCommitter(name, end, this::forceActive, () -> bytesWritten,
-          () -> recordsWritten, settings);
+      this.committer = new GroupCommitter(name, end, this::forceActive,
+          leaderless == null ? () -> bytesWritten : leaderless::bytesClaimed,
+          leaderless == null ? () -> recordsWritten : leaderless::recordsClaimed, settings);
       this.committer.start();
     } else {
       this.committer = null;
@@ -224,6 +232,10 @@ public final class TransactionLog implements AutoCloseable {
     // Encode outside the lock: only the position claim and the write are serialized.
     ByteBuffer frame = FrameEncoder.get().record(transactionId, timestamp, flags, entries, writes,
         payloadSize);
+    if (leaderless != null) {
+      checkOpen();
+      return leaderless.append(frame, timestamp);
+    }
     appendLock.lock();
     try {
       checkWritable();
@@ -256,6 +268,10 @@ public final class TransactionLog implements AutoCloseable {
    * @throws IllegalStateException if the position is not awaiting finish
    */
   public void abort(long position) {
+    if (leaderless != null) {
+      abortLeaderless(position);
+      return;
+    }
     ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
     long frameBytes = frame.remaining();
     long markerPosition;
@@ -305,6 +321,11 @@ public final class TransactionLog implements AutoCloseable {
    * @throws IllegalStateException if the position is not awaiting finish
    */
   public long finish(long position, LongSupplier sequenceSampler) {
+    if (leaderless != null) {
+      checkOpen();
+      leaderless.complete(position);
+      return publishLeaderless(sequenceSampler);
+    }
     List<CompletableFuture<Void>> ready;
     long watermark;
     stateLock.lock();
@@ -329,6 +350,55 @@ public final class TransactionLog implements AutoCloseable {
     }
     completeAll(ready);
     return watermark;
+  }
+
+  /**
+   * Leaderless finish: the appender moved the completion watermark; publish its payload (the end
+   * position of the completed prefix) as the committed watermark, sample RocksDB's sequence now
+   * (every record below it finished its write before its completion was added, which happened
+   * before this read) and release waiters. Several finishers may race here: the lock keeps the
+   * watermark and the flush pairs monotonic.
+   */
+  private long publishLeaderless(LongSupplier sequenceSampler) {
+    List<CompletableFuture<Void>> ready = List.of();
+    long watermark;
+    stateLock.lock();
+    try {
+      long published = leaderless.committedPosition();
+      if (published > committedWatermark) {
+        committedWatermark = published;
+        if (!watermarkWaiters.isEmpty()) {
+          ready = watermarkWaiters.takeBelow(published);
+        }
+        if (sequenceSampler != null) {
+          correlation.record(published, sequenceSampler.getAsLong());
+        }
+      }
+      watermark = committedWatermark;
+    } finally {
+      stateLock.unlock();
+    }
+    completeAll(ready);
+    return watermark;
+  }
+
+  private void abortLeaderless(long position) {
+    checkOpen();
+    long ordinal = leaderless.requireUnfinished(position);
+    ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
+    long markerPosition = leaderless.append(frame, clock.millis());
+    stateLock.lock();
+    try {
+      // Marked aborted before the watermark can pass it, so no reader ever returns it.
+      aborted.add(position);
+    } finally {
+      stateLock.unlock();
+    }
+    leaderless.completeAborted(ordinal, markerPosition);
+    publishLeaderless(null);
+    if (committer != null) {
+      awaitDurable(markerPosition);
+    }
   }
 
   /**
@@ -399,7 +469,7 @@ public final class TransactionLog implements AutoCloseable {
     if (committer == null) {
       return CompletableFuture.completedFuture(null);
     }
-    if (position >= writtenEnd) {
+    if (position >= (leaderless != null ? leaderless.claimedEnd() : writtenEnd)) {
       throw new IllegalArgumentException("position " + LogPosition.toString(position)
           + " was not appended to transaction log '" + name + "'");
     }
@@ -424,6 +494,9 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   private long forceActive() throws IOException {
+    if (leaderless != null) {
+      return leaderless.force();
+    }
     // Capture the end first: every byte below it is in the segment read next or in an older one,
     // and rotation forced older ones before it published a newer active segment.
     long target = writtenEnd;
@@ -566,16 +639,25 @@ public final class TransactionLog implements AutoCloseable {
     }
     int unfinished;
     int lag;
-    stateLock.lock();
-    try {
-      unfinished = uncommitted.unfinished();
-      lag = uncommitted.size();
-    } finally {
-      stateLock.unlock();
+    long records = recordsWritten;
+    long bytes = bytesWritten;
+    if (leaderless != null) {
+      lag = leaderless.lag();
+      unfinished = leaderless.unfinished();
+      records = leaderless.recordsClaimed();
+      bytes = leaderless.bytesClaimed();
+    } else {
+      stateLock.lock();
+      try {
+        unfinished = uncommitted.unfinished();
+        lag = uncommitted.size();
+      } finally {
+        stateLock.unlock();
+      }
     }
     long fsyncs = committer == null ? 0 : committer.forces();
     double perFsync = fsyncs == 0 ? 0 : (double) committer.recordsForced() / fsyncs;
-    return new LogStats(files, totalBytes, recordsWritten, bytesWritten, recordsRecovered,
+    return new LogStats(files, totalBytes, records, bytes, recordsRecovered,
         unfinished, lag, aborted.size(), recoveredCorruptFrames.size(), fsyncs, perFsync,
         keptUnflushed, committedWatermark, flushedPosition,
         committer == null ? 0 : committer.durableEnd());
@@ -611,8 +693,18 @@ public final class TransactionLog implements AutoCloseable {
       } finally {
         appendLock.unlock();
       }
+      if (leaderless != null) {
+        leaderless.close();
+      }
       if (committer != null) {
         committer.close();
+      } else if (leaderless != null) {
+        try {
+          // A clean close leaves every claimed record in the file.
+          leaderless.writeThrough(leaderless.claimedEnd());
+        } catch (TransactionLogException e) {
+          // Already failed: what reached the file is what recovery will find.
+        }
       }
       List<CompletableFuture<Void>> waiting;
       stateLock.lock();
@@ -653,7 +745,15 @@ public final class TransactionLog implements AutoCloseable {
 
   // ---------------------------------------------------------------- internals
 
+  /**
+   * The end of what a reader that includes uncommitted records may read. Leaderless: records
+   * still in a buffer are written out first (no fsync), so such a reader sees every append.
+   */
   long writtenEnd() {
+    if (leaderless != null) {
+      leaderless.writeThrough(leaderless.claimedEnd());
+      return leaderless.writtenEnd();
+    }
     return writtenEnd;
   }
 
@@ -696,6 +796,9 @@ public final class TransactionLog implements AutoCloseable {
 
   private void checkWritable() {
     checkOpen();
+    if (leaderless != null && leaderless.failure() != null) {
+      throw new LogFailedException(leaderless.failure());
+    }
     TransactionLogException failed = failure;
     if (failed == null && committer != null) {
       failed = committer.failure();
@@ -733,13 +836,8 @@ public final class TransactionLog implements AutoCloseable {
   /** Under the append lock: the segment the next frame goes to, rotating if it is full or old. */
   private Segment segmentFor(long frameBytes) {
     Segment current = active;
-    if (current != null) {
-      boolean empty = current.end <= SegmentHeader.BYTES;
-      boolean full = current.end + frameBytes > settings.maxSegmentBytes();
-      boolean old = clock.millis() - current.createdMillis >= maxSegmentAgeMillis;
-      if (empty || !(full || old)) {
-        return current;
-      }
+    if (current != null && !needsRotation(current, current.end, frameBytes)) {
+      return current;
     }
     return rotate(current);
   }
@@ -755,6 +853,23 @@ public final class TransactionLog implements AutoCloseable {
         throw failure;
       }
     }
+    Segment next;
+    try {
+      next = createSegment();
+    } catch (IOException e) {
+      throw new LogIOException("cannot create segment " + directory.resolve(
+          Segment.fileName(nextSegmentNumber)) + " of transaction log '" + name + "'", e);
+    }
+    if (previous != null) {
+      previous.sealed = true;
+    }
+    active = next;
+    return next;
+  }
+
+  /** Creates, registers and returns the next segment file (header written, forced under FSYNC). */
+  private Segment createSegment() throws IOException {
+    boolean fsync = settings.durability() == Durability.FSYNC;
     long number = nextSegmentNumber;
     Path path = directory.resolve(Segment.fileName(number));
     long created = clock.millis();
@@ -773,17 +888,46 @@ public final class TransactionLog implements AutoCloseable {
       } catch (IOException suppressed) {
         e.addSuppressed(suppressed);
       }
-      throw new LogIOException("cannot create segment " + path + " of transaction log '" + name
-          + "'", e);
+      throw e;
     }
     Segment next = new Segment(number, path, created, file, SegmentHeader.BYTES);
     segments.put(number, next);
-    if (previous != null) {
-      previous.sealed = true;
-    }
-    active = next;
     nextSegmentNumber = number + 1;
     return next;
+  }
+
+  /** Whether a frame of {@code frameBytes} at {@code offset} of {@code s} goes to a new segment. */
+  private boolean needsRotation(Segment s, long offset, long frameBytes) {
+    boolean empty = offset <= SegmentHeader.BYTES;
+    boolean full = offset + frameBytes > settings.maxSegmentBytes();
+    boolean old = clock.millis() - s.createdMillis >= maxSegmentAgeMillis;
+    return !empty && (full || old);
+  }
+
+  /** The segment operations of the leaderless appender (it calls them under its sync lock). */
+  private final class LeaderlessSegments implements LeaderlessAppender.Segments {
+    @Override
+    public boolean needsSwitch(Segment s, long offset, long frameBytes) {
+      return needsRotation(s, offset, frameBytes);
+    }
+
+    @Override
+    public Segment openNext(Segment previous) throws IOException {
+      return createSegment();
+    }
+
+    @Override
+    public void switched(Segment previous, Segment next) {
+      if (previous != null) {
+        previous.sealed = true;
+      }
+      active = next;
+    }
+
+    @Override
+    public Segment segment(long number) {
+      return segments.get(number);
+    }
   }
 
   private void write(Segment segment, ByteBuffer frame, long offset) {

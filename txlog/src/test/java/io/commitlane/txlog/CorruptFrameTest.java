@@ -14,9 +14,16 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** A bad frame in the middle is one lost record, not the end of the log. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class CorruptFrameTest {
+  @Parameter AppendMode mode;
+
   private static final List<String> VALUES = List.of("r0", "r1", "r2-the-middle", "r3", "r4");
 
   @TempDir Path root;
@@ -24,7 +31,7 @@ class CorruptFrameTest {
   @Test
   void aFlippedByteAnywhereInAMiddleFrameCostsExactlyThatRecord() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).build();
     List<Long> positions = writeFive(root.resolve("probe"), settings);
     long bad = positions.get(2);
     long resume = positions.get(3);
@@ -84,7 +91,7 @@ class CorruptFrameTest {
   @Test
   void corruptionAfterOpenIsCaughtByTheReaderToo() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).build();
     Path dir = root.resolve("live");
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       List<Long> positions = new ArrayList<>();
@@ -108,7 +115,7 @@ class CorruptFrameTest {
   @Test
   void aTornTailInAnOlderSegmentIsOneCorruptFrameNotTheEndOfTheLog() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).maxSegmentBytes(4096).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).maxSegmentBytes(4096).build();
     Path dir = root.resolve("older");
     List<Long> positions = new ArrayList<>();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {

@@ -12,13 +12,20 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Seed 000's race as forced schedules: the sequence paired with a committed prefix must be read
  * after the finishing position left the uncommitted set, under the same lock. Each test fails if
  * {@code finish} samples first.
  */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class FlushCorrelationRaceTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
 
   /**
@@ -35,7 +42,7 @@ class FlushCorrelationRaceTest {
    */
   @Test
   void flushAtTheLaterPositionsSampleNeverPassesAnEarlierPositionThatCommittedLater() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       long p1 = append(log, 1, "earlier position, later sequence");
       long p2 = append(log, 2, "later position, earlier sequence");
       AtomicLong latestSequence = new AtomicLong(9);
@@ -81,7 +88,7 @@ class FlushCorrelationRaceTest {
   /** The same invariant observed from inside the sampler: the finishing position is gone. */
   @Test
   void samplerRunsAfterThePositionLeftTheUncommittedSet() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       int[] uncommittedAtSample = new int[2];
@@ -109,7 +116,7 @@ class FlushCorrelationRaceTest {
   /** A pair is only recorded with a sample taken after every position below it finished. */
   @Test
   void pairsClaimOnlyPositionsThatFinishedBeforeTheSample() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       long p3 = append(log, 3, "c");

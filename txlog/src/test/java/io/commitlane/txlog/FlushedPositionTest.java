@@ -13,15 +13,22 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The flushed position persists, never moves back, and bounds crash replay. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class FlushedPositionTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
 
   @Test
   void persistsAcrossReopenAndReplayOffersExactlyTheUnflushedNonAbortedRecords() {
     List<Long> positions = new ArrayList<>();
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       assertEquals(LogPosition.START, log.flushedPosition());
       long sequence = 0;
       for (int i = 0; i < 6; i++) {
@@ -40,7 +47,7 @@ class FlushedPositionTest {
       log.onFlushCompleted(1);
       assertEquals(positions.get(2), log.flushedPosition(), "never moves backwards");
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       assertEquals(positions.get(2), log.flushedPosition(), "persisted");
       List<String> first = replay(log);
       assertEquals(List.of("r2", "r3", "r5"), first, "from the flushed position, without r4");
@@ -55,7 +62,7 @@ class FlushedPositionTest {
       log.onFlushCompleted(100);
       assertEquals(log.committedWatermark(), log.flushedPosition());
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       assertEquals(List.of(), replay(log));
     }
   }
@@ -63,7 +70,7 @@ class FlushedPositionTest {
   @Test
   void newRecordsLandAboveAFlushedPositionThatOutlivedTheLogTail() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).build(); // PROCESS: tail unsynced
+    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).build(); // PROCESS: tail unsynced
     TransactionLog log = TransactionLog.open(dir, settings);
     long p = append(log, 1, "flushed by RocksDB, lost from the log");
     log.finish(p, () -> 1);

@@ -66,11 +66,11 @@ class FramingProperties {
   @Property(tries = 40)
   void recordsRoundTripThroughALogAndAReopen(
       @ForAll @Size(max = 20) List<@IntRange(min = 0, max = 1000) Integer> seeds,
-      @ForAll("contents") Content extra) throws IOException {
+      @ForAll("contents") Content extra, @ForAll AppendMode mode) throws IOException {
     Path dir = Files.createTempDirectory("txlog-prop");
     try {
       List<Content> written = new ArrayList<>();
-      LogSettings settings = LogSettings.builder().maxSegmentBytes(4096).build();
+      LogSettings settings = LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build();
       try (TransactionLog log = TransactionLog.open(dir, settings)) {
         for (int seed : seeds) {
           Content c = new Content(seed, seed * 3L, seed % 7, List.of(new byte[seed % 300],

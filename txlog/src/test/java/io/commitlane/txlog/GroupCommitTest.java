@@ -19,9 +19,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** FSYNC durability: one force serves many records, and no future is left hanging. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class GroupCommitTest {
+  @Parameter AppendMode mode;
+
   private static final long HANG_GUARD_SECONDS = 60;
 
   @TempDir Path dir;
@@ -36,7 +43,7 @@ class GroupCommitTest {
   void concurrentAppendersShareForces() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
-        LogSettings.builder().fileSystem(fs).durability(Durability.FSYNC).build();
+        LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
     int appenders = 8;
     int perAppender = 100;
     CountDownLatch allWritten = new CountDownLatch(1);
@@ -94,7 +101,7 @@ class GroupCommitTest {
   void aFailedForceFailsTheFuturesAndStopsAppends() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
-        LogSettings.builder().fileSystem(fs).durability(Durability.FSYNC).build();
+        LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       long p = append(log, 1, "a");
       fs.failNextForce();
@@ -114,7 +121,7 @@ class GroupCommitTest {
   void closeCompletesPendingFuturesAndLaterRequestsFailFast() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
-        LogSettings.builder().fileSystem(fs).durability(Durability.FSYNC).build();
+        LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
     TransactionLog log = TransactionLog.open(dir, settings);
     CountDownLatch forceStarted = new CountDownLatch(1);
     CountDownLatch releaseForce = new CountDownLatch(1);
@@ -144,7 +151,7 @@ class GroupCommitTest {
   void processAndNoneDurabilityReturnCompletedFutures() {
     for (Durability d : new Durability[] {Durability.NONE, Durability.PROCESS}) {
       try (TransactionLog log =
-          TransactionLog.open(dir.resolve(d.name()), LogSettings.builder().durability(d).build())) {
+          TransactionLog.open(dir.resolve(d.name()), LogSettings.builder().appendMode(mode).durability(d).build())) {
         long p = append(log, 1, "a");
         assertTrue(log.whenDurable(p).isDone());
         log.awaitDurable(p);
@@ -155,7 +162,7 @@ class GroupCommitTest {
 
   @Test
   void theForceThreadIsNamedAfterTheLog() throws Exception {
-    LogSettings settings = LogSettings.builder().durability(Durability.FSYNC).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).durability(Durability.FSYNC).build();
     try (TransactionLog log = TransactionLog.open(dir.resolve("orders"), settings)) {
       long p = append(log, 1, "a");
       String thread = log.whenDurable(p)

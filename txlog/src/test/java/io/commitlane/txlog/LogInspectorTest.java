@@ -13,13 +13,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class LogInspectorTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
 
   private long[] writeThree() {
     long[] positions = new long[3];
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       for (int i = 0; i < 3; i++) {
         positions[i] = log.append(40 + i, 1000 + i, i, TestLogs.entries("k" + i, "value" + i),
             TestLogs.bytes("writes"));

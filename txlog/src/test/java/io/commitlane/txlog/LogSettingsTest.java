@@ -40,6 +40,16 @@ class LogSettingsTest {
         () -> LogSettings.builder().durability(null).build()).field());
     assertEquals("fileSystem", assertThrows(InvalidLogSettingException.class,
         () -> LogSettings.builder().fileSystem(null).build()).field());
+    assertEquals("appendMode", assertThrows(InvalidLogSettingException.class,
+        () -> LogSettings.builder().appendMode(null).build()).field());
+    assertEquals("appendBufferBytes", assertThrows(InvalidLogSettingException.class,
+        () -> LogSettings.builder().appendBufferBytes(1024).build()).field());
+    InvalidLogSettingException slots = assertThrows(InvalidLogSettingException.class,
+        () -> LogSettings.builder().completionRingSlots(1000).build());
+    assertEquals("completionRingSlots", slots.field());
+    assertTrue(slots.getMessage().contains("power of two"), slots.getMessage());
+    assertEquals("completionRingWait", assertThrows(InvalidLogSettingException.class,
+        () -> LogSettings.builder().completionRingWait(Duration.ofHours(2)).build()).field());
   }
 
   @Test

@@ -14,15 +14,22 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Retention deletes old flushed segments only: never unflushed ones, never the active one. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class PurgeTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
 
   @Test
   void keepsSegmentsAboveTheFlushedPositionAndTheActiveOne() {
     MutableClock clock = new MutableClock(1_000_000_000L);
-    LogSettings settings = LogSettings.builder().clock(clock).maxSegmentBytes(4096)
+    LogSettings settings = LogSettings.builder().appendMode(mode).clock(clock).maxSegmentBytes(4096)
         .retention(Duration.ofDays(3)).build();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       List<Long> positions = new ArrayList<>();

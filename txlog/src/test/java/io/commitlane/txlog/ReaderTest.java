@@ -15,16 +15,23 @@ import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Start, end and resume options of readers, across sealed (mapped) and active segments. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class ReaderTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
   private final List<Long> positions = new ArrayList<>();
   private TransactionLog log;
 
   @BeforeEach
   void writeTwentyRecordsOverSeveralSegments() {
-    log = TransactionLog.open(dir, LogSettings.builder().maxSegmentBytes(4096).build());
+    log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build());
     for (long txn = 0; txn < 20; txn++) {
       // Timestamps 100, 110, ..., 290; 900-byte records: 4 per segment.
       long p = log.append(txn, 100 + txn * 10, List.of(ByteBuffer.allocate(900)), null);

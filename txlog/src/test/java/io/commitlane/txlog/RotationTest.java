@@ -16,13 +16,20 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class RotationTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
 
   @Test
   void rotatesBeforeARecordWouldExceedMaxSegmentBytesAndNeverSplitsOne() throws IOException {
-    LogSettings settings = LogSettings.builder().maxSegmentBytes(4096).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build();
     List<Long> positions = new ArrayList<>();
     List<Integer> sizes = new ArrayList<>();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
@@ -59,7 +66,7 @@ class RotationTest {
   void rotatesAtTheFirstAppendAfterTheSegmentGotOld() {
     MutableClock clock = new MutableClock(1_000_000);
     LogSettings settings =
-        LogSettings.builder().clock(clock).maxSegmentAge(Duration.ofMinutes(10)).build();
+        LogSettings.builder().appendMode(mode).clock(clock).maxSegmentAge(Duration.ofMinutes(10)).build();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       long p1 = append(log, 1, "a");
       clock.advance(Duration.ofMinutes(9));
@@ -82,10 +89,10 @@ class RotationTest {
 
   @Test
   void reopenedLogKeepsAppendingToItsLastSegmentWhileItHasRoom() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       log.finish(append(log, 1, "a"), () -> 0);
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       long p = append(log, 2, "b");
       assertEquals(0, LogPosition.segment(p));
       log.finish(p, () -> 0);
@@ -95,7 +102,7 @@ class RotationTest {
 
   @Test
   void aRecordLargerThanASegmentIsRejected() {
-    LogSettings settings = LogSettings.builder().maxSegmentBytes(4096).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       assertThrows(RecordTooLargeException.class,
           () -> log.append(1, 1, List.of(ByteBuffer.allocate(5000)), null));

@@ -15,15 +15,22 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** A torn last record, cut at every byte, is truncated; everything before it survives. */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class TornTailTest {
+  @Parameter AppendMode appendMode;
+
   @TempDir Path root;
 
   @Test
   void tornLastRecordAtEveryByteOffsetIsCutAndTheLogStaysAppendable() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).build();
+    LogSettings settings = LogSettings.builder().appendMode(appendMode).fileSystem(fs).build();
     // Learn where the last record starts and ends.
     long lastStart;
     long fileEnd;
@@ -63,7 +70,7 @@ class TornTailTest {
       Path dir = root.resolve(mode.name());
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
       LogSettings settings =
-          LogSettings.builder().fileSystem(fs).durability(Durability.FSYNC).build();
+          LogSettings.builder().appendMode(appendMode).fileSystem(fs).durability(Durability.FSYNC).build();
       TransactionLog log = TransactionLog.open(dir, settings);
       long a = append(log, 1, "synced");
       log.finish(a, () -> 0);
@@ -89,7 +96,7 @@ class TornTailTest {
     for (LostWrites mode : LostWrites.values()) {
       Path dir = root.resolve("process-" + mode.name());
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-      LogSettings settings = LogSettings.builder().fileSystem(fs).build(); // PROCESS: no fsync
+      LogSettings settings = LogSettings.builder().appendMode(appendMode).fileSystem(fs).build(); // PROCESS: no fsync
       TransactionLog log = TransactionLog.open(dir, settings);
       log.finish(append(log, 1, "never synced"), () -> 0);
       fs.crash(mode);

@@ -21,14 +21,21 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** Readers see a record only once it and every earlier record finished (invariant 7). */
+@ParameterizedClass(name = "{0}")
+@EnumSource(AppendMode.class)
 class WatermarkTest {
+  @Parameter AppendMode mode;
+
   @TempDir Path dir;
 
   @Test
   void outOfOrderFinishesNeverExposeALaterRecordFirst() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       long p3 = append(log, 3, "c");
@@ -65,7 +72,7 @@ class WatermarkTest {
   @Test
   void abortedRecordsAreInvisibleAndReplaySkipsThem() {
     List<Long> positions = new ArrayList<>();
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       for (String v : List.of("a", "aborted", "c")) {
         positions.add(append(log, positions.size(), v));
       }
@@ -81,7 +88,7 @@ class WatermarkTest {
       assertEquals(0, log.stats().uncommittedCount());
       assertEquals(1, log.stats().abortedRecords());
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       assertEquals(List.of("a", "c"), values(readAll(log)), "the abort marker survives reopen");
       List<String> replayed = new ArrayList<>();
       log.replay(r -> replayed.add(TestLogs.text(r.entries().get(0))));
@@ -91,7 +98,7 @@ class WatermarkTest {
 
   @Test
   void finishingAnUnknownPositionIsAnError() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       long p = append(log, 1, "a");
       log.finish(p, () -> 1);
       assertThrows(IllegalStateException.class, () -> log.finish(p, () -> 1));
@@ -105,7 +112,7 @@ class WatermarkTest {
    */
   @Test
   void concurrentWritersAndATailingReaderNeverSeeAnUnfinishedRecord() throws Exception {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
       Set<Long> finished = ConcurrentHashMap.newKeySet();
       int writers = 4;
       int perWriter = 2000;

@@ -4,7 +4,6 @@ import io.commitlane.actors.Hold;
 
 import static io.commitlane.actors.stream.StreamTestSupport.await;
 import static io.commitlane.actors.stream.StreamTestSupport.b;
-import static io.commitlane.actors.stream.StreamTestSupport.open;
 import static io.commitlane.actors.stream.StreamTestSupport.s;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -43,9 +42,22 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
+@ParameterizedClass(name = "txlog.append = {0}")
+@ValueSource(strings = {"serialized", "leaderless"})
 class ChangeFeedTest {
+  @Parameter String append;
+
+  /** Every database of these tests appends in the parameter's mode. */
+  private CommitlaneDatabase open(ActorSystem<?> system, Path dir, Map<String, Object> overrides) {
+    Map<String, Object> m = new java.util.HashMap<>(overrides);
+    m.put("txlog.append", append);
+    return StreamTestSupport.open(system, dir, m);
+  }
   private static final String LOG = "changes";
   private static ActorTestKit testKit;
   private static ActorSystem<?> system;

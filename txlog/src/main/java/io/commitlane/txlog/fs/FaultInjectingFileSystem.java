@@ -42,6 +42,8 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   private final AtomicLong forces = new AtomicLong();
   private final AtomicLong writes = new AtomicLong();
   private volatile Runnable beforeForce = () -> {};
+  private volatile Runnable beforeWrite = () -> {};
+  private volatile Runnable beforeCreate = () -> {};
 
   /** Wraps {@code delegate}, usually {@link JdkFileSystem#INSTANCE}. */
   public FaultInjectingFileSystem(LogFileSystem delegate) {
@@ -69,6 +71,22 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
    */
   public void beforeForce(Runnable hook) {
     this.beforeForce = hook == null ? () -> {} : hook;
+  }
+
+  /**
+   * Runs {@code hook} on the writing thread before every {@link LogFile#write} (segment headers
+   * included); tests use it to hold a buffer write with a latch while appends go on.
+   */
+  public void beforeWrite(Runnable hook) {
+    this.beforeWrite = hook == null ? () -> {} : hook;
+  }
+
+  /**
+   * Runs {@code hook} on the creating thread before every {@link #create} (a new segment: the
+   * start of a segment switch); tests use it to hold or kill a log mid-switch.
+   */
+  public void beforeCreate(Runnable hook) {
+    this.beforeCreate = hook == null ? () -> {} : hook;
   }
 
   /** How many file forces ran (successful or not) through this file system. */
@@ -153,6 +171,7 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
 
   @Override
   public LogFile create(Path file) throws IOException {
+    beforeCreate.run();
     LogFile created = delegate.create(file);
     durableSizes.put(key(file), new AtomicLong());
     return new FaultyFile(key(file), created, generation.get());
@@ -232,6 +251,7 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
     @Override
     public void write(ByteBuffer src, long position) throws IOException {
       checkAlive();
+      beforeWrite.run();
       writes.incrementAndGet();
       if (failNextWrite.compareAndSet(true, false)) {
         throw new IOException("injected write failure on " + path);
