@@ -57,7 +57,7 @@ public final class LeaderlessLogWorkload implements CrashWorkload {
     PipelineSettings base = settings(system);
     PipelineSettings settings = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
         base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
-        base.purgeInterval());
+        base.purgeInterval(), base.writeGroups());
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
     Semaphore inFlight = new Semaphore(8);
     for (long i = 1; ; i++) {
