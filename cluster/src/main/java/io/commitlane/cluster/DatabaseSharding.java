@@ -13,6 +13,8 @@ import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -50,6 +52,8 @@ public final class DatabaseSharding {
   private final ClusterSettings settings;
   private final ActorRef<ShardingEnvelope<Command>> region;
   private final Executor executor;
+  /** Requests waiting for a reply: answered NO_REPLY if this node's actor system terminates first (its timers stop). */
+  private final Set<Pending<?>> pending = ConcurrentHashMap.newKeySet();
 
   private DatabaseSharding(ActorSystem<?> system, ClusterSharding sharding, ClusterSettings settings,
       ActorRef<ShardingEnvelope<Command>> region) {
@@ -58,6 +62,11 @@ public final class DatabaseSharding {
     this.settings = settings;
     this.region = region;
     this.executor = system.dispatchers().lookup(DispatcherSelector.defaultDispatcher());
+    system.getWhenTerminated().whenCompleteAsync((done, err) -> {
+      for (Pending<?> p : pending) {
+        p.noReply("this node's actor system terminated before the reply came");
+      }
+    }, Runnable::run);
   }
 
   /** Register databases with Cluster Sharding on this node, with the settings of its config. */
@@ -156,22 +165,47 @@ public final class DatabaseSharding {
     return ask(name, replyTo -> new ShardedDatabase.OpenChangeFeed(log, afterPosition, replyTo));
   }
 
-  @SuppressWarnings("unchecked")
   private <R> CompletionStage<R> ask(String name, Function<ActorRef<R>, Command> message) {
     EntityRef<Command> ref = entityRef(name);
     Duration timeout = settings.askTimeout();
-    DispatcherFuture<R> result = new DispatcherFuture<>(executor);
-    // An explicit executor: Pekko's ask stage would otherwise run this on the common pool.
-    ref.<R>ask(message, timeout).whenCompleteAsync((reply, err) -> {
-      if (err == null) {
-        result.complete(reply);
-      } else {
-        result.complete((R) new Unavailable(UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within "
-            + timeout + " (" + err.getClass().getSimpleName() + "): the owner may be unreachable, gone or moving. The outcome is"
-            + " unknown: retry a conditional commit safely, or read before retrying a blind write"));
-      }
-    }, executor);
+    Pending<R> result = new Pending<>(name, timeout);
+    pending.add(result);
+    try {
+      // An explicit executor: Pekko's ask stage would otherwise run this on the common pool.
+      ref.<R>ask(message, timeout).whenCompleteAsync((reply, err) -> {
+        if (err == null) {
+          result.complete(reply);
+        } else {
+          result.noReply(err.getClass().getSimpleName());
+        }
+      }, executor);
+    } catch (RuntimeException e) {
+      result.noReply(e.toString()); // e.g. this node is shutting down and its scheduler is closed
+    }
+    if (system.whenTerminated().isCompleted()) {
+      result.noReply("this node's actor system has terminated");
+    }
     return result;
+  }
+
+  /** A request's future: completed by the reply, by the ask timeout, or by this node's termination. */
+  private final class Pending<R> extends DispatcherFuture<R> {
+    private final String name;
+    private final Duration timeout;
+
+    Pending(String name, Duration timeout) {
+      super(executor);
+      this.name = name;
+      this.timeout = timeout;
+      whenComplete((r, e) -> pending.remove(this));
+    }
+
+    @SuppressWarnings("unchecked")
+    void noReply(String why) {
+      complete((R) new Unavailable(UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within " + timeout
+          + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: retry a conditional commit"
+          + " safely, or read before retrying a blind write"));
+    }
   }
 
   private <T> ActorRef<T> deadLetters() {

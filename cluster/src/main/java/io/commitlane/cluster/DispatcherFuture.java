@@ -7,7 +7,7 @@ import java.util.concurrent.Executor;
  * A future whose {@code *Async} stages without an executor run on a Pekko dispatcher, never on
  * {@code ForkJoinPool.commonPool()} (parallelism 1 on small machines: a thread per callback).
  */
-final class DispatcherFuture<T> extends CompletableFuture<T> {
+class DispatcherFuture<T> extends CompletableFuture<T> {
   private final Executor executor;
 
   DispatcherFuture(Executor executor) {

@@ -103,20 +103,14 @@ final class TestCluster implements AutoCloseable {
   }
 
   /**
-   * Stop every node: all but the first leave together (the first, the leader, removes them
-   * quickly), then the first. Leaving all at once would wait out the exiting phase's timeout.
+   * Stop every node, newest first, one at a time: each leaves while a leader that is not leaving
+   * can remove it (nodes leaving together wait out the exiting phase's timeout).
    */
   @Override
   public void close() {
-    for (int i = 1; i < nodes.size(); i++) {
+    for (int i = nodes.size() - 1; i >= 0; i--) {
       nodes.get(i).system().terminate();
-    }
-    for (int i = 1; i < nodes.size(); i++) {
       awaitTerminated(i);
-    }
-    if (!nodes.isEmpty()) {
-      nodes.get(0).system().terminate();
-      awaitTerminated(0);
     }
   }
 
