@@ -117,7 +117,9 @@ class NodeLossTest {
         pekko.cluster.failure-detector.acceptable-heartbeat-pause = 1s
         pekko.cluster.split-brain-resolver.stable-after = 2s
         commitlane.cluster.ask-timeout = 2s
-        # The downed node cannot reach anyone: do not wait out the default exiting timeout.
+        # The downed node reaches no one: do not wait out the default timeouts of its shutdown phases.
+        pekko.coordinated-shutdown.default-phase-timeout = 1s
+        pekko.coordinated-shutdown.phases.cluster-sharding-shutdown-region.timeout = 2s
         pekko.coordinated-shutdown.phases.cluster-exiting.timeout = 1s
         """;
     try (TestCluster cluster = TestCluster.start(3, dir, fast)) {
@@ -188,8 +190,15 @@ class NodeLossTest {
       assertTrue(old >= 30 && noReply >= 1, "old-owner commits " + old + ", unknown outcomes " + noReply);
 
       DatabaseSharding reader = cluster.databases.get(majority.get(0));
-      for (Outcome o : outcomes) {
-        byte[] stored = ((Values) result(reader.get(db, Key.of(b(o.key()))))).values().get(0);
+      List<Outcome> all = new ArrayList<>(outcomes);
+      List<byte[]> values = new ArrayList<>();
+      for (int from = 0; from < all.size(); from += 500) {
+        List<Key> batch = all.subList(from, Math.min(all.size(), from + 500)).stream().map(o -> Key.of(b(o.key()))).toList();
+        values.addAll(((Values) result(reader.multiGet(db, batch))).values());
+      }
+      for (int i = 0; i < all.size(); i++) {
+        Outcome o = all.get(i);
+        byte[] stored = values.get(i);
         if (o.reply() instanceof Committed) {
           assertEquals(o.key(), s(stored), "acknowledged " + o.key() + " is stored");
         } else if (o.reply() instanceof Unavailable u && u.outcomeKnown()) {
