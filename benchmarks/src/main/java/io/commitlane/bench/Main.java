@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "commitlane", mixinStandardHelpOptions = true, version = "commitlane 0.1.0",
     description = "Commit RocksDB transactions and measure them against raw rocksdbjni in the same run.",
-    subcommands = {StorageBench.class, MemoryBench.class, PipelineBench.class, TxlogBench.class, InspectCommand.class, IngestBench.class})
+    subcommands = {StorageBench.class, MemoryBench.class, PipelineBench.class, TxlogBench.class, InspectCommand.class, IngestBench.class, ClusterBench.class})
 public final class Main implements Callable<Integer> {
   public static void main(String[] args) {
     System.exit(run(args));

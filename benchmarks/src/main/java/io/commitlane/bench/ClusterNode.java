@@ -1,0 +1,86 @@
+package io.commitlane.bench;
+
+import io.commitlane.cluster.ChangeRecord;
+import io.commitlane.cluster.DatabaseSharding;
+import io.commitlane.cluster.DatabaseStats;
+import io.commitlane.cluster.LogEntries;
+import io.commitlane.cluster.Mutation;
+import io.commitlane.cluster.ShardedDatabase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.typed.Cluster;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * One node of a commitlane cluster, for trying three on one machine (see the README's Cluster
+ * section): it joins the seed node, registers the sharded databases, then commits an order a
+ * second to database {@code shop} (wherever it is owned) and, with {@code --feed}, prints the
+ * change feed of the shop's {@code orders} log, read from whichever node owns it.
+ */
+@Command(name = "node", mixinStandardHelpOptions = true,
+    description = "Run one cluster node on 127.0.0.1: commit an order a second to database 'shop'; --feed prints its change feed.")
+final class ClusterNode implements Callable<Integer> {
+  @Option(names = "--port", required = true, description = "This node's port (e.g. 2551, 2552, 2553)")
+  int port;
+
+  @Option(names = "--seed", defaultValue = "2551", description = "The seed node's port on 127.0.0.1. Default: ${DEFAULT-VALUE}")
+  int seed;
+
+  @Option(names = "--data-dir", required = true, description = "Where databases live: the same directory for every node on this machine")
+  Path dataDir;
+
+  @Option(names = "--feed", description = "Print the change feed of database 'shop', log 'orders'")
+  boolean feed;
+
+  @Option(names = "--seconds", defaultValue = "0", description = "Leave the cluster after this long (0: run until Ctrl-C). Default: ${DEFAULT-VALUE}")
+  double seconds;
+
+  @Override
+  public Integer call() throws Exception {
+    Checks.range("--port", port, 1, 65535);
+    Checks.range("--seed", seed, 1, 65535);
+    Checks.nonNegative("--seconds", seconds);
+    String seedAddress = "pekko://commitlane@127.0.0.1:" + seed;
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "commitlane",
+        ClusterBench.nodeConfig(port, List.of(seedAddress), dataDir));
+    String self = Cluster.get(system).selfMember().address().toString();
+    System.out.println("node " + self + " joining " + seedAddress + "; databases under " + dataDir.toAbsolutePath());
+    DatabaseSharding databases = DatabaseSharding.init(system);
+    if (feed) {
+      databases.changeFeed("shop", "orders", -1).thenAccept(reply -> {
+        if (reply instanceof ShardedDatabase.FeedOpened opened) {
+          opened.feed().getSource().runForeach(this::print, system);
+        } else {
+          System.out.println("feed not opened: " + reply + " (restart with --feed to retry)");
+        }
+      });
+    }
+    long end = seconds > 0 ? System.nanoTime() + (long) (seconds * 1e9) : Long.MAX_VALUE;
+    for (int i = 1; System.nanoTime() < end && !system.whenTerminated().isCompleted(); i++) {
+      String order = "order-" + port + "-" + i;
+      ShardedDatabase.WriteReply reply = databases.write("shop", List.of(Mutation.put(utf8(order), utf8("placed"))),
+          LogEntries.of("orders", utf8(order + " placed on " + port))).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      String owner = databases.stats("shop").toCompletableFuture().get(30, TimeUnit.SECONDS) instanceof DatabaseStats st
+          ? st.owner() + " epoch " + st.ownerEpoch() : "?";
+      System.out.println(order + ": " + reply + " (owner " + owner + ")");
+      Thread.sleep(1000); // one order a second, to watch
+    }
+    system.terminate(); // coordinated shutdown: hands its databases off, then leaves
+    system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    return 0;
+  }
+
+  private void print(ChangeRecord r) {
+    System.out.println("  feed @" + r.position() + ": " + new String(r.entries().get(0), StandardCharsets.UTF_8));
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+}
