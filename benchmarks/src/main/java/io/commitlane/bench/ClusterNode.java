@@ -29,8 +29,9 @@ final class ClusterNode implements Callable<Integer> {
   @Option(names = "--port", required = true, description = "This node's port (e.g. 2551, 2552, 2553)")
   int port;
 
-  @Option(names = "--seed", defaultValue = "2551", description = "The seed node's port on 127.0.0.1. Default: ${DEFAULT-VALUE}")
-  int seed;
+  @Option(names = "--seeds", split = ",", defaultValue = "2551",
+      description = "Seed nodes' ports on 127.0.0.1 (list; the first must be up to form the cluster). Default: ${DEFAULT-VALUE}")
+  List<Integer> seeds;
 
   @Option(names = "--data-dir", required = true, description = "Where databases live: the same directory for every node on this machine")
   Path dataDir;
@@ -44,13 +45,12 @@ final class ClusterNode implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Checks.range("--port", port, 1, 65535);
-    Checks.range("--seed", seed, 1, 65535);
+    seeds.forEach(p -> Checks.range("--seeds", p, 1, 65535));
     Checks.nonNegative("--seconds", seconds);
-    String seedAddress = "pekko://commitlane@127.0.0.1:" + seed;
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "commitlane",
-        ClusterBench.nodeConfig(port, List.of(seedAddress), dataDir));
+    List<String> seedAddresses = seeds.stream().map(p -> "pekko://commitlane@127.0.0.1:" + p).toList();
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "commitlane", ClusterBench.nodeConfig(port, seedAddresses, dataDir));
     String self = Cluster.get(system).selfMember().address().toString();
-    System.out.println("node " + self + " joining " + seedAddress + "; databases under " + dataDir.toAbsolutePath());
+    System.out.println("node " + self + " joining " + seedAddresses + "; databases under " + dataDir.toAbsolutePath());
     DatabaseSharding databases = DatabaseSharding.init(system);
     if (feed) {
       databases.changeFeed("shop", "orders", -1).thenAccept(reply -> {
