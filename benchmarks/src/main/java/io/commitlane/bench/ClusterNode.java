@@ -1,6 +1,5 @@
 package io.commitlane.bench;
 
-import io.commitlane.cluster.ChangeRecord;
 import io.commitlane.cluster.DatabaseSharding;
 import io.commitlane.cluster.DatabaseStats;
 import io.commitlane.cluster.LogEntries;
@@ -11,6 +10,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
@@ -53,13 +54,7 @@ final class ClusterNode implements Callable<Integer> {
     System.out.println("node " + self + " joining " + seedAddresses + "; databases under " + dataDir.toAbsolutePath());
     DatabaseSharding databases = DatabaseSharding.init(system);
     if (feed) {
-      databases.changeFeed("shop", "orders", -1).thenAccept(reply -> {
-        if (reply instanceof ShardedDatabase.FeedOpened opened) {
-          opened.feed().getSource().runForeach(this::print, system);
-        } else {
-          System.out.println("feed not opened: " + reply + " (restart with --feed to retry)");
-        }
-      });
+      follow(system, databases, -1);
     }
     long end = seconds > 0 ? System.nanoTime() + (long) (seconds * 1e9) : Long.MAX_VALUE;
     for (int i = 1; System.nanoTime() < end && !system.whenTerminated().isCompleted(); i++) {
@@ -76,8 +71,26 @@ final class ClusterNode implements Callable<Integer> {
     return 0;
   }
 
-  private void print(ChangeRecord r) {
-    System.out.println("  feed @" + r.position() + ": " + new String(r.entries().get(0), StandardCharsets.UTF_8));
+  /** Print the shop's feed from after {@code after}; when it ends (the shop moved or closed), open it again from the last record. */
+  private void follow(ActorSystem<Void> system, DatabaseSharding databases, long after) {
+    AtomicLong last = new AtomicLong(after);
+    databases.changeFeed("shop", "orders", after).thenAccept(reply -> {
+      if (reply instanceof ShardedDatabase.FeedOpened opened) {
+        opened.feed().getSource().runForeach(r -> {
+          System.out.println("  feed @" + r.position() + ": " + new String(r.entries().get(0), StandardCharsets.UTF_8));
+          last.set(r.position());
+        }, system).whenCompleteAsync((done, err) -> reopen(system, databases, last.get(), String.valueOf(err)), system.executionContext());
+      } else {
+        reopen(system, databases, last.get(), reply.toString());
+      }
+    });
+  }
+
+  private void reopen(ActorSystem<Void> system, DatabaseSharding databases, long after, String why) {
+    if (CoordinatedShutdown.get(system).getShutdownReason().isEmpty()) { // not while this node shuts down
+      System.out.println("  feed ended (" + why + "); opening it again after position " + after);
+      system.scheduler().scheduleOnce(java.time.Duration.ofSeconds(1), () -> follow(system, databases, after), system.executionContext());
+    }
   }
 
   private static byte[] utf8(String s) {
