@@ -307,6 +307,7 @@ public final class ShardedDatabase extends AbstractBehavior<ShardedDatabase.Comm
   private State state = State.OPENING;
   private boolean attemptRunning;
   private boolean stopRequested;
+  private boolean lockBusyLogged;
   private Owned owned;
   private Object givenUp;
   private Materializer materializer;
@@ -402,6 +403,11 @@ public final class ShardedDatabase extends AbstractBehavior<ShardedDatabase.Comm
         return Behaviors.stopped();
       }
       if (System.nanoTime() - openDeadline < 0) {
+        if (!lockBusyLogged) {
+          lockBusyLogged = true;
+          getContext().getLog().info("database {} is held by its previous owner {}; retrying every {} for up to {}", name,
+              OwnerLock.lastOwner(settings.databaseDir(name)), settings.openRetryInterval(), settings.openTimeout());
+        }
         timers.startSingleTimer(RetryOpen.INSTANCE, settings.openRetryInterval());
         return this;
       }
@@ -433,12 +439,13 @@ public final class ShardedDatabase extends AbstractBehavior<ShardedDatabase.Comm
   private Behavior<Command> giveUp(Object reply) {
     state = State.GIVEN_UP;
     givenUp = reply;
-    answerStashed(reply);
-    if (stopRequested) {
-      return Behaviors.stopped();
+    if (!stopRequested) {
+      // Before answering: a client that retries on this answer then reaches the shard after the
+      // Passivate, so the shard buffers its retry for the next incarnation.
+      shard.tell(new ClusterSharding.Passivate<>(getContext().getSelf()));
     }
-    shard.tell(new ClusterSharding.Passivate<>(getContext().getSelf()));
-    return this;
+    answerStashed(reply);
+    return stopRequested ? Behaviors.stopped() : this;
   }
 
   private Behavior<Command> onRetryOpen() {
