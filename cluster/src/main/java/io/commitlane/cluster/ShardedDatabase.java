@@ -25,6 +25,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
@@ -367,6 +368,7 @@ public final class ShardedDatabase extends AbstractBehavior<ShardedDatabase.Comm
       getContext().pipeToSelf(CompletableFuture.failedFuture(e), (ok, err) -> new OpenResult(false, err));
       return;
     }
+    ActorSystem<?> system = getContext().getSystem(); // the context belongs to the actor's thread, not the blocking one
     CompletableFuture<Boolean> attempt = CompletableFuture.supplyAsync(() -> {
       OwnerLock lock = OwnerLock.tryAcquire(dir, owner);
       if (lock == null) {
@@ -374,7 +376,7 @@ public final class ShardedDatabase extends AbstractBehavior<ShardedDatabase.Comm
       }
       CommitlaneDatabase db;
       try {
-        db = CommitlaneDatabase.open(getContext().getSystem(), dir, pipelineSettings);
+        db = CommitlaneDatabase.open(system, dir, pipelineSettings);
       } catch (RuntimeException | Error e) {
         lock.close();
         throw e;
