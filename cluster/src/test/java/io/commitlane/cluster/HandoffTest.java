@@ -23,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Leave;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class HandoffTest {
       AtomicInteger unique = new AtomicInteger();
       AtomicBoolean stop = new AtomicBoolean();
       CountDownLatch beforeLeave = new CountDownLatch(40);
-      CountDownLatch[] afterLeave = {null};
+      AtomicReference<CountDownLatch> afterLeave = new AtomicReference<>(); // set once the owner is gone
       List<Throwable> errors = new ArrayList<>();
       List<Thread> workers = new ArrayList<>();
       for (int client : clients) {
@@ -83,7 +84,7 @@ class HandoffTest {
                   history.committed(id + "#" + i, reads, Map.of(key, value), 2 * ClusterRoutingTest.order(c.stamp()));
                   seen.put(key, b(value));
                   beforeLeave.countDown();
-                  CountDownLatch after = afterLeave[0];
+                  CountDownLatch after = afterLeave.get();
                   if (after != null) {
                     after.countDown();
                   }
@@ -108,10 +109,10 @@ class HandoffTest {
       workers.forEach(Thread::start);
       try {
         assertTrue(beforeLeave.await(60, TimeUnit.SECONDS), "40 commits before the owner leaves");
-        afterLeave[0] = new CountDownLatch(40);
         Cluster.get(cluster.system(owner)).manager().tell(Leave.create(cluster.address(owner)));
         cluster.awaitTerminated(owner); // left the cluster: its shards were handed off first
-        CountDownLatch after = afterLeave[0];
+        CountDownLatch after = new CountDownLatch(40); // counted from here on: commits on the new owner
+        afterLeave.set(after);
         assertTrue(after.await(60, TimeUnit.SECONDS), "40 commits after the owner left");
       } finally {
         stop.set(true);
