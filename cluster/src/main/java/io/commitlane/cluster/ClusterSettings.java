@@ -1,0 +1,183 @@
+package io.commitlane.cluster;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The {@code commitlane.cluster { ... }} settings (see {@code reference.conf} for units, ranges and
+ * defaults). Construction validates every field and reports all bad ones together.
+ *
+ * @param dataDir where this node keeps the databases it owns, {@code <dataDir>/<name>}
+ * @param askTimeout how long a client waits for the owner's reply
+ * @param openRetryInterval how often a new owner retries a database the previous owner still holds
+ * @param openTimeout how long it retries before answering {@code PREVIOUS_OWNER_HOLDS}
+ * @param openBuffer commands buffered while a database opens
+ * @param passivateIdleAfter close a database idle this long; empty = never
+ * @param conflictRetries owner-side re-runs of a conditional commit that conflicted
+ * @param entityDispatcher the dispatcher of the database entities
+ * @param requireSplitBrainResolver refuse to start without Pekko's split-brain resolver
+ */
+public record ClusterSettings(
+    Path dataDir,
+    Duration askTimeout,
+    Duration openRetryInterval,
+    Duration openTimeout,
+    int openBuffer,
+    Optional<Duration> passivateIdleAfter,
+    int conflictRetries,
+    String entityDispatcher,
+    boolean requireSplitBrainResolver) {
+
+  public static final String ROOT = "commitlane.cluster";
+  /** The dispatcher that opens and closes databases (blocking). */
+  public static final String BLOCKING_DISPATCHER = ROOT + ".blocking-dispatcher";
+
+  public ClusterSettings {
+    List<SettingError> errors = new ArrayList<>();
+    if (dataDir == null) {
+      errors.add(new SettingError(ROOT + ".data-dir", null, "must be a directory path (where this node keeps its databases)"));
+    }
+    within(errors, "ask-timeout", askTimeout, Duration.ofMillis(1), Duration.ofMinutes(10), "1 ms..10 minutes");
+    within(errors, "open-retry-interval", openRetryInterval, Duration.ofMillis(1), Duration.ofMinutes(1), "1 ms..1 minute");
+    within(errors, "open-timeout", openTimeout, Duration.ZERO, Duration.ofMinutes(10), "0..10 minutes");
+    if (openBuffer < 1 || openBuffer > 1_000_000) {
+      errors.add(new SettingError(ROOT + ".open-buffer", openBuffer, "must be an integer in 1..1000000"));
+    }
+    if (passivateIdleAfter == null) {
+      passivateIdleAfter = Optional.empty();
+    }
+    passivateIdleAfter.ifPresent(d -> within(errors, "passivate-idle-after", d, Duration.ofSeconds(1), Duration.ofDays(365),
+        "a duration 1 s..365 days, or off"));
+    if (conflictRetries < 0 || conflictRetries > 100) {
+      errors.add(new SettingError(ROOT + ".conflict-retries", conflictRetries, "must be an integer in 0..100"));
+    }
+    if (entityDispatcher == null || entityDispatcher.isBlank()) {
+      errors.add(new SettingError(ROOT + ".entity-dispatcher", entityDispatcher, "must name a dispatcher"));
+    }
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
+    }
+  }
+
+  /** Read and validate {@code commitlane.cluster} from a config that includes the reference.conf defaults. */
+  public static ClusterSettings fromConfig(Config config) {
+    Config c = config.getConfig(ROOT);
+    List<SettingError> errors = new ArrayList<>();
+    Path dataDir = null;
+    String dir = string(c, "data-dir", errors);
+    if (dir != null && dir.isBlank()) {
+      errors.add(new SettingError(ROOT + ".data-dir", dir, "must be set: the directory where this node keeps its databases"));
+    } else if (dir != null) {
+      try {
+        dataDir = Path.of(dir).toAbsolutePath().normalize();
+      } catch (InvalidPathException e) {
+        errors.add(new SettingError(ROOT + ".data-dir", dir, "must be a valid path: " + e.getMessage()));
+      }
+    }
+    Duration ask = duration(c, "ask-timeout", errors);
+    Duration retry = duration(c, "open-retry-interval", errors);
+    Duration openTimeout = duration(c, "open-timeout", errors);
+    int buffer = integer(c, "open-buffer", 1, 1_000_000, errors);
+    Optional<Duration> idle = Optional.empty();
+    if (c.hasPath("passivate-idle-after") && isOff(c.getValue("passivate-idle-after").unwrapped())) {
+      idle = Optional.empty();
+    } else {
+      Duration d = duration(c, "passivate-idle-after", errors);
+      idle = Optional.ofNullable(d);
+    }
+    int retries = integer(c, "conflict-retries", 0, 100, errors);
+    String dispatcher = string(c, "entity-dispatcher", errors);
+    boolean requireSbr = bool(c, "require-split-brain-resolver", errors);
+    try {
+      ClusterSettings s = new ClusterSettings(dataDir, ask, retry, openTimeout, buffer, idle, retries, dispatcher, requireSbr);
+      if (errors.isEmpty()) {
+        return s;
+      }
+    } catch (InvalidSettingsException e) {
+      // Report range errors with the parse errors, once per field.
+      for (SettingError each : e.errors()) {
+        if (errors.stream().noneMatch(x -> x.field().equals(each.field()))) {
+          errors.add(each);
+        }
+      }
+    }
+    throw new InvalidSettingsException(errors);
+  }
+
+  public ClusterSettings withDataDir(Path dir) {
+    return new ClusterSettings(dir, askTimeout, openRetryInterval, openTimeout, openBuffer, passivateIdleAfter, conflictRetries,
+        entityDispatcher, requireSplitBrainResolver);
+  }
+
+  public ClusterSettings withAskTimeout(Duration timeout) {
+    return new ClusterSettings(dataDir, timeout, openRetryInterval, openTimeout, openBuffer, passivateIdleAfter, conflictRetries,
+        entityDispatcher, requireSplitBrainResolver);
+  }
+
+  /** The directory of one database on this node. */
+  public Path databaseDir(String name) {
+    return dataDir.resolve(Names.database(name));
+  }
+
+  private static boolean isOff(Object raw) {
+    return Boolean.FALSE.equals(raw) || "off".equals(raw) || "none".equals(raw);
+  }
+
+  private static void within(List<SettingError> errors, String key, Duration d, Duration min, Duration max, String allowed) {
+    if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      errors.add(new SettingError(ROOT + "." + key, d, "must be " + (allowed.startsWith("a ") ? allowed : "a duration in " + allowed)));
+    }
+  }
+
+  private static Object raw(Config c, String key) {
+    return c.hasPath(key) ? c.getValue(key).unwrapped() : null;
+  }
+
+  private static Duration duration(Config c, String key, List<SettingError> errors) {
+    try {
+      return c.getDuration(key);
+    } catch (ConfigException e) {
+      errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be a duration such as 10 s"));
+      return null;
+    }
+  }
+
+  private static int integer(Config c, String key, int min, int max, List<SettingError> errors) {
+    try {
+      long v = c.getLong(key);
+      if (v >= min && v <= max) {
+        return (int) v;
+      }
+    } catch (ConfigException e) {
+      // reported below
+    }
+    errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be an integer in " + min + ".." + max));
+    return min;
+  }
+
+  private static String string(Config c, String key, List<SettingError> errors) {
+    try {
+      return c.getString(key);
+    } catch (ConfigException e) {
+      errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be a string"));
+      return null;
+    }
+  }
+
+  private static boolean bool(Config c, String key, List<SettingError> errors) {
+    try {
+      return c.getBoolean(key);
+    } catch (ConfigException e) {
+      errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be on or off"));
+      return true;
+    }
+  }
+}

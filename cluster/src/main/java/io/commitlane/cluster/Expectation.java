@@ -1,0 +1,33 @@
+package io.commitlane.cluster;
+
+/**
+ * What a conditional commit expects a key to hold when the owner runs it: a value, or absence
+ * when {@code value} is null. The owner reads the key inside the commit's transaction, so a
+ * change between that read and the write is caught by optimistic validation.
+ *
+ * @param store the store, or null for the default store
+ * @param key the key bytes
+ * @param value the expected value, or null for "absent"
+ */
+public record Expectation(String store, byte[] key, byte[] value) implements CborSerializable {
+  public Expectation {
+    Names.store(store);
+    Names.key(key, "an Expectation");
+  }
+
+  public static Expectation value(byte[] key, byte[] value) {
+    return new Expectation(null, key, value);
+  }
+
+  public static Expectation value(String store, byte[] key, byte[] value) {
+    return new Expectation(store, key, value);
+  }
+
+  public static Expectation absent(byte[] key) {
+    return new Expectation(null, key, null);
+  }
+
+  public static Expectation absent(String store, byte[] key) {
+    return new Expectation(store, key, null);
+  }
+}

@@ -1,0 +1,23 @@
+package io.commitlane.cluster;
+
+/**
+ * A key in a store of a sharded database.
+ *
+ * @param store the store (column family), or null for the default store
+ * @param key the key bytes
+ */
+public record Key(String store, byte[] key) implements CborSerializable {
+  public Key {
+    Names.store(store);
+    Names.key(key, "a Key");
+  }
+
+  /** A key of the default store. */
+  public static Key of(byte[] key) {
+    return new Key(null, key);
+  }
+
+  public static Key of(String store, byte[] key) {
+    return new Key(store, key);
+  }
+}

@@ -1,0 +1,124 @@
+package io.commitlane.cluster;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.Address;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Join;
+
+/**
+ * Several actor systems in this JVM on loopback (canonical port 0), joined into one cluster, each
+ * running {@link DatabaseSharding} over one shared data root: the shared-volume deployment.
+ */
+final class TestCluster implements AutoCloseable {
+  static final Duration UP_TIMEOUT = Duration.ofSeconds(30);
+
+  final List<ActorTestKit> nodes = new ArrayList<>();
+  final List<DatabaseSharding> databases = new ArrayList<>();
+  final Path dataRoot;
+  private final Config config;
+
+  private TestCluster(Path dataRoot, Config config) {
+    this.dataRoot = dataRoot;
+    this.config = config;
+  }
+
+  /** {@code n} nodes, joined and Up, each with databases registered. */
+  static TestCluster start(int n, Path dataRoot, String extraConfig) {
+    TestCluster c = new TestCluster(dataRoot, config(dataRoot, extraConfig));
+    try {
+      for (int i = 0; i < n; i++) {
+        c.nodes.add(ActorTestKit.create("commitlane-cluster", c.config));
+      }
+      Address first = c.address(0);
+      for (ActorTestKit node : c.nodes) {
+        Cluster.get(node.system()).manager().tell(Join.create(first));
+      }
+      c.awaitUp(n);
+      for (ActorTestKit node : c.nodes) {
+        c.databases.add(DatabaseSharding.init(node.system()));
+      }
+      return c;
+    } catch (RuntimeException | Error e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  static Config config(Path dataRoot, String extraConfig) {
+    return ConfigFactory.parseString(extraConfig)
+        .withFallback(ConfigFactory.parseString("commitlane.cluster.data-dir = \"" + dataRoot.toString().replace("\\", "/") + "\""))
+        .withFallback(ConfigFactory.parseResources("cluster-test.conf"))
+        .withFallback(ConfigFactory.load())
+        .resolve();
+  }
+
+  ActorSystem<Void> system(int i) {
+    return nodes.get(i).system();
+  }
+
+  Address address(int i) {
+    return Cluster.get(system(i)).selfMember().address();
+  }
+
+  /** Wait until every live node sees {@code n} members Up. */
+  void awaitUp(int n) {
+    TestProbe<Object> probe = nodes.get(0).createTestProbe();
+    probe.awaitAssert(UP_TIMEOUT, Duration.ofMillis(100), () -> {
+      for (ActorTestKit node : nodes) {
+        if (node.system().whenTerminated().isCompleted()) {
+          continue;
+        }
+        long up = 0;
+        for (var m : Cluster.get(node.system()).state().getMembers()) {
+          if (m.status() == MemberStatus.up()) {
+            up++;
+          }
+        }
+        assertEquals(n, up, "members Up as seen by " + Cluster.get(node.system()).selfMember().address());
+      }
+      return null;
+    });
+  }
+
+  /** The index of the node whose address is {@code address}. */
+  int indexOf(String address) {
+    for (int i = 0; i < nodes.size(); i++) {
+      if (address(i).toString().equals(address)) {
+        return i;
+      }
+    }
+    throw new AssertionError("no node at " + address);
+  }
+
+  /**
+   * Stop every node, newest first, one at a time: each leaves while a leader that is not leaving
+   * can remove it (nodes leaving together wait out the exiting phase's timeout).
+   */
+  @Override
+  public void close() {
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      nodes.get(i).system().terminate();
+      awaitTerminated(i);
+    }
+  }
+
+  void awaitTerminated(int i) {
+    try {
+      system(i).getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new AssertionError("node " + i + " did not terminate within 30 s", e);
+    }
+  }
+}
