@@ -22,7 +22,9 @@ public record WriteGroupSettings(boolean enabled, int maxMembers, int maxKeys, l
     return new WriteGroupSettings(true, 64, 4096, 4L << 20);
   }
 
+  /** The default bounds, merging off. */
   public static WriteGroupSettings off() {
-    return new WriteGroupSettings(false, 64, 4096, 4L << 20);
+    WriteGroupSettings d = defaults();
+    return new WriteGroupSettings(false, d.maxMembers(), d.maxKeys(), d.maxBytes());
   }
 }

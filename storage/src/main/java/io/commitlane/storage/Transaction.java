@@ -184,21 +184,11 @@ public final class Transaction implements AutoCloseable {
   public CommitResult commitSync() {
     requireState();
     handle.enter();
-    // Claimed at admission by a pipeline, or here: a store dropped from now on waits for this commit.
-    StoreClaims held = claims;
     try {
-      releaseSnapshot();
-      if (held == null) {
-        held = StoreClaims.claim(writes);
-      }
-      if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
-        state = State.COMMITTED;
+      PendingCommit c = prepareCommit();
+      if (c == null) {
         return new CommitResult(id, 0, null);
       }
-      if (reads != null) {
-        reads.seal();
-      }
-      PendingCommit c = new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
       shared.commitPath().commit(c);
       state = State.COMMITTED;
       return new CommitResult(id, c.version(), c.attachment());
@@ -208,11 +198,30 @@ public final class Transaction implements AutoCloseable {
       }
       throw e;
     } finally {
-      if (held != null) {
-        held.release();
-      }
+      releaseClaims();
       handle.exit();
     }
+  }
+
+  /**
+   * The steps before validation, shared by {@link #commitSync()} and {@link #joinGroup}; the
+   * handle is entered. Releases the snapshot and claims the stores (unless a pipeline claimed them
+   * at admission: a store dropped from now on waits for this commit). Returns the commit to
+   * validate, or null when there is nothing to write or validate (then it is committed already).
+   */
+  private PendingCommit prepareCommit() {
+    releaseSnapshot();
+    if (claims == null) {
+      claims = StoreClaims.claim(writes);
+    }
+    if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
+      state = State.COMMITTED;
+      return null;
+    }
+    if (reads != null) {
+      reads.seal();
+    }
+    return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
   }
 
   /** Key and value bytes buffered so far: what this transaction adds to a merged write group. */
@@ -232,23 +241,12 @@ public final class Transaction implements AutoCloseable {
           + ", not to " + group.path() + "; a write group holds transactions of one database");
     }
     handle.enter();
-    boolean joined = false;
+    PendingCommit c = null;
     try {
-      releaseSnapshot();
-      if (claims == null) {
-        claims = StoreClaims.claim(writes); // as in commitSync: a drop from now on waits for this commit
-      }
-      if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
-        state = State.COMMITTED;
-        return null;
-      }
-      if (reads != null) {
-        reads.seal();
-      }
-      joined = true;
-      return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
+      c = prepareCommit();
+      return c;
     } finally {
-      if (!joined) {
+      if (c == null) {
         releaseClaims(); // nothing to commit, or failed: no leaveGroup will follow
         handle.exit();
       }
