@@ -60,6 +60,15 @@ final class Frame {
   }
 
   /**
+   * Replaces the timestamp of the frame at {@code at} and its header checksum (the payload and its
+   * checksum stay as they are). Leaves {@code buf}'s position and limit alone.
+   */
+  static void restamp(ByteBuffer buf, int at, long timestamp, CRC32C crc) {
+    buf.putLong(at + TIMESTAMP, timestamp);
+    buf.putInt(at + HEADER_CRC, checksum(buf.duplicate(), at, HEADER_CRC, crc));
+  }
+
+  /**
    * Checks the frame at {@code offset}, not reading at or past {@code limit}. Moves {@code buf}'s
    * position and limit (callers pass a private view).
    *

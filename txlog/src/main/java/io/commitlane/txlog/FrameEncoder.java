@@ -39,6 +39,11 @@ final class FrameEncoder {
     return buf.limit(Frame.HEADER_BYTES + 8).position(0);
   }
 
+  /** Gives the frame (at its position) the timestamp {@code timestamp}; see {@link Frame#restamp}. */
+  void restamp(ByteBuffer frame, long timestamp) {
+    Frame.restamp(frame, frame.position(), timestamp, crc);
+  }
+
   private ByteBuffer room(int bytes) {
     if (bytes > buffer.capacity()) {
       if (bytes > MAX_CACHED) {

@@ -40,7 +40,7 @@ final class LeaderlessAppender {
     Segment openNext(Segment previous) throws IOException;
 
     /** {@code next} took over appends from {@code previous} (whose bytes are all written). */
-    void switched(Segment previous, Segment next);
+    void switched(Segment previous, Segment next) throws IOException;
 
     /** The open segment numbered {@code number}, or {@code null}. */
     Segment segment(long number);
@@ -118,10 +118,13 @@ final class LeaderlessAppender {
 
   /**
    * Claims a place for {@code frame} (its remaining bytes, starting at index 0), copies it there
-   * and returns its position. The bytes reach the file at the next sync.
+   * and returns its position. The bytes reach the file at the next sync. With a {@code clock}, the
+   * frame's timestamp is taken from it inside the claim (so timestamps follow log order) and
+   * written into the frame before the copy; without one the frame keeps its own.
    */
-  long append(ByteBuffer frame, long timestamp) {
+  long append(ByteBuffer frame, MonotonicClock clock) {
     int frameBytes = frame.remaining();
+    long timestamp = Frame.timestamp(frame, frame.position());
     while (true) {
       Buffer b;
       long position;
@@ -153,6 +156,9 @@ final class LeaderlessAppender {
           nextOrdinal = ordinal + 1;
           claimedOrdinals = ordinal + 1;
           claimedEnd = position + frameBytes;
+          if (clock != null) {
+            timestamp = clock.next();
+          }
           current.noteRecord(timestamp);
           recordsClaimed++;
           bytesClaimed += frameBytes;
@@ -173,12 +179,15 @@ final class LeaderlessAppender {
       }
       if (bufferFull) {
         if (frameBytes > bufferCapacity) {
-          return appendOversize(frame, timestamp);
+          return appendOversize(frame, clock);
         }
         writeThrough(claimedEnd);
         continue;
       }
       try {
+        if (clock != null) {
+          FrameEncoder.get().restamp(frame, timestamp);
+        }
         b.bytes.put(index, frame, frame.position(), frameBytes);
       } finally {
         b.inFlight.decrementAndGet();
@@ -191,7 +200,7 @@ final class LeaderlessAppender {
    * A frame larger than a buffer: written straight to the file, in order, under both locks (so
    * nothing can claim behind it meanwhile). Rare by configuration; it blocks appends for one write.
    */
-  private long appendOversize(ByteBuffer frame, long timestamp) {
+  private long appendOversize(ByteBuffer frame, MonotonicClock clock) {
     int frameBytes = frame.remaining();
     while (true) {
       awaitRingSlot();
@@ -210,6 +219,10 @@ final class LeaderlessAppender {
               throw new UnfinishedLimitException(logName, done.capacity(), ringWait);
             }
             long position = LogPosition.of(current.number, offset);
+            long timestamp = clock == null ? Frame.timestamp(frame, frame.position()) : clock.next();
+            if (clock != null) {
+              FrameEncoder.get().restamp(frame, timestamp);
+            }
             writeBuffer(b, "a buffer write");
             try {
               current.file().write(frame.duplicate(), offset);
@@ -350,7 +363,11 @@ final class LeaderlessAppender {
           }
         }
       }
-      segments.switched(full, next);
+      try {
+        segments.switched(full, next);
+      } catch (IOException e) {
+        throw failStop("the header of a new segment at a switch", e);
+      }
     } finally {
       syncLock.unlock();
     }

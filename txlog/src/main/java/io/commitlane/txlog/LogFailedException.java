@@ -3,7 +3,7 @@ package io.commitlane.txlog;
 /**
  * The log stopped for good (fail-stop): an I/O error hit a buffer write, fsync or segment switch
  * after records had already claimed their place in it, so the failure cannot be pinned on one
- * caller and nothing after it can be guaranteed (seed 004, sections 3.4 and 4.8). Every later
+ * caller and nothing after it can be guaranteed. Every later
  * append, finish, abort and durability request fails with this error; nothing is acknowledged
  * that the log cannot vouch for. Reopen the database (the log recovers from what is on disk).
  */

@@ -6,56 +6,110 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * Scans every segment of a log directory at open. The last segment's bad tail (a torn or
- * checksum-failing last frame with no valid frame after it) is truncated to the last valid byte;
- * a bad frame with valid frames after it, or a bad tail of an older segment, is kept and reported
- * as one corrupt frame (readers throw {@link CorruptLogFrameException} there and go on).
+ * checksum-failing last frame with no valid frame after it) is truncated to the last valid byte:
+ * it was never acknowledged. Everything else that is wrong is damage ({@link LogDamage}): a bad
+ * frame with valid frames after it or ending an older segment (also kept as a {@link
+ * CorruptFrame}: readers throw {@link CorruptLogFrameException} there and go on), a segment that
+ * cannot be read, and breaks in the segment chain ({@link SegmentChain}). Entries that are not
+ * the log's are listed as foreign and left alone.
  */
 final class LogRecovery {
   final List<Segment> segments = new ArrayList<>();
   final List<CorruptFrame> corruptFrames = new ArrayList<>();
+  final List<LogDamage> damage = new ArrayList<>();
+  final List<Path> foreign = new ArrayList<>();
   final List<Long> abortedPositions = new ArrayList<>();
+  private final List<SegmentChain.Link> links = new ArrayList<>();
+  /** One past the highest segment number present (readable or not). */
+  long nextSegmentNumber;
   long records;
   long tornBytesTruncated;
   long newestTimestamp = Long.MIN_VALUE;
 
   private LogRecovery() {}
 
-  static LogRecovery run(LogFileSystem fs, Path directory, long nowMillis) throws IOException {
+  static LogRecovery run(LogFileSystem fs, Path directory, long nowMillis, long flushedPosition)
+      throws IOException {
     LogRecovery recovery = new LogRecovery();
-    List<Path> files = fs.list(directory);
     List<Path> segmentFiles = new ArrayList<>();
-    for (Path file : files) {
-      if (Segment.parseFileName(file.getFileName().toString()) >= 0) {
+    for (Path file : fs.list(directory)) {
+      String name = file.getFileName().toString();
+      if (Segment.parseFileName(name) >= 0) {
         segmentFiles.add(file);
+      } else if (!LogFiles.isSideFile(name)) {
+        recovery.foreign.add(file);
       }
     }
-    for (int i = 0; i < segmentFiles.size(); i++) {
-      recovery.recoverSegment(fs, segmentFiles.get(i), i == segmentFiles.size() - 1, nowMillis);
+    List<Long> unreadable = new ArrayList<>();
+    for (Path other : fs.listOthers(directory)) {
+      long number = Segment.parseFileName(other.getFileName().toString());
+      if (number >= 0) {
+        unreadable.add(number);
+        recovery.unreadable(number, "is not a regular file");
+      }
+      recovery.foreign.add(other);
     }
+    long highest = -1;
+    for (Path p : segmentFiles) {
+      highest = Math.max(highest, Segment.parseFileName(p.getFileName().toString()));
+    }
+    for (long n : unreadable) {
+      highest = Math.max(highest, n);
+    }
+    recovery.nextSegmentNumber = highest + 1;
+    for (Path file : segmentFiles) {
+      long number = Segment.parseFileName(file.getFileName().toString());
+      recovery.recoverSegment(fs, file, number == highest, nowMillis);
+    }
+    recovery.links.sort(Comparator.comparingLong(SegmentChain.Link::number));
+    recovery.damage.addAll(SegmentChain.check(recovery.links, flushedPosition));
+    recovery.damage.sort(Comparator.comparingLong(LogDamage::position));
     return recovery;
+  }
+
+  private void unreadable(long number, String why) {
+    links.add(new SegmentChain.Link(number, SegmentHeader.UNKNOWN_PREDECESSOR, 0, false));
+    damage.add(new LogDamage(LogDamage.Kind.UNREADABLE_SEGMENT, LogPosition.of(number, 0),
+        LogPosition.of(number + 1, SegmentHeader.BYTES), Segment.fileName(number) + " " + why));
   }
 
   private void recoverSegment(LogFileSystem fs, Path path, boolean last, long nowMillis)
       throws IOException {
     long number = Segment.parseFileName(path.getFileName().toString());
-    LogFile file = fs.open(path, last);
+    LogFile file;
+    long size;
+    try {
+      file = fs.open(path, last);
+      size = file.size();
+    } catch (IOException e) {
+      unreadable(number, "cannot be opened: " + e);
+      return;
+    }
     boolean keep = false;
     try {
-      long size = file.size();
       if (size > LogSettings.MAX_SEGMENT_BYTES + SegmentHeader.BYTES) {
-        throw new IOException("segment " + path + " is larger than any log writes: " + size);
+        unreadable(number, "is larger than any log writes (" + size + " bytes)");
+        return;
       }
       if (last && size < SegmentHeader.BYTES) {
         // Created right before a crash, header never completed: nothing to keep.
         file.close();
         fs.delete(path);
+        keep = true; // closed already
         return;
       }
-      ByteBuffer bytes = size == 0 ? ByteBuffer.allocate(0) : file.map(0, size);
+      ByteBuffer bytes;
+      try {
+        bytes = size == 0 ? ByteBuffer.allocate(0) : file.map(0, size);
+      } catch (IOException e) {
+        unreadable(number, "cannot be read: " + e);
+        return;
+      }
       ByteBuffer view = bytes.duplicate();
       SegmentHeader header = SegmentHeader.decode(view, (int) size);
       long created = header != null ? header.createdMillis : nowMillis;
@@ -68,12 +122,13 @@ final class LogRecovery {
         tornBytesTruncated += size;
         file.close();
         fs.delete(path);
+        keep = true; // closed already
         return;
       }
       if (header == null || header.segmentNumber != number) {
         int resume = size <= SegmentHeader.BYTES ? (int) size
             : Math.max(SegmentHeader.BYTES, nextValidFrom(view, (int) size));
-        corruptFrames.add(new CorruptFrame(LogPosition.of(number, 0), LogPosition.of(number, resume),
+        corrupt(new CorruptFrame(LogPosition.of(number, 0), LogPosition.of(number, resume),
             "segment header invalid"));
       }
       long[] tailAt = {-1};
@@ -93,7 +148,7 @@ final class LogRecovery {
 
         @Override
         public void corrupt(int offset, int resume, String reason) {
-          corruptFrames.add(new CorruptFrame(LogPosition.of(number, offset),
+          LogRecovery.this.corrupt(new CorruptFrame(LogPosition.of(number, offset),
               LogPosition.of(number, resume), reason));
         }
 
@@ -102,7 +157,7 @@ final class LogRecovery {
           if (last) {
             tailAt[0] = offset;
           } else {
-            corruptFrames.add(new CorruptFrame(LogPosition.of(number, offset),
+            LogRecovery.this.corrupt(new CorruptFrame(LogPosition.of(number, offset),
                 LogPosition.of(number, size), reason + " (to the end of the segment)"));
           }
         }
@@ -121,12 +176,20 @@ final class LogRecovery {
         segment.adoptMapping(bytes); // readers reuse the mapping recovery already made
       }
       segments.add(segment);
+      links.add(new SegmentChain.Link(number,
+          header == null ? SegmentHeader.UNKNOWN_PREDECESSOR : header.previousEnd, segment.end, true));
       keep = true;
     } finally {
       if (!keep) {
         file.close();
       }
     }
+  }
+
+  private void corrupt(CorruptFrame frame) {
+    corruptFrames.add(frame);
+    damage.add(new LogDamage(LogDamage.Kind.CORRUPT_FRAME, frame.position(), frame.resumePosition(),
+        frame.reason()));
   }
 
   private static int nextValidFrom(ByteBuffer view, int limit) {

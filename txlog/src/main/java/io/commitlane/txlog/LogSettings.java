@@ -33,6 +33,7 @@ public final class LogSettings {
   private final long appendBufferBytes;
   private final int completionRingSlots;
   private final Duration completionRingWait;
+  private final RecoveryMode recoveryMode;
 
   private LogSettings(Builder b) {
     this.durability = b.durability;
@@ -49,6 +50,7 @@ public final class LogSettings {
     this.appendBufferBytes = b.appendBufferBytes;
     this.completionRingSlots = b.completionRingSlots;
     this.completionRingWait = b.completionRingWait;
+    this.recoveryMode = b.recoveryMode;
   }
 
   /** The defaults: PROCESS durability, 16 MiB / 1 hour segments, 3 days retention. */
@@ -77,6 +79,7 @@ public final class LogSettings {
     b.appendBufferBytes = appendBufferBytes;
     b.completionRingSlots = completionRingSlots;
     b.completionRingWait = completionRingWait;
+    b.recoveryMode = recoveryMode;
     return b;
   }
 
@@ -137,6 +140,10 @@ public final class LogSettings {
     return completionRingWait;
   }
 
+  public RecoveryMode recoveryMode() {
+    return recoveryMode;
+  }
+
   @Override
   public String toString() {
     return "LogSettings{durability=" + durability + ", maxSegmentBytes=" + maxSegmentBytes
@@ -144,7 +151,8 @@ public final class LogSettings {
         + ", groupCommitMaxBytes=" + groupCommitMaxBytes + ", groupCommitMaxRecords="
         + groupCommitMaxRecords + ", groupCommitMaxWait=" + groupCommitMaxWait + ", appendMode="
         + appendMode + ", appendBufferBytes=" + appendBufferBytes + ", completionRingSlots="
-        + completionRingSlots + ", completionRingWait=" + completionRingWait + "}";
+        + completionRingSlots + ", completionRingWait=" + completionRingWait + ", recoveryMode="
+        + recoveryMode + "}";
   }
 
   /** Collects settings; nothing is checked until {@link #build()}. */
@@ -163,8 +171,15 @@ public final class LogSettings {
     private long appendBufferBytes = 1L << 20;
     private int completionRingSlots = 16384;
     private Duration completionRingWait = Duration.ofSeconds(30);
+    private RecoveryMode recoveryMode = RecoveryMode.POINT_IN_TIME;
 
     private Builder() {}
+
+    /** What open does with damage other than a torn tail; see {@link RecoveryMode}. Default POINT_IN_TIME. */
+    public Builder recoveryMode(RecoveryMode mode) {
+      this.recoveryMode = mode;
+      return this;
+    }
 
     /** SERIALIZED (default) or LEADERLESS; see {@link AppendMode}. */
     public Builder appendMode(AppendMode mode) {
@@ -312,6 +327,10 @@ public final class LogSettings {
         errors.add(new InvalidLogSettingException("completionRingSlots", completionRingSlots,
             "a power of two in 16..1048576 records"));
       }
+      if (recoveryMode == null) {
+        errors.add(new InvalidLogSettingException("recoveryMode", null,
+            "POINT_IN_TIME, ABSOLUTE_CONSISTENCY or SKIP_CORRUPTED"));
+      }
       checkDuration(errors, "completionRingWait", completionRingWait, Duration.ZERO,
           Duration.ofHours(1), "0..1 hour");
       if (name != null && (name.isBlank() || name.length() > 200)) {
@@ -347,13 +366,13 @@ public final class LogSettings {
         && clock.equals(s.clock) && Objects.equals(name, s.name) && appendMode == s.appendMode
         && appendBufferBytes == s.appendBufferBytes
         && completionRingSlots == s.completionRingSlots
-        && completionRingWait.equals(s.completionRingWait);
+        && completionRingWait.equals(s.completionRingWait) && recoveryMode == s.recoveryMode;
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(durability, maxSegmentBytes, maxSegmentAge, retention, groupCommitMaxBytes,
         groupCommitMaxRecords, groupCommitMaxWait, fileSystem, clock, name, appendMode,
-        appendBufferBytes, completionRingSlots, completionRingWait);
+        appendBufferBytes, completionRingSlots, completionRingWait, recoveryMode);
   }
 }

@@ -83,6 +83,8 @@ public final class TransactionLog implements AutoCloseable {
   private final long replayEnd;
   private final long recordsRecovered;
   private final List<CorruptFrame> recoveredCorruptFrames;
+  private final List<LogDamage> damage;
+  private final List<Path> foreignEntries;
   private final long tornBytesTruncated;
   private final long newestRecoveredTimestamp;
 
@@ -93,13 +95,22 @@ public final class TransactionLog implements AutoCloseable {
   /**
    * Opens (creating if needed) the log in {@code directory} and recovers it: torn tails are
    * truncated, corrupt frames are counted and skipped, aborted records are remembered, and every
-   * recovered record counts as committed. A directory can be open once per process.
+   * recovered record counts as committed. Damage other than a torn tail ({@link #damage()}) is
+   * handled as the settings' {@link RecoveryMode} says. A directory can be open once per process,
+   * however it is named (links are resolved).
    *
    * @throws LogIOException if the directory cannot be read or repaired
+   * @throws LogDamagedException if it is damaged and the recovery mode is ABSOLUTE_CONSISTENCY
    * @throws TransactionLogException if the directory is already open in this process
    */
   public static TransactionLog open(Path directory, LogSettings settings) {
-    Path dir = directory.toAbsolutePath().normalize();
+    Path dir;
+    try {
+      settings.fileSystem().createDirectories(directory);
+      dir = settings.fileSystem().realPath(directory.toAbsolutePath().normalize());
+    } catch (IOException e) {
+      throw new LogIOException("cannot open transaction log " + directory, e);
+    }
     if (!OPEN_DIRECTORIES.add(dir)) {
       throw new TransactionLogException("transaction log " + dir + " is already open in this"
           + " process; share that instance or close it first");
@@ -124,19 +135,25 @@ public final class TransactionLog implements AutoCloseable {
     this.clock = settings.clock();
     this.maxFrameBytes = settings.maxSegmentBytes() - SegmentHeader.BYTES;
     this.maxSegmentAgeMillis = settings.maxSegmentAge().toMillis();
-    fs.createDirectories(directory);
-
-    LogRecovery recovery = LogRecovery.run(fs, directory, clock.millis());
+    this.flushedFile = new FlushedPositionFile(fs, directory);
+    this.flushedPosition = flushedFile.read();
+    LogRecovery recovery = LogRecovery.run(fs, directory, clock.millis(), flushedPosition);
+    if (!recovery.damage.isEmpty() && settings.recoveryMode() == RecoveryMode.ABSOLUTE_CONSISTENCY) {
+      for (Segment s : recovery.segments) {
+        s.close();
+      }
+      throw new LogDamagedException(name, recovery.damage);
+    }
     for (Segment s : recovery.segments) {
       segments.put(s.number, s);
     }
     recovery.abortedPositions.forEach(aborted::add);
     this.recordsRecovered = recovery.records;
     this.recoveredCorruptFrames = List.copyOf(recovery.corruptFrames);
+    this.damage = List.copyOf(recovery.damage);
+    this.foreignEntries = List.copyOf(recovery.foreign);
     this.tornBytesTruncated = recovery.tornBytesTruncated;
     this.newestRecoveredTimestamp = recovery.newestTimestamp;
-    this.flushedFile = new FlushedPositionFile(fs, directory);
-    this.flushedPosition = flushedFile.read();
 
     long end = recovery.end();
     this.writtenEnd = end;
@@ -144,19 +161,22 @@ public final class TransactionLog implements AutoCloseable {
     this.replayStart = flushedPosition;
     this.replayEnd = end;
     Segment last = segments.isEmpty() ? null : segments.lastEntry().getValue();
-    this.nextSegmentNumber = last == null ? 0 : last.number + 1;
+    this.nextSegmentNumber = recovery.nextSegmentNumber;
     if (last != null && settings.durability() == Durability.FSYNC) {
       // Recovered bytes may sit only in the page cache (after a process crash); they count as
       // committed now, so make them durable before anything builds on them.
       last.force();
     }
-    if (flushedPosition > end) {
+    if (flushedPosition > end || (last != null && last.number != nextSegmentNumber - 1)) {
       // The persisted flushed position is past the log's end (its unsynced tail was lost with
-      // the machine). New records must land above it, or replay would skip them: start afresh.
+      // the machine), or an unreadable entry sits above the last readable segment. New records
+      // must land above both, or replay would skip them or read them out of order: start afresh.
       if (last != null) {
         last.sealed = true;
       }
-      nextSegmentNumber = Math.max(nextSegmentNumber, LogPosition.segment(flushedPosition) + 1);
+      if (flushedPosition > end) {
+        nextSegmentNumber = Math.max(nextSegmentNumber, LogPosition.segment(flushedPosition) + 1);
+      }
     } else {
       this.active = last;
     }
@@ -221,6 +241,29 @@ public final class TransactionLog implements AutoCloseable {
    */
   public long append(long transactionId, long timestamp, int flags, List<ByteBuffer> entries,
       ByteBuffer writes) {
+    return appendRecord(transactionId, timestamp, null, flags, entries, writes).position();
+  }
+
+  /**
+   * As {@link #append(long, long, int, List, ByteBuffer)}, but the record's timestamp is taken
+   * from {@code clock} at the moment its place in the log is claimed: timestamps then increase in
+   * log order, and records of several logs sharing one clock can be merged in the order they were
+   * appended (crash replay does so). Called under a commit's locks, this also orders the records
+   * of two commits to one key as the commits were ordered.
+   *
+   * @return the record's position and timestamp
+   */
+  public Appended append(long transactionId, MonotonicClock clock, int flags,
+      List<ByteBuffer> entries, ByteBuffer writes) {
+    return appendRecord(transactionId, 0, java.util.Objects.requireNonNull(clock, "clock"), flags,
+        entries, writes);
+  }
+
+  /** Where a record went and the timestamp it was given. */
+  public record Appended(long position, long timestamp) {}
+
+  private Appended appendRecord(long transactionId, long timestamp, MonotonicClock clock,
+      int flags, List<ByteBuffer> entries, ByteBuffer writes) {
     if (flags < 0 || flags > Frame.MAX_USER_FLAGS) {
       throw new IllegalArgumentException("flags must be in 0..65535: " + flags);
     }
@@ -229,12 +272,13 @@ public final class TransactionLog implements AutoCloseable {
     if (frameBytes > maxFrameBytes) {
       throw new RecordTooLargeException(frameBytes, maxFrameBytes);
     }
-    // Encode outside the lock: only the position claim and the write are serialized.
+    // Encode outside the lock: only the position claim, the timestamp and the write are serialized.
     ByteBuffer frame = FrameEncoder.get().record(transactionId, timestamp, flags, entries, writes,
         payloadSize);
     if (leaderless != null) {
       checkOpen();
-      return leaderless.append(frame, timestamp);
+      long position = leaderless.append(frame, clock);
+      return new Appended(position, Frame.timestamp(frame, frame.position()));
     }
     appendLock.lock();
     try {
@@ -242,8 +286,13 @@ public final class TransactionLog implements AutoCloseable {
       Segment segment = segmentFor(frameBytes);
       long offset = segment.end;
       long position = LogPosition.of(segment.number, offset);
+      long stamped = timestamp;
+      if (clock != null) {
+        stamped = clock.next();
+        FrameEncoder.get().restamp(frame, stamped);
+      }
       write(segment, frame, offset);
-      segment.noteRecord(timestamp);
+      segment.noteRecord(stamped);
       segment.end = offset + frameBytes;
       bytesWritten += frameBytes;
       recordsWritten++;
@@ -254,7 +303,7 @@ public final class TransactionLog implements AutoCloseable {
       } finally {
         stateLock.unlock();
       }
-      return position;
+      return new Appended(position, stamped);
     } finally {
       appendLock.unlock();
     }
@@ -386,7 +435,7 @@ public final class TransactionLog implements AutoCloseable {
     checkOpen();
     long ordinal = leaderless.requireUnfinished(position);
     ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
-    long markerPosition = leaderless.append(frame, clock.millis());
+    long markerPosition = leaderless.append(frame, null);
     stateLock.lock();
     try {
       // Marked aborted before the watermark can pass it, so no reader ever returns it.
@@ -541,9 +590,12 @@ public final class TransactionLog implements AutoCloseable {
   /**
    * Offers the records recovered at open that lie at or after the flushed position and were not
    * aborted, in log order. Idempotent: every call offers the same records (the range is fixed at
-   * open). Corrupt frames go to {@link RecordConsumer#onCorruptFrame}.
+   * open). Damage in that range ({@link #replayDamage()}) is handled as the recovery mode says:
+   * POINT_IN_TIME stops before the first damage, SKIP_CORRUPTED goes past it (corrupt frames go to
+   * {@link RecordConsumer#onCorruptFrame}, records of missing segments are simply absent).
    */
   public void replay(RecordConsumer consumer) {
+    long stop = settings.recoveryMode() == RecoveryMode.SKIP_CORRUPTED ? Long.MAX_VALUE : replayStop();
     try (LogReader reader = reader(ReadRequest.fromPosition(replayStart).endBefore(replayEnd))) {
       while (true) {
         LogRecord record;
@@ -551,13 +603,139 @@ public final class TransactionLog implements AutoCloseable {
           record = reader.next();
         } catch (CorruptLogFrameException e) {
           consumer.onCorruptFrame(e);
+          if (e.position() >= stop) {
+            return;
+          }
           continue;
         }
-        if (record == null) {
+        if (record == null || record.position() >= stop) {
           return;
         }
         consumer.accept(record);
       }
+    }
+  }
+
+  /** Where crash replay starts: the flushed position read at open. */
+  public long replayStart() {
+    return replayStart;
+  }
+
+  /** Where crash replay ends: the end of what recovery found at open. */
+  public long replayEnd() {
+    return replayEnd;
+  }
+
+  /** The damage found at open that replay would cross ({@link #replayStart()} on), in log order. */
+  public List<LogDamage> replayDamage() {
+    List<LogDamage> out = new ArrayList<>();
+    for (LogDamage d : damage) {
+      if (d.resume() > replayStart) {
+        out.add(d);
+      }
+    }
+    return out;
+  }
+
+  /** Where point-in-time replay stops: the first damage at or after the replay start, else {@link Long#MAX_VALUE}. */
+  public long replayStop() {
+    for (LogDamage d : damage) {
+      if (d.resume() > replayStart) {
+        return Math.max(d.position(), replayStart);
+      }
+    }
+    return Long.MAX_VALUE;
+  }
+
+  /** Every damage found at open (other than a torn tail), in log order. */
+  public List<LogDamage> damage() {
+    return damage;
+  }
+
+  /** Entries of the log directory that are not the log's (left alone), found at open. */
+  public List<Path> foreignEntries() {
+    return foreignEntries;
+  }
+
+  /**
+   * Marks recovered records as abandoned: their data was not restored by replay (they lie past a
+   * point-in-time stop), so readers and later replays must never return them. Written as abort
+   * markers (forced under {@link Durability#FSYNC}). For the replay at open, before any append.
+   *
+   * @throws IllegalArgumentException if a position is not a recovered record
+   */
+  public void abandon(List<Long> positions) {
+    long lastMarker = -1;
+    for (long position : positions) {
+      if (position >= replayEnd || isAborted(position)) {
+        throw new IllegalArgumentException("position " + LogPosition.toString(position)
+            + " is not a recovered record of transaction log '" + name + "'");
+      }
+      ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
+      if (leaderless != null) {
+        checkOpen();
+        lastMarker = leaderless.append(frame, null);
+        leaderless.complete(lastMarker);
+        stateLock.lock();
+        try {
+          aborted.add(position);
+        } finally {
+          stateLock.unlock();
+        }
+        publishLeaderless(null);
+        continue;
+      }
+      long frameBytes = frame.remaining();
+      appendLock.lock();
+      try {
+        checkWritable();
+        Segment segment = segmentFor(frameBytes);
+        long offset = segment.end;
+        lastMarker = LogPosition.of(segment.number, offset);
+        write(segment, frame, offset);
+        segment.end = offset + frameBytes;
+        bytesWritten += frameBytes;
+        List<CompletableFuture<Void>> ready;
+        stateLock.lock();
+        try {
+          writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
+          aborted.add(position);
+          ready = advanceWatermark();
+        } finally {
+          stateLock.unlock();
+        }
+        completeAll(ready);
+      } finally {
+        appendLock.unlock();
+      }
+    }
+    if (lastMarker >= 0 && committer != null) {
+      awaitDurable(lastMarker);
+    }
+  }
+
+  /**
+   * Records that RocksDB holds every record below {@code position} that finished before a flush
+   * the caller waited for (read the committed watermark before that flush started, and pass it
+   * here): persists it as the flushed position unless that is already further. For a clean close
+   * and the end of replay, where the caller flushes RocksDB itself rather than waiting for a flush
+   * event to be correlated.
+   *
+   * @throws LogIOException if it could not be persisted
+   */
+  public void markFlushedThrough(long position) {
+    long target = Math.min(position, committedWatermark);
+    synchronized (flushedFileLock) {
+      if (target <= flushedPosition || closed) {
+        return;
+      }
+      try {
+        flushedFile.write(target);
+      } catch (IOException e) {
+        throw new LogIOException("cannot persist the flushed position of transaction log '" + name
+            + "' (it stays at " + LogPosition.toString(flushedPosition) + ")", e);
+      }
+      flushedPosition = target;
     }
   }
 
@@ -678,6 +856,8 @@ public final class TransactionLog implements AutoCloseable {
    * final force runs and pending {@link #whenDurable} futures complete (or fail with the force's
    * error); {@link #whenCommittedBeyond} futures fail with {@link LogClosedException}.
    *
+   * @throws LogFailedException if the log could not make every appended record durable (its
+   *     final write or force failed now or earlier): records may be missing after a crash
    * @throws LogIOException if closing a file failed (everything is released anyway)
    */
   @Override
@@ -686,6 +866,7 @@ public final class TransactionLog implements AutoCloseable {
       return;
     }
     IOException closeError = null;
+    TransactionLogException notDurable = null;
     try {
       appendLock.lock();
       try {
@@ -697,14 +878,18 @@ public final class TransactionLog implements AutoCloseable {
         leaderless.close();
       }
       if (committer != null) {
-        committer.close();
+        committer.close(); // a last force for everything written
+        notDurable = committer.failure();
       } else if (leaderless != null) {
         try {
           // A clean close leaves every claimed record in the file.
           leaderless.writeThrough(leaderless.claimedEnd());
         } catch (TransactionLogException e) {
-          // Already failed: what reached the file is what recovery will find.
+          notDurable = e; // what reached the file is what recovery will find
         }
+      }
+      if (notDurable == null) {
+        notDurable = failure;
       }
       List<CompletableFuture<Void>> waiting;
       stateLock.lock();
@@ -727,6 +912,9 @@ public final class TransactionLog implements AutoCloseable {
       }
     } finally {
       OPEN_DIRECTORIES.remove(directory);
+    }
+    if (notDurable != null) {
+      throw new LogFailedException(name, "making every appended record durable at close", notDurable);
     }
     if (closeError != null) {
       throw new LogIOException("closing transaction log '" + name + "' failed", closeError);
@@ -855,7 +1043,9 @@ public final class TransactionLog implements AutoCloseable {
     }
     Segment next;
     try {
-      next = createSegment();
+      // Chain the new segment to the one it follows, so recovery notices if that one goes missing.
+      next = createSegment(previous != null && previous.number == nextSegmentNumber - 1
+          ? (int) previous.end : SegmentHeader.NO_PREDECESSOR);
     } catch (IOException e) {
       throw new LogIOException("cannot create segment " + directory.resolve(
           Segment.fileName(nextSegmentNumber)) + " of transaction log '" + name + "'", e);
@@ -867,8 +1057,12 @@ public final class TransactionLog implements AutoCloseable {
     return next;
   }
 
-  /** Creates, registers and returns the next segment file (header written, forced under FSYNC). */
-  private Segment createSegment() throws IOException {
+  /**
+   * Creates, registers and returns the next segment file (header written, forced under FSYNC).
+   *
+   * @param previousEnd where the previous segment ends, for the header's chain
+   */
+  private Segment createSegment(int previousEnd) throws IOException {
     boolean fsync = settings.durability() == Durability.FSYNC;
     long number = nextSegmentNumber;
     Path path = directory.resolve(Segment.fileName(number));
@@ -876,7 +1070,7 @@ public final class TransactionLog implements AutoCloseable {
     LogFile file = null;
     try {
       file = fs.create(path);
-      file.write(new SegmentHeader(number, created).encode(), 0);
+      file.write(new SegmentHeader(number, created, previousEnd).encode(), 0);
       if (fsync) {
         file.force();
         fs.forceDirectory(directory);
@@ -913,13 +1107,18 @@ public final class TransactionLog implements AutoCloseable {
 
     @Override
     public Segment openNext(Segment previous) throws IOException {
-      return createSegment();
+      // Appends may still land in the previous segment until the switch: its end is chained in switched().
+      return createSegment(previous == null ? SegmentHeader.NO_PREDECESSOR : SegmentHeader.UNKNOWN_PREDECESSOR);
     }
 
     @Override
-    public void switched(Segment previous, Segment next) {
+    public void switched(Segment previous, Segment next) throws IOException {
       if (previous != null) {
         previous.sealed = true;
+        int previousEnd = previous.number == next.number - 1 ? (int) previous.end : SegmentHeader.NO_PREDECESSOR;
+        // Rewritten before anything of the new segment is written or forced: the next force of
+        // the segment carries the header with it.
+        next.file().write(new SegmentHeader(next.number, next.createdMillis, previousEnd).encode(), 0);
       }
       active = next;
     }

@@ -31,7 +31,8 @@ class CorruptFrameTest {
   @Test
   void aFlippedByteAnywhereInAMiddleFrameCostsExactlyThatRecord() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).build();
+    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs)
+        .recoveryMode(RecoveryMode.SKIP_CORRUPTED).build();
     List<Long> positions = writeFive(root.resolve("probe"), settings);
     long bad = positions.get(2);
     long resume = positions.get(3);
@@ -57,7 +58,11 @@ class CorruptFrameTest {
           assertEquals("r4", TestLogs.text(reader.next().entries().get(0)));
           assertNull(reader.next());
         }
-        // Replay skips it the same way and reports it.
+        // Point-in-time replay (the default) stops before it; skip-corrupted replay skips it the
+        // way readers do and reports it.
+        assertEquals(List.of(new LogDamage(LogDamage.Kind.CORRUPT_FRAME, bad, resume,
+            log.corruptFrames().get(0).reason())), log.replayDamage());
+        assertEquals(bad, log.replayStop());
         List<String> replayed = new ArrayList<>();
         List<Long> reported = new ArrayList<>();
         log.replay(new RecordConsumer() {

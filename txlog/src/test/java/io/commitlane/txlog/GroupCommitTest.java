@@ -102,18 +102,19 @@ class GroupCommitTest {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
         LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
-    try (TransactionLog log = TransactionLog.open(dir, settings)) {
-      long p = append(log, 1, "a");
-      fs.failNextForce();
-      CompletableFuture<Void> durable = log.whenDurable(p);
-      ExecutionOutcome outcome = outcome(durable);
-      assertInstanceOf(LogIOException.class, outcome.error);
-      assertThrows(LogIOException.class, () -> append(log, 2, "b"));
-      assertThrows(LogIOException.class, () -> log.awaitDurable(p));
-    }
+    TransactionLog log = TransactionLog.open(dir, settings);
+    long p = append(log, 1, "a");
+    fs.failNextForce();
+    CompletableFuture<Void> durable = log.whenDurable(p);
+    ExecutionOutcome outcome = outcome(durable);
+    assertInstanceOf(LogIOException.class, outcome.error);
+    assertThrows(LogIOException.class, () -> append(log, 2, "b"));
+    assertThrows(LogIOException.class, () -> log.awaitDurable(p));
+    // Close says so too: the log could not make what it holds durable.
+    assertThrows(LogFailedException.class, log::close);
     // A reopen recovers what reached the file.
-    try (TransactionLog log = TransactionLog.open(dir, settings)) {
-      assertEquals(List.of("a"), TestLogs.values(TestLogs.readAll(log)));
+    try (TransactionLog reopened = TransactionLog.open(dir, settings)) {
+      assertEquals(List.of("a"), TestLogs.values(TestLogs.readAll(reopened)));
     }
   }
 

@@ -154,21 +154,21 @@ class LeaderlessAppendTest {
   void anIoErrorAfterClaimsStopsTheLogForGoodAndReopenRecovers() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings = leaderless().fileSystem(fs).build();
-    try (TransactionLog log = TransactionLog.open(dir, settings)) {
-      long kept = append(log, 1, "kept");
-      log.finish(kept, () -> 1);
-      long lost = append(log, 2, "lost");
-      long other = append(log, 3, "claimed by someone else");
-      fs.failNextWrite();
-      LogFailedException failed = assertThrows(LogFailedException.class, () -> log.finish(lost, () -> 2));
-      assertTrue(failed.getMessage().contains("reopen the database"), failed.getMessage());
-      // Every later call fails the same way: nothing the log cannot vouch for is acknowledged.
-      assertThrows(LogFailedException.class, () -> log.finish(other, () -> 3));
-      assertThrows(LogFailedException.class, () -> append(log, 4, "after"));
-      assertThrows(LogFailedException.class, () -> log.abort(other));
-      assertInstanceOf(LogIOException.class, failed, "callers that catch LogIOException see it too");
-      assertEquals(kept + frameBytes(log, kept), log.committedWatermark());
-    }
+    TransactionLog log = TransactionLog.open(dir, settings);
+    long kept = append(log, 1, "kept");
+    log.finish(kept, () -> 1);
+    long lost = append(log, 2, "lost");
+    long other = append(log, 3, "claimed by someone else");
+    fs.failNextWrite();
+    LogFailedException failed = assertThrows(LogFailedException.class, () -> log.finish(lost, () -> 2));
+    assertTrue(failed.getMessage().contains("reopen the database"), failed.getMessage());
+    // Every later call fails the same way: nothing the log cannot vouch for is acknowledged.
+    assertThrows(LogFailedException.class, () -> log.finish(other, () -> 3));
+    assertThrows(LogFailedException.class, () -> append(log, 4, "after"));
+    assertThrows(LogFailedException.class, () -> log.abort(other));
+    assertInstanceOf(LogIOException.class, failed, "callers that catch LogIOException see it too");
+    assertEquals(kept + frameBytes(log, kept), log.committedWatermark());
+    assertThrows(LogFailedException.class, log::close, "close reports that claimed records never reached the file");
     try (TransactionLog reopened = TransactionLog.open(dir, settings)) {
       assertEquals(List.of("kept"), values(readAll(reopened)));
       long p = append(reopened, 5, "again");
@@ -181,15 +181,15 @@ class LeaderlessAppendTest {
   void aFailedFsyncStopsTheLogAndFailsEveryWaiter() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings = leaderless().fileSystem(fs).durability(Durability.FSYNC).build();
-    try (TransactionLog log = TransactionLog.open(dir, settings)) {
-      long p = append(log, 1, "a");
-      log.finish(p, () -> 1);
-      fs.failNextForce();
-      CompletableFuture<Void> durable = log.whenDurable(p);
-      ExecutionException e = assertThrows(ExecutionException.class, durable::get);
-      assertInstanceOf(LogIOException.class, e.getCause());
-      assertThrows(LogIOException.class, () -> append(log, 2, "b"));
-    }
+    TransactionLog log = TransactionLog.open(dir, settings);
+    long p = append(log, 1, "a");
+    log.finish(p, () -> 1);
+    fs.failNextForce();
+    CompletableFuture<Void> durable = log.whenDurable(p);
+    ExecutionException e = assertThrows(ExecutionException.class, durable::get);
+    assertInstanceOf(LogIOException.class, e.getCause());
+    assertThrows(LogIOException.class, () -> append(log, 2, "b"));
+    assertThrows(LogFailedException.class, log::close);
   }
 
   @Test

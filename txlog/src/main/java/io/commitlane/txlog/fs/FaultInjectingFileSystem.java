@@ -183,6 +183,16 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   }
 
   @Override
+  public List<Path> listOthers(Path directory) throws IOException {
+    return delegate.listOthers(directory);
+  }
+
+  @Override
+  public Path realPath(Path directory) throws IOException {
+    return delegate.realPath(directory);
+  }
+
+  @Override
   public void createDirectories(Path directory) throws IOException {
     delegate.createDirectories(directory);
   }

@@ -53,6 +53,20 @@ public final class JdkFileSystem implements LogFileSystem {
   }
 
   @Override
+  public List<Path> listOthers(Path directory) throws IOException {
+    List<Path> others = new ArrayList<>();
+    try (Stream<Path> entries = Files.list(directory)) {
+      entries.filter(p -> !Files.isRegularFile(p)).sorted().forEach(others::add);
+    }
+    return others;
+  }
+
+  @Override
+  public Path realPath(Path directory) throws IOException {
+    return directory.toRealPath();
+  }
+
+  @Override
   public void createDirectories(Path directory) throws IOException {
     Files.createDirectories(directory);
   }

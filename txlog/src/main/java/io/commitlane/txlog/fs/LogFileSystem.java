@@ -20,6 +20,18 @@ public interface LogFileSystem {
   /** The regular files directly inside {@code directory}, sorted by name. */
   List<Path> list(Path directory) throws IOException;
 
+  /**
+   * Everything directly inside {@code directory} that is not a regular file (directories, links to
+   * directories, devices), sorted by name: recovery and inspection report them.
+   */
+  List<Path> listOthers(Path directory) throws IOException;
+
+  /**
+   * The canonical path of the existing {@code directory} (links resolved), so one log directory
+   * has one name however it was reached.
+   */
+  Path realPath(Path directory) throws IOException;
+
   /** Creates {@code directory} and any missing parents. */
   void createDirectories(Path directory) throws IOException;
 
