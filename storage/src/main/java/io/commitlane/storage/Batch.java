@@ -15,13 +15,16 @@ public final class Batch {
     return new Batch();
   }
 
+  /** Buffer a put; {@code key} and {@code value} are copied (later changes to them change nothing here). */
   public Batch put(Store store, byte[] key, byte[] value) {
-    writes.put(Objects.requireNonNull(store, "store"), Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    writes.put(Objects.requireNonNull(store, "store"), Objects.requireNonNull(key, "key").clone(),
+        Objects.requireNonNull(value, "value").clone());
     return this;
   }
 
+  /** Buffer a removal; {@code key} is copied. */
   public Batch remove(Store store, byte[] key) {
-    writes.put(Objects.requireNonNull(store, "store"), Objects.requireNonNull(key, "key"), null);
+    writes.put(Objects.requireNonNull(store, "store"), Objects.requireNonNull(key, "key").clone(), null);
     return this;
   }
 

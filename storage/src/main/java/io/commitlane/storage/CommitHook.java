@@ -13,10 +13,21 @@ public interface CommitHook {
   default void beforeWrite(PendingCommit commit) {}
 
   /**
-   * The RocksDB write returned and the locks are released. The commit is done; exceptions thrown
-   * here are logged by the caller's layer, not reported as commit failures.
+   * The RocksDB write returned and the locks are released. The hook completes what it began (for
+   * example the log record's durability). If that fails, throw {@link NotDurableException}: the
+   * commit is then reported failed with it (it is written, but cannot be vouched for). The other
+   * hooks' after-write steps still run.
    */
   default void afterWrite(PendingCommit commit) {}
+
+  /**
+   * Whether this hook writes the transaction logs named by {@link Transaction#useLog}. Without
+   * such a hook, {@code useLog} fails with {@link LogNotAvailableException} instead of letting the
+   * entries be dropped.
+   */
+  default boolean writesLogs() {
+    return false;
+  }
 
   /**
    * {@link #beforeWrite} ran but the commit then failed without writing (RocksDB write error or an

@@ -54,8 +54,11 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Delete the database at {@code path} and everything commitlane keeps beside it. Refused with
-   * {@link PathInUseException} while any handle of the path is open in this process.
+   * Delete the database at {@code path}: RocksDB's files and what commitlane keeps beside them
+   * (transaction logs, store-drop records). Files of anyone else in the directory stay, and so does
+   * the directory then. Refused with {@link PathInUseException} while any handle of the path is
+   * open in this process, and with {@link NotADatabaseException} for a directory that holds no
+   * database (nothing is deleted then). A missing path is a no-op.
    */
   public static void destroy(Path path) {
     DatabaseRegistry.destroy(Objects.requireNonNull(path, "path"));
@@ -276,7 +279,6 @@ public final class Database implements AutoCloseable {
     return shared.hooks().add(Objects.requireNonNull(listener, "listener"))::run;
   }
 
-  /** Install a commit hook for every commit of this path (all handles). Returns what removes it. */
   /**
    * Completes once RocksDB's WAL is written and synced (fsync) past every write that returned
    * before this call: with a group syncer ({@link RocksDbWal}) it rides the next group sync,
@@ -297,6 +299,7 @@ public final class Database implements AutoCloseable {
     return shared.walSyncs();
   }
 
+  /** Install a commit hook for every commit of this path (all handles). Returns what removes it. */
   public Registration addCommitHook(CommitHook hook) {
     return shared.hooks().add(Objects.requireNonNull(hook, "hook"))::run;
   }
@@ -309,6 +312,29 @@ public final class Database implements AutoCloseable {
     return shared.flushEvents().add(Objects.requireNonNull(listener, "listener"))::run;
   }
 
+  /**
+   * For the transaction-log wiring: a record in commitlane's own column family, or null. Those
+   * records are written by commit hooks inside commits ({@link PendingCommit#addInternalWrite}).
+   */
+  public byte[] getInternal(byte[] key) {
+    enter();
+    try {
+      return shared.getInternal(Objects.requireNonNull(key, "key"));
+    } finally {
+      exit();
+    }
+  }
+
+  /** For the transaction-log wiring: removes commitlane's own records with keys in [from, to). */
+  public void deleteInternalRange(byte[] from, byte[] to) {
+    enter();
+    try {
+      shared.deleteInternalRange(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"));
+    } finally {
+      exit();
+    }
+  }
+
   public boolean isClosed() {
     return gate.isClosed();
   }
@@ -317,6 +343,10 @@ public final class Database implements AutoCloseable {
    * Close this handle: wait for its calls in flight, fail its open transactions with {@link
    * DatabaseClosedException}, and release the native database if this was the last handle of the
    * path. Idempotent. Other handles of the same path keep working.
+   *
+   * @throws StorageException if this was the last handle and the final flush (WAL off) or the
+   *     native close failed: writes acknowledged since the last flush may then be lost. The handle
+   *     is released anyway.
    */
   @Override
   public void close() {

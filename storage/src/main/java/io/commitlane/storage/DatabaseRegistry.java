@@ -4,13 +4,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.stream.Stream;
-import org.rocksdb.Options;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
 
 /**
  * The process's open databases by canonical path: one native handle per path, counted.
@@ -54,22 +49,10 @@ final class DatabaseRegistry {
     if (OPEN.containsKey(key)) {
       throw new PathInUseException("cannot destroy " + key + ": it is open in this process; close every handle first");
     }
-    if (!Files.exists(key)) {
+    if (!Files.exists(key, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    try (Options o = new Options()) {
-      RocksDB.destroyDB(key.toString(), o);
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot destroy " + key, e);
-    }
-    // RocksDB leaves the directory and anything of ours (transaction logs) behind.
-    try (Stream<Path> files = Files.walk(key)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + key, e);
-    }
+    DatabaseFiles.destroy(key);
   }
 
   private static void requireCompatible(SharedDatabase shared, DatabaseOptions wanted) {

@@ -2,15 +2,12 @@ package io.commitlane.storage;
 
 import java.util.Arrays;
 import java.util.function.Consumer;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The commit hooks and stage listeners installed on one database. Copy-on-write arrays: the
  * commit path pays a volatile read per call and loops over nothing when none is installed.
  */
 final class Hooks {
-  private static final Logger LOG = LoggerFactory.getLogger(Hooks.class);
   private static final StageListener[] NO_LISTENERS = {};
   private static final CommitHook[] NO_HOOKS = {};
 
@@ -33,6 +30,16 @@ final class Hooks {
 
   private synchronized void remove(CommitHook h) {
     hooks = Arrays.stream(hooks).filter(x -> x != h).toArray(CommitHook[]::new);
+  }
+
+  /** Whether an installed hook writes transaction logs ({@link CommitHook#writesLogs()}). */
+  boolean writesLogs() {
+    for (CommitHook h : hooks) {
+      if (h.writesLogs()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   boolean hasListeners() {
@@ -65,9 +72,9 @@ final class Hooks {
   }
 
   /**
-   * WRITTEN, the hooks' after-write step, FINISHED. The after-write step runs even if a listener
-   * failed the commit at WRITTEN (the data is written, the log watermark must still move); the
-   * first failure is rethrown at the end.
+   * WRITTEN, the hooks' after-write step, FINISHED. Every step runs even if an earlier one failed
+   * (the data is written: the log watermark must still move); the first failure is rethrown at the
+   * end, so a commit whose durability a hook could not complete is never reported committed.
    */
   void afterWriteStages(PendingCommit c) {
     RuntimeException failure = null;
@@ -80,8 +87,8 @@ final class Hooks {
       try {
         h.afterWrite(c);
       } catch (RuntimeException e) {
-        // The commit is written; reporting it failed would be a lie. Keep the other hooks going.
-        LOG.error("commit hook {} failed after {} was written", h, c, e);
+        // Written, but not vouched for: report it (NotDurableException), keep the other hooks going.
+        failure = failure == null ? e : failure;
       }
     }
     try {

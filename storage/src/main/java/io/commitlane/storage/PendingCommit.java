@@ -24,15 +24,18 @@ public final class PendingCommit {
   private final boolean transactional;
   private final String logName;
   private final List<byte[]> logEntries;
+  /** commitlane's own column family, where hooks may add records to the commit's write. */
+  private final Store internal;
+  private int internalWrites;
   private Object attachment;
   private long version;
 
   PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional) {
-    this(transactionId, tag, writes, readBuckets, baseline, transactional, null, List.of());
+    this(transactionId, tag, writes, readBuckets, baseline, transactional, null, List.of(), null);
   }
 
   PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional,
-      String logName, List<byte[]> logEntries) {
+      String logName, List<byte[]> logEntries, Store internal) {
     this.transactionId = transactionId;
     this.tag = tag;
     this.writes = writes;
@@ -41,6 +44,7 @@ public final class PendingCommit {
     this.transactional = transactional;
     this.logName = logName;
     this.logEntries = logEntries;
+    this.internal = internal;
   }
 
   /** The transaction log named with {@link Transaction#useLog}, or null when it logs nothing. */
@@ -67,15 +71,33 @@ public final class PendingCommit {
     return transactional;
   }
 
+  /** The transaction's writes (records hooks added with {@link #addInternalWrite} not counted). */
   public int writeCount() {
-    return writes.size();
+    return writes.size() - internalWrites;
   }
 
+  /** Visits the transaction's writes in order (not the records hooks added). */
   public void forEachWrite(WriteVisitor visitor) {
     Objects.requireNonNull(visitor, "visitor");
     for (int i = 0; i < writes.size(); i++) {
-      visitor.visit(writes.store(i), writes.key(i), writes.value(i));
+      if (!writes.store(i).isInternal()) {
+        visitor.visit(writes.store(i), writes.key(i), writes.value(i));
+      }
     }
+  }
+
+  /**
+   * For commit hooks, in {@link CommitHook#beforeWrite}: adds a record to commitlane's own column
+   * family to this commit's write, so RocksDB holds it exactly when it holds the commit's data
+   * (the transaction-log wiring marks which logged commits RocksDB already holds this way). Keys
+   * must be unique to this commit: they take no lock and are not validated.
+   */
+  public void addInternalWrite(byte[] key, byte[] value) {
+    if (internal == null) {
+      throw new IllegalStateException(this + " takes no internal records (not a transaction)");
+    }
+    writes.put(internal, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    internalWrites++;
   }
 
   /** Whatever a {@link CommitHook} stored here, for example the commit's log position. */

@@ -52,6 +52,8 @@ final class SharedDatabase {
   private final FlushEvents flushEvents;
   private final RocksDB db;
   private final Map<String, Store> stores = new ConcurrentHashMap<>();
+  /** commitlane's own column family ({@link Store#INTERNAL}); not in {@link #stores}, so never listed or dropped. */
+  private final Store internal;
   private final VersionTable table;
   private final Hooks hooks = new Hooks();
   private final CommitPath commitPath;
@@ -76,10 +78,17 @@ final class SharedDatabase {
     this.flushEvents = flushEvents;
     this.db = db;
     this.writeOptions = new WriteOptions().setDisableWAL(!options.walEnabled());
+    Store internalStore = null;
     for (int i = 0; i < handles.size(); i++) {
       String name = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
-      stores.put(name, new Store(this, name, nextStoreId++, handles.get(i)));
+      Store store = new Store(this, name, nextStoreId++, handles.get(i));
+      if (store.isInternal()) {
+        internalStore = store;
+      } else {
+        stores.put(name, store);
+      }
     }
+    this.internal = internalStore;
     this.table = new VersionTable(settings.occLockBuckets());
     this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), new CommitPath.Writer() {
       @Override
@@ -117,6 +126,7 @@ final class SharedDatabase {
     CommitlaneSettings settings = options.resolvedSettings();
     Set<String> names = new LinkedHashSet<>();
     names.add(Store.DEFAULT);
+    names.add(Store.INTERNAL);
     try (Options probe = new Options()) {
       for (byte[] existing : RocksDB.listColumnFamilies(probe, path.toString())) {
         names.add(new String(existing, StandardCharsets.UTF_8));
@@ -376,6 +386,28 @@ final class SharedDatabase {
     }
   }
 
+  Store internalStore() {
+    return internal;
+  }
+
+  /** A key of commitlane's own column family, or null. */
+  byte[] getInternal(byte[] key) {
+    try {
+      return db.get(internal.handle(), key);
+    } catch (RocksDBException e) {
+      throw new StorageException("read of commitlane's own records failed in " + path, e);
+    }
+  }
+
+  /** Removes commitlane's own records in [from, to): one range tombstone, no locks (nobody else writes them). */
+  void deleteInternalRange(byte[] from, byte[] to) {
+    try {
+      db.deleteRange(internal.handle(), writeOptions, from, to);
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot delete commitlane's own records in " + path, e);
+    }
+  }
+
   Snapshot takeSnapshot() {
     return db.getSnapshot();
   }
@@ -393,6 +425,7 @@ final class SharedDatabase {
     List<Store> claimed = new ArrayList<>();
     try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       List<ColumnFamilyHandle> all = new ArrayList<>();
+      all.add(internal.handle());
       for (Store s : stores.values()) {
         if (s.state() == null) {
           all.add(s.handle());
@@ -495,14 +528,28 @@ final class SharedDatabase {
     return walSyncer == null ? 0 : walSyncer.syncs();
   }
 
-  /** Close the native handle. Every handle's gate is closed and drained before this runs. */
+  /**
+   * Close the native handle. Every handle's gate is closed and drained before this runs. With the
+   * WAL off the memtables hold acknowledged writes that only a flush makes durable: that flush is
+   * done here, explicitly, and a failure (a full disk) is thrown after everything is released, so
+   * the caller learns that acknowledged writes may be lost.
+   */
   void closeNative() {
+    StorageException failure = null;
     if (walSyncer != null) {
       walSyncer.close(); // a last sync for what is pending, before the handle goes
     }
     // Physical drops already handed over run first (no claims are left); a drop still waiting
     // for claims, or one that failed, is finished by the next open from its recorded intent.
     dropExecutor.drain(DROP_DRAIN_TIMEOUT);
+    if (!options.walEnabled()) {
+      try {
+        flush();
+      } catch (StorageException e) {
+        failure = new StorageException("the final flush of " + path + " failed: writes acknowledged since the last"
+            + " flush are not on disk and are lost unless a transaction log replays them", e.getCause());
+      }
+    }
     synchronized (this) {
       closed = true;
     }
@@ -510,10 +557,21 @@ final class SharedDatabase {
     for (Store s : stores.values()) {
       s.handle().close();
     }
-    db.close();
-    writeOptions.close();
-    dbOptions.close();
-    cfOptions.close();
-    flushEvents.close();
+    internal.handle().close();
+    try {
+      db.closeE();
+    } catch (RocksDBException e) {
+      if (failure == null) {
+        failure = new StorageException("closing " + path + " failed", e);
+      }
+    } finally {
+      writeOptions.close();
+      dbOptions.close();
+      cfOptions.close();
+      flushEvents.close();
+    }
+    if (failure != null) {
+      throw failure;
+    }
   }
 }

@@ -17,6 +17,11 @@ import org.rocksdb.ColumnFamilyHandle;
 public final class Store {
   /** The name of the store every database has. */
   public static final String DEFAULT = "default";
+  /**
+   * The column family commitlane keeps its own records in (for example which logged commits
+   * RocksDB already holds, for crash replay). Never listed, written or dropped through the API.
+   */
+  static final String INTERNAL = "__commitlane_internal";
 
   private final SharedDatabase owner;
   private final String name;
@@ -32,7 +37,7 @@ public final class Store {
     this.id = id;
     this.handle = handle;
     this.generation = handle.getID();
-    this.state = DEFAULT.equals(name) ? null : new StoreState();
+    this.state = DEFAULT.equals(name) || INTERNAL.equals(name) ? null : new StoreState();
   }
 
   public String name() {
@@ -51,6 +56,10 @@ public final class Store {
   /** Whether this store was dropped (logically: it may still be finishing commits admitted before). */
   public boolean isDropped() {
     return state != null && !state.isLive();
+  }
+
+  boolean isInternal() {
+    return INTERNAL.equals(name);
   }
 
   int id() {

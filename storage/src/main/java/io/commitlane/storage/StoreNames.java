@@ -5,6 +5,8 @@ import java.nio.charset.StandardCharsets;
 /** What a store name may be: it becomes a RocksDB column-family name and is written into log records. */
 final class StoreNames {
   static final int MAX_BYTES = 255;
+  /** Names with this prefix belong to commitlane itself (see {@link Store#INTERNAL}). */
+  static final String RESERVED_PREFIX = "__commitlane";
 
   private StoreNames() {}
 
@@ -15,6 +17,9 @@ final class StoreNames {
     int bytes = name.getBytes(StandardCharsets.UTF_8).length;
     if (bytes == 0 || bytes > MAX_BYTES) {
       throw new InvalidStoreNameException(name, "must be 1.." + MAX_BYTES + " UTF-8 bytes, is " + bytes);
+    }
+    if (name.startsWith(RESERVED_PREFIX)) {
+      throw new InvalidStoreNameException(name, "names starting with '" + RESERVED_PREFIX + "' are reserved for commitlane itself");
     }
     for (int i = 0; i < name.length(); i++) {
       if (Character.isISOControl(name.charAt(i))) {

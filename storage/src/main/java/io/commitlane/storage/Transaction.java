@@ -92,9 +92,13 @@ public final class Transaction implements AutoCloseable {
     return put(handle.defaultStore(), key, value);
   }
 
+  /**
+   * Buffer a write of {@code value} under {@code key}. Both arrays are copied: changing them after
+   * this call changes nothing that is committed (as with a RocksDB {@code WriteBatch}).
+   */
   public Transaction put(Store store, byte[] key, byte[] value) {
     Objects.requireNonNull(value, "value");
-    return buffer(store, key, value);
+    return buffer(store, key, value.clone());
   }
 
   public Transaction remove(byte[] key) {
@@ -108,11 +112,16 @@ public final class Transaction implements AutoCloseable {
   /**
    * Name the transaction log this transaction's entries go to. A transaction writes to one log;
    * the log is appended at commit, after validation and under the commit's locks, by the commit
-   * hook that the log module installs (storage itself keeps the entries opaque).
+   * hook that the log module installs (storage itself keeps the entries opaque). Throws {@link
+   * LogNotAvailableException} when no such hook is installed (a database opened by storage
+   * alone), rather than dropping the entries.
    */
   public Transaction useLog(String name) {
     requireState();
     Objects.requireNonNull(name, "name");
+    if (!shared.hooks().writesLogs()) {
+      throw new LogNotAvailableException(name, shared.path());
+    }
     if (logName != null && !logName.equals(name)) {
       throw new IllegalStateException("transaction " + id + " already uses log " + logName + "; one log per transaction");
     }
@@ -120,7 +129,7 @@ public final class Transaction implements AutoCloseable {
     return this;
   }
 
-  /** Add an entry to this transaction's log record; {@link #useLog} first. */
+  /** Add an entry to this transaction's log record (a copy of it); {@link #useLog} first. */
   public Transaction addLogEntry(byte[] entry) {
     requireState();
     Objects.requireNonNull(entry, "entry");
@@ -130,7 +139,7 @@ public final class Transaction implements AutoCloseable {
     if (logEntries.isEmpty()) {
       logEntries = new ArrayList<>(2);
     }
-    logEntries.add(entry);
+    logEntries.add(entry.clone());
     return this;
   }
 
@@ -151,7 +160,7 @@ public final class Transaction implements AutoCloseable {
     }
     Hooks hooks = shared.hooks();
     if (hooks.hasListeners()) {
-      hooks.stage(stage, new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries));
+      hooks.stage(stage, new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries, null));
     }
   }
 
@@ -221,7 +230,7 @@ public final class Transaction implements AutoCloseable {
     if (reads != null) {
       reads.seal();
     }
-    return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries);
+    return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries, shared.internalStore());
   }
 
   /** Key and value bytes buffered so far: what this transaction adds to a merged write group. */
@@ -344,7 +353,7 @@ public final class Transaction implements AutoCloseable {
     if (baseline == NO_BASELINE) {
       baseline = shared.commitPath().baseline();
     }
-    writes.put(store, key, value);
+    writes.put(store, key.clone(), value);
     return this;
   }
 

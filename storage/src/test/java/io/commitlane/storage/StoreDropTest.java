@@ -271,7 +271,7 @@ class StoreDropTest {
       w.put(s, of("k"), of("v"));
       await(db.dropStore("s"));
       // Bypass the claim the public API takes, as a commit path that forgot it would.
-      PendingCommit c = new PendingCommit(1, null, w, null, Long.MAX_VALUE, true, "log", List.of());
+      PendingCommit c = new PendingCommit(1, null, w, null, Long.MAX_VALUE, true, "log", List.of(), null);
       assertThrows(StoreDroppedException.class, () -> db.shared().commitPath().commit(c));
       assertEquals(List.of("appended", "aborted: StoreDroppedException"), hook);
       db.put(of("after"), of("fine")); // the database carries on
