@@ -185,7 +185,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
     return pipeline.logs.logFor(name);
   }
 
-  /** Transactions replayed into RocksDB from each log when this path was opened (WAL off recovery). */
+  /** Transactions replayed into RocksDB from each log when this path was opened. */
   public java.util.Map<String, Long> replayedAtOpen() {
     java.util.Map<String, Long> out = new java.util.TreeMap<>();
     pipeline.logs.replayed().forEach((log, stats) -> out.put(log, stats.transactions()));
@@ -193,8 +193,10 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
-   * What replay did with each log when this path was opened: transactions applied, and writes
-   * left out because their store was dropped before the crash.
+   * What crash replay did with each log when this path was opened: transactions applied, those
+   * RocksDB already held, those not restored because they come after damage, writes left out
+   * because their store was dropped before the crash, and the damage found. Empty for a path whose
+   * logs were already open in this process (the first open replayed).
    */
   public java.util.Map<String, ReplayStats> replayStatsAtOpen() {
     return pipeline.logs.replayed();
@@ -263,7 +265,9 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /**
    * Drain admitted commits, then refuse new ones with {@link
    * io.commitlane.storage.DatabaseClosedException}, stop the executors and release this handle.
-   * Other handles of the same path keep working. Completes on the completion dispatcher.
+   * Other handles of the same path keep working. Completes on the completion dispatcher; fails if
+   * the last handle's final flush (or its logs' final sync) failed, since acknowledged commits may
+   * then be lost.
    */
   public CompletionStage<Done> closeAsync() {
     CommitFuture<Done> done = new CommitFuture<>(pipeline.completions);
@@ -271,19 +275,27 @@ public final class CommitlaneDatabase implements AutoCloseable {
     pipeline.gate.close();
     if (system.whenTerminated().isCompleted() || pipeline.isReleased()) {
       pipeline.release(); // the supervisor is gone with its system: nothing else will
-      done.complete(Done.getInstance());
+      completeClose(done, null);
       return done;
     }
     AskPattern.<DatabaseActor.Command, Done>ask(supervisor, DatabaseActor.Close::new, CLOSE_TIMEOUT, system.scheduler())
         .whenCompleteAsync((ok, err) -> {
-          if (err == null) {
-            done.complete(ok);
-          } else {
+          if (err != null) {
             pipeline.release();
-            done.completeExceptionally(err);
           }
+          completeClose(done, err);
         }, pipeline.completions);
     return done;
+  }
+
+  /** A close that released everything but whose final flush failed fails too: acknowledged commits may be lost. */
+  private void completeClose(CommitFuture<Done> done, Throwable err) {
+    Throwable failure = err != null ? err : pipeline.closeFailure();
+    if (failure == null) {
+      done.complete(Done.getInstance());
+    } else {
+      done.completeExceptionally(failure);
+    }
   }
 
   /** {@link #closeAsync()} and wait for it (at most a minute). */

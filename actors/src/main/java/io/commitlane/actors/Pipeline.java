@@ -38,6 +38,7 @@ final class Pipeline {
   volatile Database.Registration flushListener;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile boolean inline;
+  private volatile Throwable closeFailure;
 
   Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults, TransactionLogs logs) {
     this.name = name;
@@ -181,11 +182,14 @@ final class Pipeline {
 
   /**
    * Release this facade's share of the database once: stop hearing flushes, release the logs
-   * (closed with the last facade of the path), then the storage handle, whose close lets
-   * in-flight native calls finish first.
+   * (closed with the last facade of the path, after a final flush), then the storage handle,
+   * whose close lets in-flight native calls finish first. A failure of either (a final flush that
+   * could not be written) is kept for {@link #closeFailure()}: acknowledged commits may be lost,
+   * and the closer must hear of it.
    */
   void release() {
     if (released.compareAndSet(false, true)) {
+      Throwable failure = null;
       try {
         Database.Registration r = flushListener;
         if (r != null) {
@@ -198,13 +202,21 @@ final class Pipeline {
         LogRegistry.release(db);
       } catch (RuntimeException e) {
         LOG.error("closing the transaction logs of {} failed", name, e);
+        failure = e;
       }
       try {
         db.close();
       } catch (RuntimeException e) {
         LOG.error("closing database {} failed", name, e);
+        failure = failure == null ? e : failure;
       }
+      closeFailure = failure;
     }
+  }
+
+  /** What went wrong when this facade's share was released, or null (also before release). */
+  Throwable closeFailure() {
+    return closeFailure;
   }
 
   boolean isReleased() {

@@ -12,6 +12,7 @@ import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.InvalidLogSettingException;
 import io.commitlane.txlog.LogSettings;
+import io.commitlane.txlog.RecoveryMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -159,7 +160,8 @@ public record PipelineSettings(
     Integer ringSlots = c.hasPath("txlog.completion-ring-slots")
         ? intIn(c, "txlog.completion-ring-slots", 16, 1 << 20, 16384, errors) : null;
     Duration ringWait = duration(c, "txlog.completion-ring-wait", null, errors);
-    LogSettings.Builder b = LogSettings.builder().durability(durability).appendMode(append);
+    RecoveryMode recovery = oneOf(c, "txlog.recovery", RecoveryMode.values(), RecoveryMode.POINT_IN_TIME, errors);
+    LogSettings.Builder b = LogSettings.builder().durability(durability).appendMode(append).recoveryMode(recovery);
     try {
       if (segment != null) {
         b.maxSegmentBytes(segment);

@@ -2,22 +2,28 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.PendingCommit;
-import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
+import io.commitlane.txlog.LogStats;
 import io.commitlane.txlog.MonotonicClock;
 import io.commitlane.txlog.TransactionLog;
+import io.commitlane.txlog.TransactionLogException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,9 +32,15 @@ import org.slf4j.LoggerFactory;
  * The named transaction logs of one database ({@code <db>/txlog/<name>/}) and the commit hook
  * that writes them. The record of a commit is appended in {@link #beforeWrite}: after its
  * validation passed, under its locks, before its RocksDB write, so log order agrees with commit
- * order on every key. After the write returns, {@link #afterWrite} moves the log's committed
- * watermark and pairs it with RocksDB's sequence (flush correlation); a commit that fails after
- * its append is marked aborted, so readers and replay skip it.
+ * order on every key; its timestamp comes from the database's one clock at that moment, which
+ * orders records across logs too. The same write carries a marker ({@link ReplayMarkers}), so
+ * RocksDB holds the marker exactly when it holds the data. After the write returns, {@link
+ * #afterWrite} moves the log's committed watermark and pairs it with RocksDB's sequence (flush
+ * correlation); a commit that fails after its append is marked aborted, so readers and replay
+ * skip it.
+ *
+ * <p>Opening replays, merged across logs ({@link LogReplay}), what RocksDB does not hold. A clean
+ * close flushes RocksDB and records every log as flushed, so the next open replays nothing.
  *
  * <p>Appends and sequence sampling are serialized by the log's own locks on the committing
  * thread rather than through an actor's mailbox: the append must happen under the commit's
@@ -37,6 +49,7 @@ import org.slf4j.LoggerFactory;
 final class TransactionLogs implements CommitHook, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionLogs.class);
   static final String DIRECTORY = "txlog";
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
 
   private final Database db;
   private final Path root;
@@ -44,8 +57,8 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private final boolean replay;
   private final Map<String, TransactionLog> logs = new ConcurrentHashMap<>();
   private final MonotonicClock clock = new MonotonicClock();
-  /** What replay applied and skipped, per log. */
-  private final Map<String, ReplayStats> replayed = new ConcurrentHashMap<>();
+  /** What replay did, per log, when the database was opened. */
+  private volatile Map<String, ReplayStats> replayed = Map.of();
   private volatile boolean closed;
 
   private TransactionLogs(Database db, LogSettings settings, boolean replay) {
@@ -56,63 +69,60 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   }
 
   /**
-   * Open every log the database has, replay into RocksDB whatever the last flush did not hold
-   * (in log order), and install the commit hook. Run before any commit reaches the database.
+   * Open every log the database has, replay into RocksDB what it does not hold, and install the
+   * commit hook. Run before any commit reaches the database. On failure every log opened here is
+   * closed again.
    */
   static TransactionLogs open(Database db, LogSettings settings, boolean replay) {
     TransactionLogs logs = new TransactionLogs(db, settings, replay);
-    if (Files.isDirectory(logs.root)) {
-      try (Stream<Path> dirs = Files.list(logs.root)) {
-        for (Path dir : dirs.filter(Files::isDirectory).sorted().toList()) {
-          TransactionLog log = logs.logFor(dir.getFileName().toString());
-          logs.clock.advancePast(log.newestRecoveredTimestamp());
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException("cannot list transaction logs under " + logs.root, e);
+    try {
+      for (String name : logs.existingLogNames()) {
+        TransactionLog log = logs.logFor(name);
+        logs.clock.advancePast(log.newestRecoveredTimestamp());
       }
-    }
-    logs.replayAll();
-    return logs;
-  }
-
-  Map<String, ReplayStats> replayed() {
-    return Map.copyOf(replayed);
-  }
-
-  private void replayAll() {
-    for (TransactionLog log : logs.values()) {
-      long[] n = {0, 0};
-      log.replay(record -> {
-        if (record.writes() != null) {
-          n[1] += apply(record.writes());
-          n[0]++;
-        }
-      });
-      replayed.put(log.name(), new ReplayStats(n[0], n[1]));
-      if (n[0] > 0) {
-        LOG.info("replayed {} transaction(s) from log {} of {}", n[0], log.name(), db.path());
-      }
-      if (n[1] > 0) {
-        LOG.info("skipped {} write(s) of log {} of {} to stores dropped before the crash", n[1], log.name(), db.path());
-      }
+      logs.replayed = Map.copyOf(LogReplay.run(db, logs.logs.values()));
+      return logs;
+    } catch (RuntimeException | Error e) {
+      logs.closeLogs();
+      throw e;
     }
   }
 
   /**
-   * Apply one record's writes, leaving out writes to stores dropped before the crash; returns how
-   * many were left out. A store dropped while this runs (another handle of the path) is left out
-   * too, on the next round: each round has one store fewer, so this ends.
+   * The logs under {@code txlog/}. Refuses a {@code txlog} that is not a directory and a log name
+   * that is a file (the database would lose its logs silently); skips, with a warning, entries
+   * that cannot be logs (for example {@code lost+found}).
    */
-  private int apply(ByteBuffer writes) {
-    while (true) {
-      WriteSetCodec.Decoded d = WriteSetCodec.decode(writes, db);
-      try {
-        db.write(d.batch());
-        return d.skipped();
-      } catch (StoreDroppedException e) {
-        // decode again: the dropped store is no longer found
-      }
+  private List<String> existingLogNames() {
+    if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
+      return List.of();
     }
+    if (!Files.isDirectory(root)) {
+      throw new TransactionLogException(root + " is not a directory, so the transaction logs of " + db.path()
+          + " cannot be read; move it away (it is not commitlane's) and open again");
+    }
+    List<String> names = new ArrayList<>();
+    try (Stream<Path> entries = Files.list(root)) {
+      for (Path p : entries.sorted().toList()) {
+        String name = p.getFileName().toString();
+        if (!NAME.matcher(name).matches()) {
+          LOG.warn("{} is not a transaction log of {} (not a log name); it is left alone", p, db.path());
+        } else if (!Files.isDirectory(p)) {
+          throw new TransactionLogException(p + " should be the directory of transaction log '" + name + "' of "
+              + db.path() + " but is a file; move it away and open again");
+        } else {
+          names.add(name);
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list transaction logs under " + root, e);
+    }
+    return names;
+  }
+
+  /** What replay did with each log at open (an entry per log that existed then). */
+  Map<String, ReplayStats> replayed() {
+    return replayed;
   }
 
   TransactionLog logFor(String name) {
@@ -120,22 +130,27 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     if (log != null) {
       return log;
     }
-    if (!name.matches("[A-Za-z0-9._-]{1,128}") || name.startsWith(".")) {
+    if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("log name must be 1..128 of [A-Za-z0-9._-], not starting with '.': " + name);
     }
     synchronized (this) {
       if (closed) {
-        throw new io.commitlane.storage.DatabaseClosedException(db.path());
+        throw new DatabaseClosedException(db.path());
       }
       return logs.computeIfAbsent(name, n -> TransactionLog.open(root.resolve(n), settings.toBuilder().name(n).build()));
     }
   }
 
   /** Each open log's stats, by name. */
-  Map<String, io.commitlane.txlog.LogStats> stats() {
-    Map<String, io.commitlane.txlog.LogStats> out = new java.util.TreeMap<>();
+  Map<String, LogStats> stats() {
+    Map<String, LogStats> out = new TreeMap<>();
     logs.forEach((name, log) -> out.put(name, log.stats()));
     return out;
+  }
+
+  @Override
+  public boolean writesLogs() {
+    return true;
   }
 
   @Override
@@ -149,16 +164,26 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     for (byte[] e : c.logEntries()) {
       entries.add(ByteBuffer.wrap(e));
     }
-    long ts = clock.next();
-    long position = log.append(c.transactionId(), ts, entries, replay ? WriteSetCodec.encode(c) : null);
-    c.attach(new LogAppend(name, position, ts, log));
+    // Encoded before the marker is added: the record holds the transaction's writes only.
+    ByteBuffer writes = replay ? WriteSetCodec.encode(c) : null;
+    TransactionLog.Appended a = log.append(c.transactionId(), clock, 0, entries, writes);
+    if (replay) {
+      ReplayMarkers.mark(c, name, a.position());
+    }
+    c.attach(new LogAppend(name, a.position(), a.timestamp(), log));
   }
 
   @Override
   public void afterWrite(PendingCommit c) {
     if (c.attachment() instanceof LogAppend a) {
-      // Sampled inside finish(), after the position left the uncommitted set (seed 000's race).
-      a.store.finish(a.position(), db::latestSequenceNumber);
+      try {
+        // Sampled inside finish(), after the position left the uncommitted set, so a flush at
+        // that sequence never claims an earlier record that finished later.
+        a.store.finish(a.position(), db::latestSequenceNumber);
+      } catch (TransactionLogException e) {
+        throw new NotDurableException(c.transactionId(), "its record in transaction log '" + a.log()
+            + "' could not be written", e);
+      }
     }
   }
 
@@ -181,7 +206,11 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   void onFlushCompleted(long sequence) {
     for (TransactionLog log : logs.values()) {
       try {
+        long before = log.flushedPosition();
         log.onFlushCompleted(sequence);
+        if (replay && log.flushedPosition() > before) {
+          ReplayMarkers.deleteBelow(db, log.name(), log.flushedPosition());
+        }
       } catch (RuntimeException e) {
         LOG.error("recording flush at sequence {} in log {} failed", sequence, log.name(), e);
       }
@@ -198,15 +227,54 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     }
   }
 
+  /**
+   * Closes every log. Before that, a clean close makes RocksDB durable (a flush) and records
+   * every log as flushed up to what had finished before the flush began, so the next open
+   * replays nothing: replaying then could only put back values that are no longer the latest.
+   *
+   * @throws io.commitlane.storage.StorageException if the flush failed (the logs are closed
+   *     anyway; the next open replays from where they were)
+   * @throws TransactionLogException if a log could not make its records durable
+   */
   @Override
   public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    RuntimeException failure = null;
+    try {
+      if (!logs.isEmpty()) {
+        Map<TransactionLog, Long> finished = new java.util.HashMap<>();
+        logs.values().forEach(log -> finished.put(log, log.committedWatermark()));
+        db.flush();
+        for (Map.Entry<TransactionLog, Long> e : finished.entrySet()) {
+          e.getKey().markFlushedThrough(e.getValue());
+          if (replay) {
+            ReplayMarkers.deleteBelow(db, e.getKey().name(), e.getKey().flushedPosition());
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    RuntimeException closeFailure = closeLogs();
+    failure = failure == null ? closeFailure : failure;
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** Closes every log; returns the first failure (each log is closed regardless). */
+  private synchronized RuntimeException closeLogs() {
     closed = true;
+    RuntimeException first = null;
     for (TransactionLog log : logs.values()) {
       try {
         log.close();
       } catch (RuntimeException e) {
-        LOG.error("closing log {} failed", log.name(), e);
+        first = first == null ? e : first;
       }
     }
+    return first;
   }
 }

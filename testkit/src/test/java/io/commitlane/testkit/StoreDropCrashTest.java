@@ -112,7 +112,7 @@ class StoreDropCrashTest {
         assertEquals(Integer.toString(i), str(storage.get(bytes("d/new-" + i))));
       }
       assertEquals("new-" + (COMMITS - 1), str(storage.get(store, bytes("shared"))));
-      assertEquals(new ReplayStats(2L * COMMITS, 2L * COMMITS), db.replayStatsAtOpen().get(LOG));
+      assertEquals(new ReplayStats(2L * COMMITS, 2L * COMMITS, 0, 0, List.of()), db.replayStatsAtOpen().get(LOG));
       assertRecordsReadable(db);
     }
   }

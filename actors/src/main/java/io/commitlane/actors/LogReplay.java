@@ -1,0 +1,199 @@
+package io.commitlane.actors;
+
+import io.commitlane.storage.Database;
+import io.commitlane.storage.StoreDroppedException;
+import io.commitlane.txlog.CorruptLogFrameException;
+import io.commitlane.txlog.LogDamage;
+import io.commitlane.txlog.LogPosition;
+import io.commitlane.txlog.LogReader;
+import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.ReadRequest;
+import io.commitlane.txlog.RecoveryMode;
+import io.commitlane.txlog.TransactionLog;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Crash replay at open, across every log of a database: brings RocksDB back to a state that
+ * never goes back in time.
+ *
+ * <ol>
+ *   <li>Each log offers its records from its flushed position on. A record whose marker RocksDB
+ *       holds ({@link ReplayMarkers}) is already there and is never applied again: applying it
+ *       could overwrite a newer value (an unlogged write, or a later commit RocksDB also holds).
+ *   <li>The others are applied merged across logs in timestamp order. Timestamps come from one
+ *       clock per database, taken under the commit's locks when the record's place is claimed,
+ *       so two commits to one key are applied in the order they committed, whichever logs they
+ *       used. A record RocksDB does not hold has no later commit to the same key that RocksDB
+ *       holds (that commit's write came after it), so applying it overwrites nothing newer.
+ *   <li>Damage (a missing or corrupt part of a log, not a torn tail) follows the recovery mode.
+ *       Point-in-time: nothing at or after the first damage of a log is applied, nor anything of
+ *       any log stamped after the last record before that damage (the lost records were stamped
+ *       after it, so what is applied is a prefix of commit order); those records are abandoned
+ *       (hidden from readers for good) and reported. Skip-corrupted applies every readable
+ *       record. (Absolute-consistency never gets here: the log refuses to open.)
+ *   <li>Then RocksDB is flushed and each log's flushed position moves to its end, so the next
+ *       open replays nothing of this again.
+ * </ol>
+ */
+final class LogReplay {
+  private static final Logger LOG = LoggerFactory.getLogger(LogReplay.class);
+
+  private record Candidate(TransactionLog log, LogRecord record) {}
+
+  private LogReplay() {}
+
+  /** Replays {@code logs} into {@code db}; returns what happened, per log name. */
+  static Map<String, ReplayStats> run(Database db, Collection<TransactionLog> logs) {
+    List<Candidate> toApply = new ArrayList<>();
+    Map<TransactionLog, List<Long>> abandoned = new HashMap<>();
+    Map<String, long[]> counts = new HashMap<>(); // applied, skipped writes, already durable, not replayed
+    long stampLimit = Long.MAX_VALUE;
+    Map<TransactionLog, List<LogRecord>> pending = new HashMap<>();
+    for (TransactionLog log : logs) {
+      counts.put(log.name(), new long[4]);
+      if (log.replayStart() >= log.replayEnd()) {
+        continue;
+      }
+      boolean pointInTime = log.settings().recoveryMode() == RecoveryMode.POINT_IN_TIME;
+      long stop = pointInTime ? log.replayStop() : Long.MAX_VALUE;
+      long lastStampBeforeStop = Long.MIN_VALUE;
+      List<LogRecord> notHeld = new ArrayList<>();
+      for (LogRecord r : read(log)) {
+        if (r.position() < stop) {
+          lastStampBeforeStop = Math.max(lastStampBeforeStop, r.timestamp());
+        }
+        if (r.writes() == null) {
+          continue; // logged without its writes (replay off then): nothing to restore
+        }
+        if (ReplayMarkers.held(db, log.name(), r.position())) {
+          counts.get(log.name())[2]++;
+        } else {
+          notHeld.add(r);
+        }
+      }
+      if (stop != Long.MAX_VALUE) {
+        // Everything lost in the damage was stamped after the last record before it; with no
+        // record before it, nothing bounds the lost stamps from below and nothing is applied.
+        stampLimit = Math.min(stampLimit, lastStampBeforeStop == Long.MIN_VALUE ? Long.MIN_VALUE : lastStampBeforeStop + 1);
+        List<LogRecord> beforeStop = new ArrayList<>();
+        for (LogRecord r : notHeld) {
+          if (r.position() < stop) {
+            beforeStop.add(r);
+          } else {
+            abandoned.computeIfAbsent(log, l -> new ArrayList<>()).add(r.position());
+          }
+        }
+        notHeld = beforeStop;
+      }
+      pending.put(log, notHeld);
+    }
+    for (Map.Entry<TransactionLog, List<LogRecord>> e : pending.entrySet()) {
+      for (LogRecord r : e.getValue()) {
+        if (r.timestamp() < stampLimit) {
+          toApply.add(new Candidate(e.getKey(), r));
+        } else {
+          abandoned.computeIfAbsent(e.getKey(), l -> new ArrayList<>()).add(r.position());
+        }
+      }
+    }
+    toApply.sort(Comparator.comparingLong((Candidate c) -> c.record().timestamp()));
+    for (Candidate c : toApply) {
+      long[] n = counts.get(c.log().name());
+      n[1] += apply(db, c.record().writes());
+      n[0]++;
+    }
+    boolean anything = false;
+    for (TransactionLog log : logs) {
+      anything |= log.replayStart() < log.replayEnd();
+    }
+    if (anything) {
+      // What was applied (and what RocksDB recovered) is made durable before the logs forget it.
+      db.flush();
+      for (TransactionLog log : logs) {
+        List<Long> lost = abandoned.getOrDefault(log, List.of());
+        if (!lost.isEmpty()) {
+          lost.sort(null);
+          log.abandon(lost);
+          counts.get(log.name())[3] = lost.size();
+        }
+        log.markFlushedThrough(Long.MAX_VALUE);
+        ReplayMarkers.deleteBelow(db, log.name(), log.flushedPosition());
+      }
+    }
+    Map<String, ReplayStats> stats = new HashMap<>();
+    for (TransactionLog log : logs) {
+      long[] n = counts.get(log.name());
+      List<LogDamage> damage = log.replayDamage();
+      ReplayStats s = new ReplayStats(n[0], n[1], n[2], n[3], damage);
+      stats.put(log.name(), s);
+      report(db, log, s);
+    }
+    return stats;
+  }
+
+  /** The log's records from its flushed position on, in log order (corrupt frames are in its damage list). */
+  private static List<LogRecord> read(TransactionLog log) {
+    List<LogRecord> out = new ArrayList<>();
+    try (LogReader reader = log.reader(ReadRequest.fromPosition(log.replayStart()).endBefore(log.replayEnd()))) {
+      while (true) {
+        LogRecord r;
+        try {
+          r = reader.next();
+        } catch (CorruptLogFrameException e) {
+          continue;
+        }
+        if (r == null) {
+          return out;
+        }
+        out.add(r);
+      }
+    }
+  }
+
+  /**
+   * Apply one record's writes, leaving out writes to stores dropped before the crash; returns how
+   * many were left out. A store dropped while this runs (another handle of the path) is left out
+   * too, on the next round: each round has one store fewer, so this ends.
+   */
+  private static int apply(Database db, ByteBuffer writes) {
+    while (true) {
+      WriteSetCodec.Decoded d = WriteSetCodec.decode(writes, db);
+      try {
+        db.write(d.batch());
+        return d.skipped();
+      } catch (StoreDroppedException e) {
+        // decode again: the dropped store is no longer found
+      }
+    }
+  }
+
+  private static void report(Database db, TransactionLog log, ReplayStats s) {
+    if (s.transactions() > 0) {
+      LOG.info("replayed {} transaction(s) from log {} of {}", s.transactions(), log.name(), db.path());
+    }
+    if (s.skippedWrites() > 0) {
+      LOG.info("skipped {} write(s) of log {} of {} to stores dropped before the crash", s.skippedWrites(), log.name(),
+          db.path());
+    }
+    for (LogDamage d : s.damage()) {
+      LOG.warn("transaction log {} of {} is damaged at segment {} offset {}: {}", log.name(), db.path(),
+          LogPosition.segment(d.position()), LogPosition.offset(d.position()), d);
+    }
+    if (s.notReplayed() > 0) {
+      LOG.warn("{} acknowledged transaction(s) of log {} of {} come after damage and were not restored"
+          + " (recovery point-in-time); the database is at the state before the damage", s.notReplayed(),
+          log.name(), db.path());
+    }
+    for (var foreign : log.foreignEntries()) {
+      LOG.warn("{} is not part of transaction log {} of {}; it is left alone", foreign, log.name(), db.path());
+    }
+  }
+}
