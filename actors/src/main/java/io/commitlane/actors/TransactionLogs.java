@@ -202,8 +202,15 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     return null;
   }
 
-  /** RocksDB flushed everything up to {@code sequence}: record what replay no longer needs. */
-  void onFlushCompleted(long sequence) {
+  /**
+   * RocksDB flushed everything up to {@code sequence}: record what replay no longer needs. On the
+   * log actor's thread; excluded with close, so a late flush event never writes through a closed
+   * handle.
+   */
+  synchronized void onFlushCompleted(long sequence) {
+    if (closed) {
+      return;
+    }
     for (TransactionLog log : logs.values()) {
       try {
         long before = log.flushedPosition();
@@ -217,7 +224,10 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     }
   }
 
-  void purgeExpired() {
+  synchronized void purgeExpired() {
+    if (closed) {
+      return;
+    }
     for (TransactionLog log : logs.values()) {
       try {
         log.purgeExpired();

@@ -54,6 +54,9 @@ final class DatabaseFiles {
         } catch (RocksDBException e) {
           throw new StorageException("cannot destroy " + dir, e);
         }
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+          return; // RocksDB removed the directory: nothing else was in it
+        }
       }
       if (logs) {
         Path root = dir.resolve(TXLOG);

@@ -39,6 +39,7 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   private final AtomicLong generation = new AtomicLong();
   private final AtomicBoolean failNextWrite = new AtomicBoolean();
   private final AtomicBoolean failNextForce = new AtomicBoolean();
+  private final AtomicBoolean failNextCreate = new AtomicBoolean();
   private final AtomicLong forces = new AtomicLong();
   private final AtomicLong writes = new AtomicLong();
   private volatile Runnable beforeForce = () -> {};
@@ -63,6 +64,14 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   /** The next {@link LogFile#force} through this file system throws an {@link IOException}. */
   public void failNextForce() {
     failNextForce.set(true);
+  }
+
+  /**
+   * The next {@link #create} (a new segment, a flushed-position file) throws an {@link
+   * IOException}, as a full disk does ("No space left on device").
+   */
+  public void failNextCreate() {
+    failNextCreate.set(true);
   }
 
   /**
@@ -172,6 +181,9 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   @Override
   public LogFile create(Path file) throws IOException {
     beforeCreate.run();
+    if (failNextCreate.getAndSet(false)) {
+      throw new IOException("injected create failure on " + file + " (No space left on device)");
+    }
     LogFile created = delegate.create(file);
     durableSizes.put(key(file), new AtomicLong());
     return new FaultyFile(key(file), created, generation.get());

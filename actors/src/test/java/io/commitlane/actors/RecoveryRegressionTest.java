@@ -1,0 +1,343 @@
+package io.commitlane.actors;
+
+import static io.commitlane.actors.PipelineTestSupport.await;
+import static io.commitlane.actors.PipelineTestSupport.b;
+import static io.commitlane.actors.PipelineTestSupport.s;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.storage.CommitResult;
+import io.commitlane.storage.NotDurableException;
+import io.commitlane.storage.Transaction;
+import io.commitlane.txlog.Durability;
+import io.commitlane.txlog.LogDamage;
+import io.commitlane.txlog.LogDamagedException;
+import io.commitlane.txlog.LogIOException;
+import io.commitlane.txlog.LogInspector;
+import io.commitlane.txlog.LogReader;
+import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.ReadRequest;
+import io.commitlane.txlog.TransactionLogException;
+import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.stream.Stream;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Reopening never goes back in time, and what cannot be vouched for is never acknowledged: one
+ * test per way this used to fail. A "crash image" is a copy of a running database's directory: it
+ * holds what a kill -9 would leave (every write reached the OS, nothing RocksDB kept in memory).
+ */
+@ParameterizedClass(name = "txlog.append = {0}, wal = {1}")
+@CsvSource({"serialized, off", "serialized, on", "leaderless, off", "leaderless, on"})
+class RecoveryRegressionTest {
+  private static ActorTestKit testKit;
+
+  @Parameter(0) String append;
+  @Parameter(1) String wal;
+
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create();
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private PipelineSettings settings(Map<String, Object> more) {
+    Map<String, Object> m = new HashMap<>(more);
+    m.putIfAbsent("commit-threads", 1);
+    m.put("wal", wal);
+    m.put("txlog.append", append);
+    return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane")
+        .withFallback(testKit.system().settings().config()));
+  }
+
+  private CommitlaneDatabase open(Path path) {
+    return CommitlaneDatabase.open(testKit.system(), path, settings(Map.of()));
+  }
+
+  private static CompletionStage<CommitResult> write(CommitlaneDatabase db, String log, String key, String value) {
+    Transaction t = db.begin();
+    if (log != null) {
+      t.useLog(log).addLogEntry(b(key + "=" + value));
+    }
+    if (value == null) {
+      t.remove(b(key));
+    } else {
+      t.put(b(key), b(value));
+    }
+    return db.commit(t);
+  }
+
+  private static String get(CommitlaneDatabase db, String key) {
+    return s(db.storage().get(b(key)));
+  }
+
+  @Test
+  void aCleanReopenNeverPutsBackAValueThatALaterUnloggedCommitReplaced() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "removed", "old"));
+      await(write(db, "orders", "replaced", "old"));
+      await(write(db, null, "removed", null));
+      await(write(db, null, "replaced", "new"));
+      db.storage().put(b("plain"), b("new")); // non-transactional too
+      await(write(db, "orders", "logged-last", "x"));
+    }
+    for (int round = 0; round < 2; round++) {
+      try (CommitlaneDatabase db = open(dir)) {
+        assertNull(get(db, "removed"), "round " + round);
+        assertEquals("new", get(db, "replaced"), "round " + round);
+        assertEquals("x", get(db, "logged-last"));
+        assertEquals(0, db.replayStatsAtOpen().get("orders").transactions(), "a clean close leaves nothing to replay");
+      }
+    }
+  }
+
+  @Test
+  void twoLogsReplayInCommitOrderAfterACleanCloseAndAfterACrash() throws Exception {
+    Path image = dir.resolve("image");
+    Path db1 = dir.resolve("db");
+    try (CommitlaneDatabase db = open(db1)) {
+      // "zeta" sorts after "alpha", and so do hash orders of these names: commit order must win.
+      await(write(db, "zeta", "k", "first"));
+      await(write(db, "alpha", "k", "second"));
+      await(write(db, "zeta", "j", "one"));
+      await(write(db, "alpha", "j", "two"));
+      await(write(db, "zeta", "j", "three"));
+      crashImage(db1, image);
+    }
+    try (CommitlaneDatabase db = open(db1)) {
+      assertEquals("second", get(db, "k"));
+      assertEquals("three", get(db, "j"));
+    }
+    try (CommitlaneDatabase db = open(image)) {
+      assertEquals("second", get(db, "k"));
+      assertEquals("three", get(db, "j"));
+      if (wal.equals("off")) {
+        assertEquals(3, db.replayStatsAtOpen().get("zeta").transactions());
+        assertEquals(2, db.replayStatsAtOpen().get("alpha").transactions());
+      } else {
+        assertEquals(3, db.replayStatsAtOpen().get("zeta").alreadyDurable(), "RocksDB's own WAL held them");
+      }
+    }
+  }
+
+  @Test
+  void afterACrashWithTheWalOnReplayDoesNotOverwriteWhatRocksDbRecovered() throws Exception {
+    Path image = dir.resolve("image");
+    Path db1 = dir.resolve("db");
+    try (CommitlaneDatabase db = open(db1)) {
+      await(write(db, "orders", "k", "old"));
+      await(write(db, null, "k", null));
+      await(write(db, null, "j", "unlogged"));
+      crashImage(db1, image);
+    }
+    try (CommitlaneDatabase db = open(image)) {
+      if (wal.equals("on")) {
+        assertNull(get(db, "k"), "the unlogged remove is in RocksDB's WAL: the older logged value must not return");
+        assertEquals("unlogged", get(db, "j"));
+        assertEquals(1, db.replayStatsAtOpen().get("orders").alreadyDurable());
+      } else {
+        // WAL off: unlogged commits are not durable until a flush; the logged one is replayed.
+        assertEquals("old", get(db, "k"));
+        assertEquals(1, db.replayStatsAtOpen().get("orders").transactions());
+      }
+    }
+  }
+
+  @Test
+  void aDeletedMiddleSegmentStopsReplayThereReportsItAndHidesWhatWasNotRestored() throws Exception {
+    Path image = dir.resolve("image");
+    Path db1 = dir.resolve("db");
+    int n = 12;
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1,
+        settings(Map.of("txlog.max-segment-size", "4 KiB")))) {
+      for (int i = 0; i < n; i++) {
+        Transaction t = db.begin().useLog("orders");
+        t.addLogEntry(new byte[1000]);
+        t.put(b("k" + i), b("v" + i));
+        await(db.commit(t));
+      }
+      crashImage(db1, image);
+    }
+    Path segments = image.resolve("txlog/orders");
+    List<Path> files;
+    try (Stream<Path> s = Files.list(segments)) {
+      files = s.filter(p -> p.getFileName().toString().endsWith(".txlog")).sorted().toList();
+    }
+    assertTrue(files.size() >= 3, files.toString());
+    Files.delete(files.get(1));
+    assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {image.toString()}, quiet(), quiet()),
+        "inspect finds the hole (given the database directory)");
+
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
+        testKit.system(), image, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    assertTrue(refused.getMessage().contains("MISSING_SEGMENTS"), refused.getMessage());
+
+    try (CommitlaneDatabase db = open(image)) {
+      ReplayStats stats = db.replayStatsAtOpen().get("orders");
+      assertEquals(LogDamage.Kind.MISSING_SEGMENTS, stats.damage().get(0).kind());
+      assertFalse(stats.complete());
+      int kept = 0;
+      while (kept < n && get(db, "k" + kept) != null) {
+        kept++;
+      }
+      for (int i = kept; i < n; i++) {
+        assertNull(get(db, "k" + i), "nothing after the hole is applied (k" + i + ")");
+      }
+      if (wal.equals("off")) {
+        assertTrue(kept > 0 && kept < n, "kept " + kept);
+        assertEquals(kept, stats.transactions());
+        assertTrue(stats.notReplayed() > 0, stats.toString());
+        try (LogReader reader = db.transactionLog("orders").reader(ReadRequest.fromStart())) {
+          List<Long> seen = new ArrayList<>();
+          for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+            seen.add(r.transactionId());
+          }
+          assertEquals(kept, seen.size(), "readers never return a record whose data was not restored");
+        }
+      } else {
+        assertEquals(n, kept, "with the WAL on RocksDB held every commit: nothing was lost");
+      }
+    }
+    try (CommitlaneDatabase db = open(image)) {
+      assertTrue(db.replayStatsAtOpen().get("orders").complete(), "the damage is behind the flushed position now");
+    }
+  }
+
+  @Test
+  void strayEntriesUnderTheLogDirectoryAreLeftAloneButAFileForALogIsRefused() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "v"));
+    }
+    Files.createDirectories(dir.resolve("txlog/lost+found"));
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("v", get(db, "k"));
+      assertEquals(List.of("orders"), List.copyOf(db.replayStatsAtOpen().keySet()));
+    }
+    Files.writeString(dir.resolve("txlog/payments"), "not a directory");
+    TransactionLogException e = assertThrows(TransactionLogException.class, () -> open(dir));
+    assertTrue(e.getMessage().contains("payments"), e.getMessage());
+    Files.delete(dir.resolve("txlog/payments"));
+  }
+
+  @Test
+  void aFailedLogWriteIsNeverAcknowledgedAndCloseSaysTheLogFailed() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    PipelineSettings base = settings(Map.of());
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    List<String> acknowledged = new ArrayList<>();
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    await(write(db, "orders", "before", "1"));
+    acknowledged.add("before");
+    fs.failNextWrite();
+    ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "failed", "1")));
+    if (append.equals("serialized")) {
+      // Written to the file under the commit's locks: the failure comes before the RocksDB write,
+      // nothing is written, and the log stays usable.
+      assertInstanceOf(LogIOException.class, failed.getCause());
+      assertNull(get(db, "failed"));
+      await(write(db, "orders", "after", "1"));
+      acknowledged.add("after");
+      db.close();
+    } else {
+      // Copied to a buffer under the locks, written before the acknowledgement: the commit is in
+      // RocksDB but not durable, so it fails; the log stops, and so does every later logged commit.
+      assertInstanceOf(NotDurableException.class, failed.getCause());
+      assertThrows(ExecutionException.class, () -> await(write(db, "orders", "after", "1")));
+      ExecutionException close = assertThrows(ExecutionException.class,
+          () -> db.closeAsync().toCompletableFuture().get());
+      assertInstanceOf(TransactionLogException.class, close.getCause());
+    }
+    try (CommitlaneDatabase reopened = open(dir)) {
+      for (String k : acknowledged) {
+        assertEquals("1", get(reopened, k), k);
+      }
+    }
+  }
+
+  @Test
+  void aFailedFsyncIsNeverAcknowledged() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    PipelineSettings base = settings(Map.of());
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build(), base.replay(), base.purgeInterval(),
+        base.writeGroups());
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    await(write(db, "orders", "before", "1"));
+    fs.failNextForce();
+    ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "failed", "1")));
+    assertInstanceOf(LogIOException.class, failed.getCause());
+    assertThrows(ExecutionException.class, () -> db.closeAsync().toCompletableFuture().get());
+    try (CommitlaneDatabase reopened = open(dir)) {
+      assertEquals("1", get(reopened, "before"));
+    }
+  }
+
+  @Test
+  void aSegmentThatCannotBeCreatedFailsTheCommitBeforeItIsWritten() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    PipelineSettings base = settings(Map.of());
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty)) {
+      fs.failNextCreate(); // the log's first segment
+      ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "k", "1")));
+      assertInstanceOf(LogIOException.class, failed.getCause());
+      assertNull(get(db, "k"), "nothing is written when the record could not be");
+      await(write(db, "orders", "k", "2"));
+    }
+    try (CommitlaneDatabase reopened = open(dir)) {
+      assertEquals("2", get(reopened, "k"));
+    }
+  }
+
+  /** Copies a running database's files: what a kill -9 at this moment would leave on disk. */
+  static void crashImage(Path from, Path to) throws IOException {
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path p : files.sorted(Comparator.naturalOrder()).toList()) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else if (!p.getFileName().toString().equals("LOCK")) {
+          Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+      }
+    }
+  }
+
+  private static java.io.PrintStream quiet() {
+    return new java.io.PrintStream(java.io.OutputStream.nullOutputStream());
+  }
+}

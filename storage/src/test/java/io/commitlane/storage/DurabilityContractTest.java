@@ -1,0 +1,184 @@
+package io.commitlane.storage;
+
+import static io.commitlane.storage.Bytes.of;
+import static io.commitlane.storage.Bytes.str;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What storage promises about the bytes it is given and the files it owns: writes are copies,
+ * a transaction log cannot be named where none is written, destroy deletes only a database's own
+ * files, and a close whose final flush fails says so.
+ */
+class DurabilityContractTest {
+  @TempDir Path dir;
+
+  @Test
+  void aPutKeepsWhatItWasGivenNotTheCallersArrays() {
+    try (Database db = Database.open(dir)) {
+      byte[] key = of("k");
+      byte[] value = of("before");
+      Transaction t = db.begin().put(key, value);
+      value[0] = 'X';
+      key[0] = 'X';
+      t.commitSync();
+      assertEquals("before", str(db.get(of("k"))));
+
+      byte[] batchValue = of("batch");
+      Batch b = Batch.create().put(db.defaultStore(), of("b"), batchValue);
+      batchValue[0] = 'X';
+      db.write(b);
+      assertEquals("batch", str(db.get(of("b"))));
+
+      byte[] direct = of("direct");
+      db.put(of("d"), direct);
+      assertEquals("direct", str(db.get(of("d"))));
+    }
+  }
+
+  @Test
+  void useLogWithoutLogWiringIsRefusedAtOnceNotDroppedAtCommit() {
+    try (Database db = Database.open(dir)) {
+      Transaction t = db.begin();
+      LogNotAvailableException e = assertThrows(LogNotAvailableException.class, () -> t.useLog("orders"));
+      assertTrue(e.getMessage().contains("orders") && e.getMessage().contains("CommitlaneDatabase"), e.getMessage());
+      assertFalse(e.isRetryable());
+      // A hook that writes logs makes it available.
+      try (Database.Registration r = db.addCommitHook(new CommitHook() {
+        @Override
+        public boolean writesLogs() {
+          return true;
+        }
+      })) {
+        db.begin().useLog("orders").abort();
+      }
+    }
+  }
+
+  @Test
+  void destroyDeletesTheDatabaseAndWhatCommitlaneKeepsButNothingElse() throws IOException {
+    Path db = dir.resolve("db");
+    try (Database d = Database.open(db)) {
+      d.put(of("k"), of("v"));
+      d.store("users");
+      d.dropStore("users").toCompletableFuture().join();
+    }
+    Files.createDirectories(db.resolve("txlog/orders"));
+    Files.writeString(db.resolve("txlog/orders/00000000000000000000.txlog"), "segment");
+    Files.writeString(db.resolve("txlog/orders/flushed-position"), "position");
+    Files.writeString(db.resolve("notes.txt"), "the user's own file");
+    Files.createDirectories(db.resolve("backups"));
+    Files.writeString(db.resolve("backups/b1"), "the user's own directory");
+    Files.writeString(db.resolve("txlog/orders/README"), "the user's file inside a log directory");
+
+    Database.destroy(db);
+
+    assertTrue(Files.exists(db.resolve("notes.txt")));
+    assertTrue(Files.exists(db.resolve("backups/b1")));
+    assertTrue(Files.exists(db.resolve("txlog/orders/README")));
+    assertFalse(Files.exists(db.resolve("txlog/orders/00000000000000000000.txlog")));
+    assertFalse(Files.exists(db.resolve("txlog/orders/flushed-position")));
+    assertFalse(Files.exists(db.resolve("CURRENT")));
+    assertFalse(Files.exists(db.resolve(DropIntents.DIRECTORY)));
+    try (var files = Files.list(db)) {
+      assertEquals(List.of("backups", "notes.txt", "txlog"), files.map(p -> p.getFileName().toString()).sorted().toList());
+    }
+  }
+
+  @Test
+  void destroyRemovesAFullyOwnedDirectory() {
+    Path db = dir.resolve("db");
+    try (Database d = Database.open(db)) {
+      d.put(of("k"), of("v"));
+    }
+    Database.destroy(db);
+    assertFalse(Files.exists(db));
+    Database.destroy(db); // a missing path is a no-op
+  }
+
+  @Test
+  void destroyRefusesADirectoryThatIsNoDatabase() throws IOException {
+    Path home = dir.resolve("home");
+    Files.createDirectories(home.resolve("photos"));
+    Files.writeString(home.resolve("letter.txt"), "dear");
+    NotADatabaseException e = assertThrows(NotADatabaseException.class, () -> Database.destroy(home));
+    assertTrue(e.getMessage().contains("nothing was deleted"), e.getMessage());
+    assertTrue(Files.exists(home.resolve("letter.txt")));
+    assertTrue(Files.exists(home.resolve("photos")));
+    Path file = Files.writeString(dir.resolve("file"), "x");
+    assertThrows(NotADatabaseException.class, () -> Database.destroy(file));
+    assertTrue(Files.exists(file));
+  }
+
+  @Test
+  void storeNamesReservedForCommitlaneAreRefused() {
+    try (Database db = Database.open(dir)) {
+      assertThrows(InvalidStoreNameException.class, () -> db.store("__commitlane_internal"));
+      assertFalse(db.storeNames().contains("__commitlane_internal"), "commitlane's own records are not a store");
+    }
+  }
+
+  /**
+   * The WAL off and no log: acknowledged writes live in the memtable until a flush. When the disk
+   * is full that last flush fails, and close must say so rather than return as if all were kept.
+   * On a real 8 MiB tmpfs (skipped where mounting is not allowed).
+   */
+  @Test
+  void aCloseWhoseFinalFlushFailsThrows() throws Exception {
+    Path mount = Files.createDirectories(dir.resolve("small-disk"));
+    assumeTrue(mountTmpfs(mount, "8m"), "cannot mount a tmpfs here");
+    try {
+      Path path = mount.resolve("db");
+      Database db = Database.open(path, DatabaseOptions.defaults().withWal(false));
+      // Fill the disk, then give RocksDB more in memory than the disk can take.
+      Path filler = mount.resolve("filler");
+      fill(filler);
+      byte[] value = new byte[64 << 10];
+      for (int i = 0; i < 100; i++) {
+        db.put(of("k" + i), value);
+      }
+      StorageException e = assertThrows(StorageException.class, db::close);
+      assertTrue(e.getMessage().contains("final flush"), e.getMessage());
+      assertFalse(Database.isOpen(path), "released anyway");
+      Files.delete(filler);
+    } finally {
+      unmount(mount);
+    }
+  }
+
+  private static void fill(Path file) throws IOException {
+    byte[] chunk = new byte[64 << 10];
+    try (var out = Files.newOutputStream(file)) {
+      while (true) {
+        out.write(chunk);
+      }
+    } catch (IOException full) {
+      // ENOSPC: the disk is full now
+    }
+  }
+
+  static boolean mountTmpfs(Path at, String size) throws InterruptedException {
+    try {
+      Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=" + size, "tmpfs", at.toString())
+          .redirectErrorStream(true).start();
+      return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  static void unmount(Path at) throws Exception {
+    new ProcessBuilder("umount", at.toString()).redirectErrorStream(true).start().waitFor(30, TimeUnit.SECONDS);
+  }
+}

@@ -1,0 +1,49 @@
+package io.commitlane.testkit;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.testkit.RecoveryHistory.Commit;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * Runs the {@link RecoveryHistory} of a seed in a JVM that the harness kills: {@code ACK id} for
+ * each commit that succeeded, {@code AT failed:id} for each that failed, {@code AT durable:n} when
+ * a flush or reopen made the first n steps durable, and {@code AT done} at the end (it then waits
+ * to be killed). Args: {@code seed=N wal=on|off append=serialized|leaderless}.
+ */
+public final class RecoveryCrashWorkload implements CrashWorkload {
+  @Override
+  public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
+    Map<String, String> opts = new HashMap<>();
+    for (String a : args) {
+      String[] kv = a.split("=", 2);
+      opts.put(kv[0], kv[1]);
+    }
+    RecoveryHistory history = RecoveryHistory.generate(Long.parseLong(opts.get("seed")));
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-crash");
+    var settings = RecoveryModelProperties.settings(system, "on".equals(opts.get("wal")), opts.get("append"), 1);
+    new RecoveryRunner(history, () -> CommitlaneDatabase.open(system, dir, settings)).run(new RecoveryRunner.Listener() {
+      @Override
+      public void succeeded(Commit c) {
+        reporter.acknowledged(Integer.toString(c.id()));
+      }
+
+      @Override
+      public void failed(Commit c, Throwable cause) {
+        reporter.reached("failed:" + c.id());
+      }
+
+      @Override
+      public void durableThrough(int steps) {
+        reporter.reached("durable:" + steps);
+      }
+    });
+    reporter.reached("done");
+    new CountDownLatch(1).await();
+  }
+}
