@@ -22,6 +22,12 @@ final class Checks {
     }
   }
 
+  static void oneOf(String flag, String v, java.util.List<String> allowed) {
+    if (!allowed.contains(v)) {
+      throw usage(flag + " must be one of " + String.join(", ", allowed) + ", was " + v);
+    }
+  }
+
   static IllegalArgumentException usage(String message) {
     return new UsageException(message);
   }

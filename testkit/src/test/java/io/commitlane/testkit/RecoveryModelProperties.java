@@ -2,7 +2,6 @@ package io.commitlane.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.RecoveryHistory.Commit;
@@ -104,9 +103,7 @@ class RecoveryModelProperties {
   }
 
   static PipelineSettings settings(ActorSystem<?> system, boolean walOn, String append, int commitThreads) {
-    Map<String, Object> m = Map.of("wal", walOn ? "on" : "off", "commit-threads", commitThreads,
-        "txlog.append", append, "txlog.durability", "process");
-    return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane").withFallback(system.settings().config()));
+    return RecoveryCrashWorkload.settings(system, walOn, append, commitThreads);
   }
 
   /**

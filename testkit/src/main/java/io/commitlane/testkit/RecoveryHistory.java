@@ -11,35 +11,42 @@ import java.util.Random;
  * A random history of writes to a small key set, generated from a seed (so a crash workload in
  * another JVM and the test that checks it build the same one): steps of concurrent commits to
  * disjoint keys, some logged (to one of several logs) and some not, non-transactional writes,
- * flushes and clean reopens.
+ * flushes and clean reopens. Run it with {@link RecoveryRunner}, check what a database holds
+ * afterwards with {@link RecoveryModel}.
+ *
+ * @param keys how many keys ({@code k0}, {@code k1}, ...)
+ * @param logs how many transaction logs ({@code log0}, ...)
+ * @param steps what happens, in order
  */
-record RecoveryHistory(int keys, int logs, List<Step> steps) {
+public record RecoveryHistory(int keys, int logs, List<Step> steps) {
   /** What one step does. */
-  sealed interface Step permits Burst, PlainWrite, Flush, Reopen {}
+  public sealed interface Step permits Burst, PlainWrite, Flush, Reopen {}
 
   /** Commits submitted together (they may form one merged group); their key sets are disjoint. */
-  record Burst(List<Commit> commits) implements Step {}
+  public record Burst(List<Commit> commits) implements Step {}
 
   /** A non-transactional write (never logged). */
-  record PlainWrite(Commit write) implements Step {}
+  public record PlainWrite(Commit write) implements Step {}
 
   /** A RocksDB flush. */
-  record Flush() implements Step {}
+  public record Flush() implements Step {}
 
   /** A clean close and reopen. */
-  record Reopen() implements Step {}
+  public record Reopen() implements Step {}
 
   /**
    * One commit: its number (unique in the history), the log it uses or null, and its writes in
    * order (key to value; a null value removes the key).
    */
-  record Commit(int id, String log, Map<String, String> writes) {
-    boolean logged() {
+  public record Commit(int id, String log, Map<String, String> writes) {
+    /** Whether it appends a record to a transaction log. */
+    public boolean logged() {
       return log != null;
     }
   }
 
-  static RecoveryHistory generate(long seed) {
+  /** The history of {@code seed}: the same seed gives the same history in every JVM. */
+  public static RecoveryHistory generate(long seed) {
     Random r = new Random(seed);
     int keys = 8 + r.nextInt(9);
     int logs = 1 + r.nextInt(3);
@@ -88,7 +95,7 @@ record RecoveryHistory(int keys, int logs, List<Step> steps) {
     return all;
   }
 
-  List<String> keyNames() {
+  public List<String> keyNames() {
     List<String> out = new ArrayList<>();
     for (int k = 0; k < keys; k++) {
       out.add("k" + k);
@@ -96,7 +103,7 @@ record RecoveryHistory(int keys, int logs, List<Step> steps) {
     return out;
   }
 
-  List<String> logNames() {
+  public List<String> logNames() {
     List<String> out = new ArrayList<>();
     for (int l = 0; l < logs; l++) {
       out.add("log" + l);

@@ -21,11 +21,11 @@ import java.util.Set;
  * logged may be missing if no flush or reopen came after them (that is what an unlogged commit
  * with the WAL off promises: nothing until a flush).
  */
-final class RecoveryModel {
+public final class RecoveryModel {
   private RecoveryModel() {}
 
   /** The state after applying {@code commits} in order. */
-  static Map<String, String> apply(List<Commit> commits) {
+  public static Map<String, String> apply(List<Commit> commits) {
     Map<String, String> state = new HashMap<>();
     for (Commit c : commits) {
       state.putAll(c.writes());
@@ -42,7 +42,7 @@ final class RecoveryModel {
    * reopen that completed before the kill (unlogged commits before it must be there). Returns null
    * when some allowed prefix explains the state, else a description.
    */
-  static String checkCrash(RecoveryHistory h, Set<Integer> succeeded, Set<Integer> failed, boolean walOn,
+  public static String checkCrash(RecoveryHistory h, Set<Integer> succeeded, Set<Integer> failed, boolean walOn,
       int durableThrough, Map<String, String> recovered) {
     List<Step> steps = h.steps();
     for (int p = 0; p <= steps.size(); p++) {
@@ -107,7 +107,8 @@ final class RecoveryModel {
         + "; acknowledged " + succeeded + ", failed " + failed;
   }
 
-  static List<Commit> commitsOf(Step step) {
+  /** The commits (or the plain write) a step makes. */
+  public static List<Commit> commitsOf(Step step) {
     if (step instanceof Burst b) {
       return b.commits();
     }
@@ -118,7 +119,7 @@ final class RecoveryModel {
   }
 
   /** The state the database holds for the history's keys (absent keys are not in the map). */
-  static Map<String, String> read(RecoveryHistory h, java.util.function.Function<String, String> get) {
+  public static Map<String, String> read(RecoveryHistory h, java.util.function.Function<String, String> get) {
     Map<String, String> out = new HashMap<>();
     for (String k : h.keyNames()) {
       String v = get.apply(k);

@@ -19,9 +19,9 @@ import java.util.function.Supplier;
  * Runs a {@link RecoveryHistory} against a database: each burst's commits are submitted together
  * through the pipeline (so they may merge into one write group) and awaited before the next step.
  */
-final class RecoveryRunner {
+public final class RecoveryRunner {
   /** What the runner tells its caller as it goes. */
-  interface Listener {
+  public interface Listener {
     void succeeded(Commit c);
 
     void failed(Commit c, Throwable cause);
@@ -37,13 +37,13 @@ final class RecoveryRunner {
   private final Supplier<CommitlaneDatabase> opener;
   private CommitlaneDatabase db;
 
-  RecoveryRunner(RecoveryHistory history, Supplier<CommitlaneDatabase> opener) {
+  public RecoveryRunner(RecoveryHistory history, Supplier<CommitlaneDatabase> opener) {
     this.history = history;
     this.opener = opener;
   }
 
   /** Runs every step; returns the database, still open. */
-  CommitlaneDatabase run(Listener listener) {
+  public CommitlaneDatabase run(Listener listener) {
     db = opener.get();
     List<Step> steps = history.steps();
     for (int i = 0; i < steps.size(); i++) {
@@ -99,11 +99,11 @@ final class RecoveryRunner {
     CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).exceptionally(e -> null).join();
   }
 
-  static byte[] bytes(String s) {
+  public static byte[] bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  static String string(byte[] b) {
+  public static String string(byte[] b) {
     return b == null ? null : new String(b, StandardCharsets.UTF_8);
   }
 }

@@ -1,6 +1,8 @@
 package io.commitlane.testkit;
 
+import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.RecoveryHistory.Commit;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -26,7 +28,7 @@ public final class RecoveryCrashWorkload implements CrashWorkload {
     }
     RecoveryHistory history = RecoveryHistory.generate(Long.parseLong(opts.get("seed")));
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-crash");
-    var settings = RecoveryModelProperties.settings(system, "on".equals(opts.get("wal")), opts.get("append"), 1);
+    PipelineSettings settings = settings(system, "on".equals(opts.get("wal")), opts.get("append"), 1);
     new RecoveryRunner(history, () -> CommitlaneDatabase.open(system, dir, settings)).run(new RecoveryRunner.Listener() {
       @Override
       public void succeeded(Commit c) {
@@ -45,5 +47,12 @@ public final class RecoveryCrashWorkload implements CrashWorkload {
     });
     reporter.reached("done");
     new CountDownLatch(1).await();
+  }
+
+  /** The settings the workload opens with (and a checker should reopen with). */
+  public static PipelineSettings settings(ActorSystem<?> system, boolean walOn, String append, int commitThreads) {
+    Map<String, Object> m = Map.of("wal", walOn ? "on" : "off", "commit-threads", commitThreads,
+        "txlog.append", append, "txlog.durability", "process");
+    return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane").withFallback(system.settings().config()));
   }
 }

@@ -1,0 +1,130 @@
+package io.commitlane.bench;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.testkit.CrashHarness;
+import io.commitlane.testkit.CrashRun;
+import io.commitlane.testkit.RecoveryCrashWorkload;
+import io.commitlane.testkit.RecoveryHistory;
+import io.commitlane.testkit.RecoveryModel;
+import io.commitlane.testkit.RecoveryRunner;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The long run of the kill -9 recovery check: random histories (puts and removes over a small key
+ * set, one to three logs, unlogged commits, plain writes, flushes, reopens, merged groups) run in
+ * a forked JVM that is killed after a random number of acknowledgements; each reopened database
+ * must hold a prefix of commit order with every acknowledged commit. The test suite runs a dozen
+ * of these; this runs as many as asked.
+ */
+@Command(name = "recovery", mixinStandardHelpOptions = true,
+    description = "Kill -9 random histories at random points and check every recovery against the model"
+        + " (a prefix of commit order holding every acknowledged commit). Exit code 1 if any recovery went wrong.")
+final class RecoveryCommand implements Callable<Integer> {
+  @Option(names = "--runs", defaultValue = "100", description = "Histories to run and kill (default: ${DEFAULT-VALUE})")
+  int runs;
+
+  @Option(names = "--seed", defaultValue = "1", description = "Seed of the first history; run i uses seed + i (default: ${DEFAULT-VALUE})")
+  long seed;
+
+  @Option(names = "--wal", defaultValue = "both", description = "RocksDB WAL: on, off or both (alternating) (default: ${DEFAULT-VALUE})")
+  String wal;
+
+  @Option(names = "--append", defaultValue = "both",
+      description = "Log append mode: serialized, leaderless or both (alternating) (default: ${DEFAULT-VALUE})")
+  String append;
+
+  @Mixin
+  DirOption dir = new DirOption();
+
+  @Override
+  public Integer call() throws Exception {
+    Checks.oneOf("--wal", wal, List.of("on", "off", "both"));
+    Checks.oneOf("--append", append, List.of("serialized", "leaderless", "both"));
+    Checks.positive("--runs", runs);
+    Path root = dir.root("commitlane-recovery");
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-check");
+    List<String> failures = new ArrayList<>();
+    long acknowledged = 0;
+    long started = System.nanoTime();
+    try {
+      for (int i = 0; i < runs; i++) {
+        StopSignal.checkpoint();
+        long s = seed + i;
+        boolean walOn = wal.equals("both") ? i % 2 == 0 : wal.equals("on");
+        String mode = append.equals("both") ? (i / 2 % 2 == 0 ? "serialized" : "leaderless") : append;
+        Path runDir = Files.createDirectories(root.resolve("run-" + i));
+        String violation = runOnce(system, runDir, s, walOn, mode);
+        acknowledged += lastAcks;
+        String line = "run " + (i + 1) + "/" + runs + ": seed " + s + ", wal " + (walOn ? "on" : "off") + ", " + mode
+            + ", killed after " + lastAcks + " acknowledgements: " + (violation == null ? "ok" : "VIOLATION " + violation);
+        System.out.println(line);
+        if (violation != null) {
+          failures.add(line);
+        } else {
+          ContentionRunner.deleteRecursively(runDir);
+        }
+      }
+    } finally {
+      system.terminate();
+      if (failures.isEmpty()) {
+        dir.cleanUp(root);
+      }
+    }
+    System.out.printf("%d runs, %d acknowledged commits checked, %d violations, %.0f s%n", runs, acknowledged,
+        failures.size(), (System.nanoTime() - started) / 1e9);
+    failures.forEach(f -> System.out.println("  " + f));
+    if (!failures.isEmpty()) {
+      System.out.println("the directories of the failed runs are kept under " + root);
+    }
+    return failures.isEmpty() ? 0 : Main.FAILED;
+  }
+
+  private int lastAcks;
+
+  private String runOnce(ActorSystem<?> system, Path runDir, long s, boolean walOn, String mode) throws Exception {
+    RecoveryHistory history = RecoveryHistory.generate(s);
+    int commits = 0;
+    for (var step : history.steps()) {
+      commits += RecoveryModel.commitsOf(step).size();
+    }
+    int killAfter = 1 + new Random(s).nextInt(Math.max(1, commits));
+    CrashRun run = CrashHarness.of(RecoveryCrashWorkload.class, runDir)
+        .args("seed=" + s, "wal=" + (walOn ? "on" : "off"), "append=" + mode)
+        .killAfterAcks(killAfter).timeout(Duration.ofSeconds(120)).run();
+    lastAcks = run.acknowledged().size();
+    if (!run.killed() && !run.markers().contains("done")) {
+      return "the workload failed: " + run.stderr();
+    }
+    Set<Integer> succeeded = new HashSet<>();
+    run.acknowledged().forEach(id -> succeeded.add(Integer.parseInt(id)));
+    Set<Integer> failed = new HashSet<>();
+    int durable = 0;
+    for (String m : run.markers()) {
+      if (m.startsWith("failed:")) {
+        failed.add(Integer.parseInt(m.substring(7)));
+      } else if (m.startsWith("durable:")) {
+        durable = Math.max(durable, Integer.parseInt(m.substring(8)));
+      }
+    }
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, runDir,
+        RecoveryCrashWorkload.settings(system, walOn, mode, 1))) {
+      Map<String, String> state = RecoveryModel.read(history,
+          k -> RecoveryRunner.string(db.storage().get(RecoveryRunner.bytes(k))));
+      return RecoveryModel.checkCrash(history, succeeded, failed, walOn, durable, state);
+    }
+  }
+}
