@@ -89,6 +89,29 @@ class LogInspectorTest {
         new Output().stream));
   }
 
+  @Test
+  void aDirectoryThatHoldsNoLogIsSaidToBeNoneNotClean() throws Exception {
+    java.nio.file.Path plain = java.nio.file.Files.createDirectories(dir.resolve("plain"));
+    java.nio.file.Files.writeString(plain.resolve("CURRENT"), "MANIFEST-000001");
+    Output err = new Output();
+    assertEquals(2, LogInspector.run(new String[] {plain.toString()}, new Output().stream, err.stream));
+    assertTrue(err.text().contains("not a transaction-log directory"), err.text());
+  }
+
+  @Test
+  void aDatabaseDirectoryIsInspectedLogByLog() throws Exception {
+    java.nio.file.Path db = dir.resolve("db");
+    for (String name : java.util.List.of("orders", "payments")) {
+      try (TransactionLog log = TransactionLog.open(db.resolve("txlog").resolve(name), LogSettings.defaults())) {
+        log.finish(TestLogs.append(log, 1, name), () -> 0);
+      }
+    }
+    Output out = new Output();
+    assertEquals(0, LogInspector.run(new String[] {db.toString()}, out.stream, new Output().stream));
+    assertTrue(out.text().contains("log " + db.resolve("txlog").resolve("orders")), out.text());
+    assertTrue(out.text().contains("log " + db.resolve("txlog").resolve("payments")), out.text());
+  }
+
   private static final class Output {
     final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     final PrintStream stream = new PrintStream(bytes, true, StandardCharsets.UTF_8);
