@@ -71,7 +71,25 @@ public final class CrashHarness {
     return this;
   }
 
+  /** Runs the workload until a kill condition (or its end), kills it, and returns what it left. */
   public CrashRun run() throws IOException, InterruptedException {
+    Child child = start();
+    boolean triggered = child.trigger.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    CrashRun run = child.kill();
+    if (!triggered) {
+      throw new StageTimeoutException("the crash workload " + workload.getSimpleName() + " reached neither "
+          + (killAtMarker != null ? "marker " + killAtMarker : killAfterAcks + " acknowledgements") + " within " + timeout
+          + "; acknowledged " + run.acknowledged().size() + ", markers " + run.markers() + "; stderr:\n" + run.stderr());
+    }
+    return run;
+  }
+
+  /**
+   * Starts the workload and returns at once, for tests that act on the directory while the child
+   * holds it (for example to check that a second process is refused). The kill conditions set on
+   * this harness are not applied: the test kills the child with {@link Child#kill()}.
+   */
+  public Child start() throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmArgs);
@@ -81,12 +99,26 @@ public final class CrashHarness {
     command.add(workload.getName());
     command.add(dir.toString());
     command.addAll(args);
-    Process process = new ProcessBuilder(command).start();
-    CompletableFuture<String> stderr = drain(process.getErrorStream());
-    List<String> acks = new ArrayList<>();
-    List<String> markers = new ArrayList<>();
-    CountDownLatch trigger = new CountDownLatch(1);
-    Thread reader = new Thread(() -> {
+    return new Child(new ProcessBuilder(command).start());
+  }
+
+  /** A running workload JVM: what it printed so far, and the kill. */
+  public final class Child {
+    private final Process process;
+    private final CompletableFuture<String> stderr;
+    private final List<String> acks = new ArrayList<>();
+    private final List<String> markers = new ArrayList<>();
+    private final CountDownLatch trigger = new CountDownLatch(1);
+    private final Thread reader;
+
+    private Child(Process process) {
+      this.process = process;
+      this.stderr = drain(process.getErrorStream());
+      this.reader = new Thread(this::read, "crash-harness-reader");
+      reader.start();
+    }
+
+    private void read() {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = r.readLine()) != null; ) {
           synchronized (acks) {
@@ -100,6 +132,7 @@ public final class CrashHarness {
               if (line.substring(3).equals(killAtMarker)) {
                 trigger.countDown();
               }
+              acks.notifyAll();
             }
           }
         }
@@ -107,25 +140,44 @@ public final class CrashHarness {
         // the process died: what was read is what was acknowledged
       } finally {
         trigger.countDown(); // end of output: the workload finished or died
+        synchronized (acks) {
+          acks.notifyAll();
+        }
       }
-    }, "crash-harness-reader");
-    reader.start();
-    boolean triggered = trigger.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    boolean killed = false;
-    if (process.isAlive()) {
-      process.destroyForcibly(); // SIGKILL on Linux: no shutdown hooks, no flush, no close
-      killed = true;
     }
-    process.waitFor();
-    reader.join(TimeUnit.SECONDS.toMillis(30));
-    String err = stderr.join();
-    if (!triggered) {
-      throw new StageTimeoutException("the crash workload " + workload.getSimpleName() + " reached neither "
-          + (killAtMarker != null ? "marker " + killAtMarker : killAfterAcks + " acknowledgements") + " within " + timeout
-          + "; acknowledged " + acks.size() + ", markers " + markers + "; stderr:\n" + err);
+
+    /**
+     * Waits until the workload reports {@code marker}.
+     *
+     * @throws StageTimeoutException if it does not within {@code timeout}, or ends first
+     */
+    public void awaitMarker(String marker, Duration timeout) throws InterruptedException {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      synchronized (acks) {
+        while (!markers.contains(marker)) {
+          long left = deadline - System.nanoTime();
+          if (left <= 0 || (!process.isAlive() && reader.getState() == Thread.State.TERMINATED)) {
+            throw new StageTimeoutException("the workload " + workload.getSimpleName() + " did not reach " + marker
+                + " within " + timeout + "; markers " + markers + "; stderr:\n" + (process.isAlive() ? "" : stderr.join()));
+          }
+          acks.wait(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+      }
     }
-    synchronized (acks) {
-      return new CrashRun(dir, List.copyOf(acks), List.copyOf(markers), killed, process.exitValue(), err);
+
+    /** SIGKILL (kill -9: no shutdown hooks, no flush, no close) if still running; what it left. */
+    public CrashRun kill() throws InterruptedException {
+      boolean killed = false;
+      if (process.isAlive()) {
+        process.destroyForcibly();
+        killed = true;
+      }
+      process.waitFor();
+      reader.join(TimeUnit.SECONDS.toMillis(30));
+      String err = stderr.join();
+      synchronized (acks) {
+        return new CrashRun(dir, List.copyOf(acks), List.copyOf(markers), killed, process.exitValue(), err);
+      }
     }
   }
 

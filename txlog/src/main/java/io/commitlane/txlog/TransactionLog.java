@@ -48,6 +48,8 @@ public final class TransactionLog implements AutoCloseable {
   private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
 
   private final Path directory;
+  /** Held while open: keeps other processes from writing this log. */
+  private final java.io.Closeable directoryLock;
   private final String name;
   private final LogSettings settings;
   private final LogFileSystem fs;
@@ -101,7 +103,7 @@ public final class TransactionLog implements AutoCloseable {
    *
    * @throws LogIOException if the directory cannot be read or repaired
    * @throws LogDamagedException if it is damaged and the recovery mode is ABSOLUTE_CONSISTENCY
-   * @throws TransactionLogException if the directory is already open in this process
+   * @throws TransactionLogException if the directory is already open in this process or another
    */
   public static TransactionLog open(Path directory, LogSettings settings) {
     Path dir;
@@ -115,18 +117,38 @@ public final class TransactionLog implements AutoCloseable {
       throw new TransactionLogException("transaction log " + dir + " is already open in this"
           + " process; share that instance or close it first");
     }
+    java.io.Closeable lock = null;
     try {
-      return new TransactionLog(dir, settings);
+      // One writer across processes too: a second would append at the same offsets.
+      lock = settings.fileSystem().lockDirectory(dir);
+      if (lock == null) {
+        throw new TransactionLogException("transaction log " + dir + " is open in another process;"
+            + " only one process may write a log");
+      }
+      return new TransactionLog(dir, settings, lock);
     } catch (IOException e) {
+      release(lock);
       OPEN_DIRECTORIES.remove(dir);
       throw new LogIOException("cannot open transaction log " + dir, e);
     } catch (RuntimeException | Error e) {
+      release(lock);
       OPEN_DIRECTORIES.remove(dir);
       throw e;
     }
   }
 
-  private TransactionLog(Path directory, LogSettings settings) throws IOException {
+  private static void release(java.io.Closeable lock) {
+    if (lock != null) {
+      try {
+        lock.close();
+      } catch (IOException ignored) {
+        // Releasing after a failed open: the open's own error is what matters.
+      }
+    }
+  }
+
+  private TransactionLog(Path directory, LogSettings settings, java.io.Closeable lock) throws IOException {
+    this.directoryLock = lock;
     this.directory = directory;
     this.settings = settings;
     this.name = settings.name() != null ? settings.name()
@@ -911,6 +933,7 @@ public final class TransactionLog implements AutoCloseable {
         }
       }
     } finally {
+      release(directoryLock);
       OPEN_DIRECTORIES.remove(directory);
     }
     if (notDurable != null) {

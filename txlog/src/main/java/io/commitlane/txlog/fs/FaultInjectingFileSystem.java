@@ -200,6 +200,11 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
   }
 
   @Override
+  public java.io.Closeable lockDirectory(Path directory) throws IOException {
+    return delegate.lockDirectory(directory);
+  }
+
+  @Override
   public Path realPath(Path directory) throws IOException {
     return delegate.realPath(directory);
   }

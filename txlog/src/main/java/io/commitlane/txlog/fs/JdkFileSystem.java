@@ -67,6 +67,28 @@ public final class JdkFileSystem implements LogFileSystem {
   }
 
   @Override
+  public java.io.Closeable lockDirectory(Path directory) throws IOException {
+    FileChannel channel = FileChannel.open(directory.resolve("LOCK"), StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE);
+    java.nio.channels.FileLock lock;
+    try {
+      lock = channel.tryLock();
+    } catch (java.nio.channels.OverlappingFileLockException e) {
+      // Someone else in this JVM holds it. Closing this descriptor would release their lock
+      // (POSIX locks belong to the process, any close drops them): leave it open.
+      throw new IOException("the writer lock of " + directory + " is already held in this process", e);
+    } catch (IOException | RuntimeException e) {
+      channel.close();
+      throw e;
+    }
+    if (lock == null) {
+      channel.close();
+      return null;
+    }
+    return channel::close; // closing the channel releases the lock
+  }
+
+  @Override
   public void createDirectories(Path directory) throws IOException {
     Files.createDirectories(directory);
   }

@@ -32,6 +32,14 @@ public interface LogFileSystem {
    */
   Path realPath(Path directory) throws IOException;
 
+  /**
+   * Takes the writer lock of a log directory (an OS file lock on its {@code LOCK} file), held until
+   * the returned handle is closed, or returns {@code null} if another process holds it. Implement
+   * it so that nothing else in this process opens the lock file: closing any descriptor of a file
+   * releases a POSIX lock on it.
+   */
+  java.io.Closeable lockDirectory(Path directory) throws IOException;
+
   /** Creates {@code directory} and any missing parents. */
   void createDirectories(Path directory) throws IOException;
 
