@@ -22,6 +22,8 @@ public final class Transaction implements AutoCloseable {
   private static final AtomicLong IDS = new AtomicLong();
   /** The baseline before the transaction touched anything. */
   private static final long NO_BASELINE = -1;
+  /** The live-baseline generation when the transaction holds none. */
+  private static final long NOT_LIVE = -1;
 
   /** Where a transaction is in its life. */
   public enum State { OPEN, COMMITTED, ABORTED, FAILED }
@@ -30,8 +32,10 @@ public final class Transaction implements AutoCloseable {
   private final SharedDatabase shared;
   private final long id = IDS.incrementAndGet();
   private final WriteBuffer writes = new WriteBuffer(4);
-  private BucketSet reads;
+  private ReadSet reads;
   private long baseline = NO_BASELINE;
+  /** Its generation among the live baselines while it holds a baseline that validation may use. */
+  private long live = NOT_LIVE;
   private Object tag;
   private String logName;
   private List<byte[]> logEntries = List.of();
@@ -198,6 +202,7 @@ public final class Transaction implements AutoCloseable {
       }
       throw e;
     } finally {
+      leaveLive();
       releaseClaims();
       handle.exit();
     }
@@ -247,9 +252,18 @@ public final class Transaction implements AutoCloseable {
       return c;
     } finally {
       if (c == null) {
+        leaveLive();
         releaseClaims(); // nothing to commit, or failed: no leaveGroup will follow
         handle.exit();
       }
+    }
+  }
+
+  /** Its validation is over (or will never run): no longer hold back what the recent-writes record forgets. */
+  private void leaveLive() {
+    if (live != NOT_LIVE) {
+      shared.commitPath().leaveLive(live);
+      live = NOT_LIVE;
     }
   }
 
@@ -269,6 +283,7 @@ public final class Transaction implements AutoCloseable {
       state = State.COMMITTED;
       return new CommitResult(id, c.version(), c.attachment());
     } finally {
+      leaveLive();
       releaseClaims();
       handle.exit();
     }
@@ -280,6 +295,7 @@ public final class Transaction implements AutoCloseable {
       return;
     }
     state = State.ABORTED;
+    leaveLive();
     if (handle.isClosed()) {
       return; // the handle's close released the snapshot
     }
@@ -323,9 +339,9 @@ public final class Transaction implements AutoCloseable {
       byte[] value = shared.get(store, snapshotReadOptions(), key);
       if (tracked) {
         if (reads == null) {
-          reads = new BucketSet(8);
+          reads = new ReadSet(8);
         }
-        reads.add(shared.commitPath().bucketOf(store, key));
+        reads.add(KeyHash.of(store.id(), key));
       }
       return value;
     } finally {
@@ -342,7 +358,7 @@ public final class Transaction implements AutoCloseable {
     }
     store.requireLive(); // early: the claim at commit is what guarantees it
     if (baseline == NO_BASELINE) {
-      baseline = shared.commitPath().baseline();
+      takeBaseline();
     }
     writes.put(store, key, value);
     return this;
@@ -352,13 +368,20 @@ public final class Transaction implements AutoCloseable {
     if (snapshot == null) {
       if (baseline == NO_BASELINE) {
         // Read the clock before the snapshot: see CommitPath for why that order is what makes it sound.
-        baseline = shared.commitPath().baseline();
+        takeBaseline();
       }
       snapshot = shared.takeSnapshot();
       readOptions = new ReadOptions().setSnapshot(snapshot);
       handle.holdsSnapshot(this);
     }
     return readOptions;
+  }
+
+  /** Join the live baselines, then read the clock: in that order, or the record could forget what this transaction needs. */
+  private void takeBaseline() {
+    CommitPath path = shared.commitPath();
+    live = path.enterLive();
+    baseline = path.baseline();
   }
 
   private void requireState() {

@@ -111,7 +111,7 @@ class ConflictTest {
 
   @ParameterizedTest
   @EnumSource(OccValidation.class)
-  void largeCommitsWorkWithFewBuckets(OccValidation policy) {
+  void largeCommitsWorkWithFewBucketsAndConflictOnlyOnTheirKeys(OccValidation policy) {
     try (Database db = open("db", policy, 16)) {
       Transaction t = db.begin();
       for (int i = 0; i < 1024; i++) {
@@ -120,16 +120,23 @@ class ConflictTest {
       }
       t.commitSync();
       assertEquals("v1023", str(db.get(of("k1023"))));
-      // Every one of the 16 buckets is now newer than a transaction that began before: any key conflicts.
-      Transaction old = db.begin();
-      old.get(of("zzz"));
-      db.begin().put(of("k0"), of("x")).commitSync();
+      // Every one of the 16 buckets is now newer than transactions that began before, but only a
+      // key that was written conflicts.
+      Transaction untouched = db.begin();
+      untouched.get(of("zzz"));
+      untouched.put(of("zzz2"), of("x"));
+      Transaction stale = db.begin();
+      stale.get(of("k7"));
+      stale.put(of("zzz3"), of("x"));
       Transaction again = db.begin();
       for (int i = 0; i < 1024; i++) {
         again.put(of("k" + i), of("w"));
       }
       again.commitSync();
-      assertThrows(ConflictException.class, old::commitSync, "16 buckets: every bucket was written after old's snapshot");
+      untouched.commitSync();
+      assertThrows(ConflictException.class, stale::commitSync, "k7 was written after stale's snapshot");
+      assertEquals(1, db.stats().conflicts());
+      assertEquals(0, db.stats().conservativeConflicts());
     }
   }
 
