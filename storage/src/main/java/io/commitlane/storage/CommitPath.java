@@ -39,6 +39,15 @@ final class CommitPath {
     void writeAll(List<WriteBuffer> writes);
   }
 
+  /**
+   * The baseline of a transaction that has nothing to validate: it read nothing from the database
+   * (took no snapshot) and its writes are not validated ({@link BlindWrites#ORDERED}; under {@link
+   * BlindWrites#CONFLICT} the first write takes a baseline). Its writes depend on no database state,
+   * so it is checked as of its validation, where nothing can be newer: it never conflicts, and it
+   * is ordered after everything committed before it (in a merged group, after the members before it).
+   */
+  static final long READ_NOTHING = -1;
+
   private final VersionTable table;
   private final ReentrantLock serialLock;
   private final AtomicLong clock = new AtomicLong(1);
@@ -88,6 +97,11 @@ final class CommitPath {
 
   int bucketOf(Store store, byte[] key) {
     return table.bucketOf(KeyHash.of(store.id(), key));
+  }
+
+  /** Whether blind writes are validated ({@link BlindWrites#CONFLICT}): then a transaction's first write takes its baseline. */
+  boolean validatesWrites() {
+    return validateWrites;
   }
 
   /** The recent-writes record, for stats and tests. */
@@ -262,6 +276,9 @@ final class CommitPath {
    */
   private boolean conflictsInTable(PendingCommit c, int[] writeBuckets) {
     long baseline = c.baseline();
+    if (baseline == READ_NOTHING) {
+      return false;
+    }
     if (validateWrites) {
       WriteBuffer w = c.writes();
       for (int i = 0; i < writeBuckets.length; i++) {
@@ -286,6 +303,9 @@ final class CommitPath {
   }
 
   private boolean conflictsInGroup(PendingCommit c, WrittenKeys groupWrites) {
+    if (c.baseline() == READ_NOTHING) {
+      return false;
+    }
     boolean hit = false;
     if (validateWrites) {
       WriteBuffer w = c.writes();
