@@ -52,6 +52,7 @@ class CliUsageTest {
       "pipeline --concurrency 0                             | --concurrency",
       "pipeline --variants optimistic-sync                  | --variants",
       "txlog --durability sometimes                         | --durability",
+      "memory --busy 4by64                                  | --busy",
       "inspect                                              | <directory>"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
