@@ -24,11 +24,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * takes its snapshot; and a committer advances the clock only after its write returned, and stamps
  * the key's bucket and records the key with that value before it unlocks the bucket. A write the
  * snapshot did not see therefore carries a version above the baseline, in the bucket and in the
- * record, and a validator of that key holds the same bucket lock, so it sees both. The record drops
- * a version only at or below the oldest live baseline, which no live transaction can ask about, or
- * when it raises its floor over it, and then it answers "unknown". A write the snapshot did see may
- * be stamped above the baseline too (the stamp comes after the write); that is a false conflict,
- * never a missed one.
+ * record, and a validator of that key holds the same bucket lock, so it sees both. Whatever the
+ * record drops raises its floor, so for an older baseline it answers "unknown", never "not
+ * written"; it drops freely only what is at or below the oldest live baseline, which no live
+ * transaction can ask about. A write the snapshot did see may be stamped above the baseline too
+ * (the stamp comes after the write); that is a false conflict, never a missed one.
  */
 final class CommitPath {
   /** What writes a validated commit to RocksDB. */

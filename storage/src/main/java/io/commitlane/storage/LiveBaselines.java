@@ -18,9 +18,10 @@ import java.util.function.LongSupplier;
  * open for long), new transactions join the newest generation: {@code oldest()} stays put (still
  * a lower bound) until the old generation empties.
  *
- * <p>A transaction that is never ended holds its generation forever; {@link RecentWrites} then
- * stays within its size bound by forgetting its oldest entries (conservative conflicts for the
- * oldest transactions only).
+ * <p>The bound decides only how precise {@link RecentWrites} is, never whether it is sound (what it
+ * forgets raises its floor). A transaction that is never ended holds its generation forever; the
+ * record then stays within its size bound by forgetting its oldest entries (conservative
+ * conflicts for the oldest transactions only).
  */
 final class LiveBaselines {
   static final int GENERATIONS = 64;

@@ -26,9 +26,11 @@ import java.util.function.LongSupplier;
  * keys of different buckets share a partition.
  *
  * <p>Memory and forgetting: a partition is an open-addressing table that starts at {@value
- * #MIN_SLOTS} slots and is rebuilt when three quarters full. A rebuild drops every entry at or
- * below the oldest live baseline ({@link LiveBaselines}; no live transaction can ask about it) and
- * sizes the table to what is left, shrinking as well as growing. Only when more than {@value
+ * #MIN_SLOTS} slots and is rebuilt when three quarters full. Every entry a rebuild drops raises the
+ * floor to its version, so forgetting is always sound; what is forgotten only decides precision. A
+ * rebuild drops every entry at or below the oldest live baseline ({@link LiveBaselines}; no live
+ * transaction can ask about it, so nothing is lost) and sizes the table to what is left, shrinking
+ * as well as growing. Only when more than {@value
  * #MAX_SLOTS}/2 entries of one partition are still needed (a transaction held open while much is
  * written) does it forget its oldest half and raise its floor: transactions older than that floor
  * then get conservative conflicts, counted in {@link #conservativeAnswers}. At most {@value
