@@ -40,11 +40,11 @@ final class CommitPath {
   }
 
   /**
-   * The baseline of a transaction that has nothing to validate: it read nothing from the database
-   * (took no snapshot) and its writes are not validated ({@link BlindWrites#ORDERED}; under {@link
-   * BlindWrites#CONFLICT} the first write takes a baseline). Its writes depend on no database state,
-   * so it is checked as of its validation, where nothing can be newer: it never conflicts, and it
-   * is ordered after everything committed before it (in a merged group, after the members before it).
+   * The baseline of a transaction that read nothing from the database (it took no snapshot; a
+   * transaction's baseline is taken at its first read). Its writes depend on no database state,
+   * so it is validated as of its validation, under its locks, where nothing can be newer: under
+   * either {@link BlindWrites} setting it never conflicts, and it is ordered after everything
+   * committed before it (in a merged group, after the members before it).
    */
   static final long READ_NOTHING = -1;
 
@@ -97,11 +97,6 @@ final class CommitPath {
 
   int bucketOf(Store store, byte[] key) {
     return table.bucketOf(KeyHash.of(store.id(), key));
-  }
-
-  /** Whether blind writes are validated ({@link BlindWrites#CONFLICT}): then a transaction's first write takes its baseline. */
-  boolean validatesWrites() {
-    return validateWrites;
   }
 
   /** The recent-writes record, for stats and tests. */

@@ -20,7 +20,7 @@ import org.rocksdb.Snapshot;
  */
 public final class Transaction implements AutoCloseable {
   private static final AtomicLong IDS = new AtomicLong();
-  /** The baseline before the transaction needs one (see {@link CommitPath#READ_NOTHING}). */
+  /** The baseline until the first read (see {@link CommitPath#READ_NOTHING}). */
   private static final long NO_BASELINE = CommitPath.READ_NOTHING;
   /** The live-baseline generation when the transaction holds none. */
   private static final long NOT_LIVE = -1;
@@ -357,10 +357,7 @@ public final class Transaction implements AutoCloseable {
       throw new IllegalStateException("transaction " + id + " was admitted for commit; it takes no more writes");
     }
     store.requireLive(); // early: the claim at commit is what guarantees it
-    if (baseline == NO_BASELINE && shared.commitPath().validatesWrites()) {
-      takeBaseline(); // RocksDB's rule: a write conflicts with any write of its key after it was made
-    }
-    writes.put(store, key, value);
+    writes.put(store, key, value); // no baseline: a write made before any read depends on no database state
     return this;
   }
 

@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ConflictTest {
   @TempDir
@@ -41,12 +44,34 @@ class ConflictTest {
 
   @ParameterizedTest
   @EnumSource(OccValidation.class)
-  void writeWriteConflictIsDetected(OccValidation policy) {
+  void writeWriteConflictIsDetectedForATransactionWithASnapshot(OccValidation policy) {
     try (Database db = open("db", policy, 65_536)) {
-      Transaction t1 = db.begin().put(of("k"), of("1"));
+      Transaction t1 = db.begin();
+      t1.getUntracked(of("elsewhere")); // its snapshot (and baseline) from here
+      t1.put(of("k"), of("1"));
       db.begin().put(of("k"), of("2")).commitSync();
       assertThrows(ConflictException.class, t1::commitSync);
       assertEquals("2", str(db.get(of("k"))));
+    }
+  }
+
+  static Stream<Arguments> policiesAndBlindWrites() {
+    return Stream.of(OccValidation.values()).flatMap(p -> Stream.of(BlindWrites.values()).map(b -> Arguments.of(p, b)));
+  }
+
+  /** Its writes depend on no database state: it is ordered at its commit, after the write it raced. */
+  @ParameterizedTest
+  @MethodSource("policiesAndBlindWrites")
+  void aTransactionThatReadNothingIsOrderedAtItsCommit(OccValidation policy, BlindWrites blindWrites) {
+    CommitlaneSettings s = CommitlaneSettings.defaults().withOccValidation(policy).withOccBlindWrites(blindWrites);
+    try (Database db = Database.open(dir.resolve("db"), DatabaseOptions.defaults().withWal(false).withSettings(s))) {
+      Transaction t1 = db.begin().put(of("k"), of("1"));
+      assertEquals("1", str(t1.get(of("k"))), "reading its own write reads no database state");
+      long other = db.begin().put(of("k"), of("2")).commitSync().version();
+      long mine = t1.commitSync().version();
+      assertTrue(mine > other);
+      assertEquals("1", str(db.get(of("k"))), "the later commit's write is the value");
+      assertEquals(0, db.stats().conflicts());
     }
   }
 

@@ -54,10 +54,12 @@ class ReadmeExamplesTest {
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
       // README: merged-write-group
       Transaction a = db.begin().put("k".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
-      Transaction b = db.begin().put("k".getBytes(StandardCharsets.UTF_8), "B".getBytes(StandardCharsets.UTF_8));
+      Transaction b = db.begin();
+      b.get("k".getBytes(StandardCharsets.UTF_8));                     // a tracked read: validated at commit
+      b.put("k".getBytes(StandardCharsets.UTF_8), "B".getBytes(StandardCharsets.UTF_8));
       Transaction c = db.begin().put("other".getBytes(StandardCharsets.UTF_8), "C".getBytes(StandardCharsets.UTF_8));
       GroupResult r = db.commitGroup(java.util.List.of(a, b, c)); // validated in order, one RocksDB write
-      boolean bConflicted = r.failure(1) instanceof ConflictException; // b's snapshot predates a's write
+      boolean bConflicted = r.failure(1) instanceof ConflictException; // b read k before a wrote it
       long cVersion = r.result(2).version();                           // a and c committed, in that order
       // README: end
       assertEquals(true, bConflicted);
