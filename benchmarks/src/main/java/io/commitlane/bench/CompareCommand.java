@@ -51,6 +51,11 @@ final class CompareCommand implements Callable<Integer> {
           + "Default: ${DEFAULT-VALUE}")
   int concurrency;
 
+  @Option(names = "--read-first",
+      description = "Every commit first reads the keys it writes: tracked reads in commitlane (validated at commit), getForUpdate in "
+          + "raw OptimisticTransactionDB, plain reads in write-batch and LMDB. Without it, commits write blindly (they read nothing).")
+  boolean readFirst;
+
   @Option(names = "--out", description = "Directory for compare.md, compare.json and the charts. Default: ./commitlane-results/<date-time>")
   Path out;
 
@@ -124,7 +129,7 @@ final class CompareCommand implements Callable<Integer> {
             listener.cellFinished(index, load, variant, s);
           }
         };
-        new Comparison(system, settings, workload, timing, concurrency, peerCommitThreads, commitlane.log, commitlane.wal)
+        new Comparison(system, settings, workload, timing, concurrency, peerCommitThreads, commitlane.log, commitlane.wal, readFirst)
             .run(results, root, print);
       } catch (StopSignal.StoppedException e) {
         results.markPartial();
@@ -191,8 +196,8 @@ final class CompareCommand implements Callable<Integer> {
         ProgressLine.clock(CellProgress.estimateSeconds(timing) * variants.size() * loads.size() * timing.runs));
     stdout.printf(Locale.ROOT, "  variants: %s%n", String.join(", ", variants.stream().map(Variant::label).toList()));
     stdout.printf(Locale.ROOT, "  machine: %s%n", machine.describe());
-    stdout.printf(Locale.ROOT, "  %d-byte values, random 8-byte keys from %,d, WAL %s%s; pipeline variants keep %d commits in flight per worker%s%n",
-        workload.valueSize, workload.keySpace, commitlane.wal ? "on" : "off",
+    stdout.printf(Locale.ROOT, "  %d-byte values, random 8-byte keys from %,d%s, WAL %s%s; pipeline variants keep %d commits in flight per worker%s%n",
+        workload.valueSize, workload.keySpace, readFirst ? ", each commit reads its keys first" : "", commitlane.wal ? "on" : "off",
         commitlane.log ? ", commitlane commits write the transaction log" : "", concurrency,
         variants.stream().anyMatch(v -> v.kind() == Variant.Kind.RAW_OPTIMISTIC_ASYNC)
             ? ", and so does optimistic-async, committing on a pool of " + peerCommitThreads + " threads" : "");
@@ -243,6 +248,7 @@ final class CompareCommand implements Callable<Integer> {
     m.put("valueSize", workload.valueSize);
     m.put("keySpace", workload.keySpace);
     m.put("concurrency", concurrency);
+    m.put("readFirst", readFirst);
     m.put("peerCommitThreads", peerCommitThreads);
     m.put("wal", commitlane.wal);
     m.put("log", commitlane.log);

@@ -63,11 +63,13 @@ final class CompareReport {
 
   private String describeSettings() {
     int runs = ((Number) settings.get("runs")).intValue();
-    return String.format(Locale.ROOT, "%d run%s of every variant, rotated, %s s warm-up + %s s measured each, %s-byte values, random keys from %,d, "
+    return String.format(Locale.ROOT, "%d run%s of every variant, rotated, %s s warm-up + %s s measured each, %s-byte values, random keys from %,d%s, "
             + "WAL %s%s; the async variants (commitlane's pipeline, optimistic-async on a pool of %s threads) keep %s commits in flight "
             + "per worker, the others 1 per thread.",
         runs, runs == 1 ? "" : "s", settings.get("warmupSeconds"), settings.get("seconds"), settings.get("valueSize"),
-        ((Number) settings.get("keySpace")).longValue(), Boolean.TRUE.equals(settings.get("wal")) ? "on" : "off",
+        ((Number) settings.get("keySpace")).longValue(),
+        Boolean.TRUE.equals(settings.get("readFirst")) ? " (each commit reads its keys, then writes them)" : " (blind writes: commits read nothing)",
+        Boolean.TRUE.equals(settings.get("wal")) ? "on" : "off",
         Boolean.TRUE.equals(settings.get("log")) ? ", commitlane commits write the transaction log (peers do not)" : "",
         settings.get("peerCommitThreads"), settings.get("concurrency"));
   }

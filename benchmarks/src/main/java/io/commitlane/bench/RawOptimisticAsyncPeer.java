@@ -19,6 +19,7 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import org.rocksdb.OptimisticTransactionDB;
 import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Status;
 import org.rocksdb.Transaction;
@@ -42,13 +43,20 @@ final class RawOptimisticAsyncPeer {
   private final double warmupSeconds;
   private final double seconds;
   private final boolean wal;
+  private final boolean readFirst;
 
   RawOptimisticAsyncPeer(int keySpace, int valueSize, double warmupSeconds, double seconds, boolean wal) {
+    this(keySpace, valueSize, warmupSeconds, seconds, wal, false);
+  }
+
+  /** With {@code readFirst}, each transaction reads every key with {@code getForUpdate} on the worker before it writes. */
+  RawOptimisticAsyncPeer(int keySpace, int valueSize, double warmupSeconds, double seconds, boolean wal, boolean readFirst) {
     this.keySpace = keySpace;
     this.valueSize = valueSize;
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
     this.wal = wal;
+    this.readFirst = readFirst;
   }
 
   /** Measure one load; the sample's executors are the pool's threads. */
@@ -56,10 +64,11 @@ final class RawOptimisticAsyncPeer {
     Files.createDirectories(dir);
     try (Options options = new Options().setCreateIfMissing(true);
         WriteOptions writeOptions = new WriteOptions().setDisableWAL(!wal);
+        ReadOptions readOptions = new ReadOptions();
         OptimisticTransactionDB db = OptimisticTransactionDB.open(options, dir.toString())) {
       ExecutorService pool = commitPool(commitThreads);
       try {
-        return measure(db, writeOptions, pool, load, inFlight, listener, commitThreads);
+        return measure(db, writeOptions, readOptions, pool, load, inFlight, listener, commitThreads);
       } finally {
         pool.shutdown();
         if (!pool.awaitTermination(DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -81,8 +90,8 @@ final class RawOptimisticAsyncPeer {
     });
   }
 
-  private PipelineSample measure(OptimisticTransactionDB db, WriteOptions writeOptions, ExecutorService pool, Load load,
-      int inFlight, WindowListener listener, int commitThreads) throws Exception {
+  private PipelineSample measure(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool,
+      Load load, int inFlight, WindowListener listener, int commitThreads) throws Exception {
     Tally tally = new Tally();
     CountDownLatch ready = new CountDownLatch(load.threads());
     List<Thread> workers = new ArrayList<>();
@@ -90,7 +99,7 @@ final class RawOptimisticAsyncPeer {
       long seed = 0x5EED + t;
       workers.add(new Thread(() -> {
         try {
-          work(db, writeOptions, pool, seed, load.keys(), inFlight, tally, ready);
+          work(db, writeOptions, readOptions, pool, seed, load.keys(), inFlight, tally, ready);
         } catch (Throwable e) {
           tally.errors.add(e);
           ready.countDown();
@@ -125,8 +134,8 @@ final class RawOptimisticAsyncPeer {
     }
   }
 
-  private void work(OptimisticTransactionDB db, WriteOptions writeOptions, ExecutorService pool, long seed, int keyCount,
-      int inFlight, Tally tally, CountDownLatch ready) throws InterruptedException {
+  private void work(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool, long seed,
+      int keyCount, int inFlight, Tally tally, CountDownLatch ready) throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
     byte[] value = new byte[valueSize];
     for (int i = 0; i < value.length; i++) {
@@ -139,8 +148,15 @@ final class RawOptimisticAsyncPeer {
       long start = System.nanoTime();
       Transaction txn = db.beginTransaction(writeOptions);
       try {
+        byte[][] keys = new byte[keyCount][];
         for (int i = 0; i < keyCount; i++) {
-          txn.put(ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array(), value);
+          keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
+        }
+        for (int i = 0; readFirst && i < keyCount; i++) {
+          txn.getForUpdate(readOptions, keys[i], true);
+        }
+        for (byte[] k : keys) {
+          txn.put(k, value);
         }
       } catch (RocksDBException e) {
         txn.close();

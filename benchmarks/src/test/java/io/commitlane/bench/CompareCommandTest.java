@@ -93,6 +93,20 @@ class CompareCommandTest {
   }
 
   @Test
+  void readFirstMakesEveryVariantReadItsKeysBeforeWritingThem() throws IOException {
+    Path out = dir.resolve("out");
+    Run run = capture(Main.commandLine(), "compare", "--runs", "1", "--warmup", "0", "--seconds", "0.3", "--loads", "2x4", "--read-first",
+        "--variants", "threads,commit-sync,optimistic,optimistic-async,write-batch,lmdb", "--out", out.toString());
+
+    assertEquals(0, run.code(), run.out());
+    assertTrue(run.out().contains("each commit reads its keys first"), run.out());
+    String json = Files.readString(out.resolve("compare.json"));
+    assertTrue(json.contains("\"readFirst\":true"), json);
+    assertTrue(json.contains("\"cellsDone\":6,\"cellsPlanned\":6"), json);
+    assertPositiveCommits(json);
+  }
+
+  @Test
   void aStopRequestReportsWhatWasMeasuredMarkedPartial() throws IOException {
     Path out = dir.resolve("out");
     CompareCommand compare = new CompareCommand();
