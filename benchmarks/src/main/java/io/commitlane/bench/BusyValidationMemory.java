@@ -16,7 +16,8 @@ import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * What validation holds in a busy database: workers commit random keys through the pipeline
- * ({@code commit(txn)}, {@code inFlight} each, the build's settings, WAL off) while the version
+ * ({@code commit(txn)}, {@code inFlight} each, the build's settings, WAL off; with {@code
+ * readFirst} each reads its keys first, so it holds a baseline the record must serve) while the version
  * table's chunks and the recent-writes record's slots are sampled every 20 ms
  * ({@link StorageStats#validationBytes()}); the peak is reported.
  */
@@ -28,13 +29,13 @@ final class BusyValidationMemory {
 
   private BusyValidationMemory() {}
 
-  static Peak measure(ActorSystem<?> system, PipelineSettings settings, Load load, int inFlight, double seconds, int keySpace,
-      int valueSize, Path dir) throws Exception {
+  static Peak measure(ActorSystem<?> system, PipelineSettings settings, Load load, int inFlight, boolean readFirst, double seconds,
+      int keySpace, int valueSize, Path dir) throws Exception {
     Files.createDirectories(dir);
     try {
       CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
       try {
-        return run(db, load, inFlight, seconds, keySpace, valueSize);
+        return run(db, load, inFlight, readFirst, seconds, keySpace, valueSize);
       } finally {
         db.close();
       }
@@ -43,7 +44,7 @@ final class BusyValidationMemory {
     }
   }
 
-  private static Peak run(CommitlaneDatabase db, Load load, int inFlight, double seconds, int keySpace, int valueSize)
+  private static Peak run(CommitlaneDatabase db, Load load, int inFlight, boolean readFirst, double seconds, int keySpace, int valueSize)
       throws Exception {
     AtomicReference<Throwable> failure = new AtomicReference<>();
     Running running = new Running();
@@ -61,7 +62,7 @@ final class BusyValidationMemory {
             for (int i = 0; i < keys.length; i++) {
               keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
             }
-            db.commit(BenchTransactions.begin(db, keys, value, false)).whenComplete((r, e) -> slots.release());
+            db.commit(BenchTransactions.begin(db, keys, value, false, readFirst)).whenComplete((r, e) -> slots.release());
           }
           if (!slots.tryAcquire(inFlight, 60, TimeUnit.SECONDS)) {
             throw new IllegalStateException("commits still in flight 60 s after the run ended");

@@ -45,6 +45,10 @@ final class MemoryBench implements Callable<Integer> {
   @Option(names = "--concurrency", defaultValue = "8", description = "Commits each busy worker keeps in flight. Default: ${DEFAULT-VALUE}")
   int concurrency;
 
+  @Option(names = "--read-first", description = "Busy commits read their keys (tracked) before writing them, so the record of recent "
+      + "writes holds what their baselines need. Without it they write blindly and hold no baseline.")
+  boolean readFirst;
+
   @Mixin
   WorkloadOptions workload = new WorkloadOptions();
 
@@ -94,8 +98,8 @@ final class MemoryBench implements Callable<Integer> {
     Path root = Files.createTempDirectory("commitlane-busy");
     try {
       for (int r = 0; r < runs; r++) {
-        BusyValidationMemory.Peak p = BusyValidationMemory.measure(system, settings, load, concurrency, busySeconds, workload.keySpace,
-            workload.valueSize, root.resolve("run-" + r));
+        BusyValidationMemory.Peak p = BusyValidationMemory.measure(system, settings, load, concurrency, readFirst, busySeconds,
+            workload.keySpace, workload.valueSize, root.resolve("run-" + r));
         peaks.add((double) p.validationBytes());
         slots.add((double) p.recentWriteSlots());
         System.out.printf(Locale.ROOT, "  busy run %d  %s: validation peak %s (recent-writes record %,d slots), %,d commits%n", r + 1,
@@ -106,8 +110,9 @@ final class MemoryBench implements Callable<Integer> {
       ContentionRunner.deleteRecursively(root);
     }
     Spread s = Spread.of(peaks);
-    System.out.printf(Locale.ROOT, "%n| busy database, %s, %d in flight each, %,d buckets | validation structures, peak, median [range] | recent-writes slots (16 B each) |%n"
-        + "|---|---|---|%n| commitlane threads | %s [%s-%s] | %,.0f |%n", PipelineReport.label(load), concurrency, settings.storage().occLockBuckets(),
+    System.out.printf(Locale.ROOT, "%n| busy database, %s%s, %d in flight each, %,d buckets | validation structures, peak, median [range] | recent-writes slots (16 B each) |%n"
+        + "|---|---|---|%n| commitlane threads | %s [%s-%s] | %,.0f |%n", PipelineReport.label(load), readFirst ? " read first" : " blind",
+        concurrency, settings.storage().occLockBuckets(),
         Units.mib(s.median()), Units.mib(s.min()), Units.mib(s.max()), Spread.of(slots).median());
   }
 
