@@ -94,7 +94,10 @@ class WriteGroupPipelineTest {
       });
       List<CompletionStage<CommitResult>> commits = behindHeldCommit(db, cs -> {
         cs.add(put(db, "B", "k1", "B"));
-        cs.add(put(db, "C", "k1", "C")); // writes what B writes: its snapshot predates B's write
+        Transaction c = db.begin().tag("C");
+        c.getUntracked(b("elsewhere")); // C has a snapshot, which predates B's write
+        c.put(b("k1"), b("C")); // writes what B writes
+        cs.add(db.commit(c));
         cs.add(put(db, "D", "k2", "D"));
         Transaction e = db.begin().tag("E");
         e.put(b("copy"), e.get(b("k2"))); // read k2 = old; D writes k2 earlier in the group
@@ -181,6 +184,7 @@ class WriteGroupPipelineTest {
       List<CompletionStage<CommitResult>> commits = behindHeldCommit(db, cs -> {
         for (String t : List.of("B", "C", "D")) {
           Transaction txn = db.begin().tag(t).useLog("changes").addLogEntry(t.getBytes(StandardCharsets.UTF_8));
+          txn.getUntracked(b("elsewhere")); // a snapshot, which predates B's write
           txn.put(b("C".equals(t) ? "kB" : "k" + t), b(t)); // C writes what B writes: conflict
           cs.add(db.commit(txn));
         }

@@ -36,13 +36,20 @@ final class AsyncContentionRunner {
   private final int valueSize;
   private final double warmupSeconds;
   private final double seconds;
+  private final boolean readFirst;
 
   AsyncContentionRunner(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds) {
+    this(system, keySpace, valueSize, warmupSeconds, seconds, false);
+  }
+
+  /** With {@code readFirst}, every transaction first reads its keys (tracked) before it writes them. */
+  AsyncContentionRunner(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds, boolean readFirst) {
     this.system = system;
     this.keySpace = keySpace;
     this.valueSize = valueSize;
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
+    this.readFirst = readFirst;
   }
 
   PipelineSample run(PipelineSettings settings, Load load, int inFlight, boolean log, Path dir, WindowListener listener) throws Exception {
@@ -121,7 +128,7 @@ final class AsyncContentionRunner {
         keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
       }
       long start = System.nanoTime();
-      db.commit(BenchTransactions.begin(db, keys, value, log)).whenComplete((result, error) -> {
+      db.commit(BenchTransactions.begin(db, keys, value, log, readFirst)).whenComplete((result, error) -> {
         tally.record(System.nanoTime() - start, error);
         slots.release();
       });

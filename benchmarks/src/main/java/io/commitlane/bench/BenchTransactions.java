@@ -15,7 +15,17 @@ final class BenchTransactions {
    * seed's benchmark writes one audit entry per record.
    */
   static Transaction begin(CommitlaneDatabase db, byte[][] keys, byte[] value, boolean log) {
+    return begin(db, keys, value, log, false);
+  }
+
+  /** As above; with {@code readFirst}, the transaction first reads every key (tracked reads, validated at commit). */
+  static Transaction begin(CommitlaneDatabase db, byte[][] keys, byte[] value, boolean log, boolean readFirst) {
     Transaction txn = db.begin();
+    if (readFirst) {
+      for (byte[] k : keys) {
+        txn.get(k);
+      }
+    }
     if (log) {
       txn.useLog(LOG_NAME);
     }

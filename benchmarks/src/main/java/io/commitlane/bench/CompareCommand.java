@@ -34,7 +34,7 @@ import picocli.CommandLine.Spec;
         + "Markdown tables (median [min-max]), a JSON file and PNG/SVG charts. With no arguments: the default comparison (about 2 minutes on 2 cores).",
         "Ctrl-C stops the run and reports what was measured so far, marked partial."})
 final class CompareCommand implements Callable<Integer> {
-  static final String DEFAULT_VARIANTS = "threads,legacy,commit-sync,optimistic,write-batch,lmdb";
+  static final String DEFAULT_VARIANTS = "threads,legacy,commit-sync,optimistic,optimistic-async,write-batch,lmdb";
   /** Exit code after Ctrl-C, as a shell reports a SIGINT: 128 + 2. */
   static final int STOPPED = 130;
 
@@ -47,8 +47,14 @@ final class CompareCommand implements Callable<Integer> {
   List<Load> loads;
 
   @Option(names = "--concurrency", defaultValue = "8",
-      description = "Commits each worker of a pipeline variant keeps in flight (commitSync and peers: 1 per thread). Default: ${DEFAULT-VALUE}")
+      description = "Commits each worker of a pipeline variant and of optimistic-async keeps in flight (commitSync and the other peers: 1 per thread). "
+          + "Default: ${DEFAULT-VALUE}")
   int concurrency;
+
+  @Option(names = "--read-first",
+      description = "Every commit first reads the keys it writes: tracked reads in commitlane (validated at commit), getForUpdate in "
+          + "raw OptimisticTransactionDB, plain reads in write-batch and LMDB. Without it, commits write blindly (they read nothing).")
+  boolean readFirst;
 
   @Option(names = "--out", description = "Directory for compare.md, compare.json and the charts. Default: ./commitlane-results/<date-time>")
   Path out;
@@ -78,6 +84,8 @@ final class CompareCommand implements Callable<Integer> {
   Comparison.CellListener listener = Comparison.CellListener.NONE;
 
   private PrintStream stdout;
+  /** The async raw peer's pool: the run's commit-threads. */
+  private int peerCommitThreads;
 
   @Override
   public Integer call() throws Exception {
@@ -92,6 +100,7 @@ final class CompareCommand implements Callable<Integer> {
     });
     Config config = BenchSystem.config();
     Map<Variant, PipelineSettings> settings = resolve(variants, config);
+    peerCommitThreads = commitlane.overrides().resolve(config).commitThreads();
     Path outDir = outputDirectory();
     ZonedDateTime started = ZonedDateTime.now();
     MachineInfo machine = MachineInfo.current();
@@ -120,7 +129,8 @@ final class CompareCommand implements Callable<Integer> {
             listener.cellFinished(index, load, variant, s);
           }
         };
-        new Comparison(system, settings, workload, timing, concurrency, commitlane.log, commitlane.wal).run(results, root, print);
+        new Comparison(system, settings, workload, timing, concurrency, peerCommitThreads, commitlane.log, commitlane.wal, readFirst)
+            .run(results, root, print);
       } catch (StopSignal.StoppedException e) {
         results.markPartial();
         stdout.println("  stopped (Ctrl-C): reporting the " + results.cellsDone() + " of " + results.cellsPlanned + " measurements done");
@@ -186,9 +196,11 @@ final class CompareCommand implements Callable<Integer> {
         ProgressLine.clock(CellProgress.estimateSeconds(timing) * variants.size() * loads.size() * timing.runs));
     stdout.printf(Locale.ROOT, "  variants: %s%n", String.join(", ", variants.stream().map(Variant::label).toList()));
     stdout.printf(Locale.ROOT, "  machine: %s%n", machine.describe());
-    stdout.printf(Locale.ROOT, "  %d-byte values, random 8-byte keys from %,d, WAL %s%s; pipeline variants keep %d commits in flight per worker%n",
-        workload.valueSize, workload.keySpace, commitlane.wal ? "on" : "off",
-        commitlane.log ? ", commitlane commits write the transaction log" : "", concurrency);
+    stdout.printf(Locale.ROOT, "  %d-byte values, random 8-byte keys from %,d%s, WAL %s%s; pipeline variants keep %d commits in flight per worker%s%n",
+        workload.valueSize, workload.keySpace, readFirst ? ", each commit reads its keys first" : "", commitlane.wal ? "on" : "off",
+        commitlane.log ? ", commitlane commits write the transaction log" : "", concurrency,
+        variants.stream().anyMatch(v -> v.kind() == Variant.Kind.RAW_OPTIMISTIC_ASYNC)
+            ? ", and so does optimistic-async, committing on a pool of " + peerCommitThreads + " threads" : "");
   }
 
   private void report(CompareResults results, MachineInfo machine, ZonedDateTime started, Path outDir) throws IOException {
@@ -236,6 +248,8 @@ final class CompareCommand implements Callable<Integer> {
     m.put("valueSize", workload.valueSize);
     m.put("keySpace", workload.keySpace);
     m.put("concurrency", concurrency);
+    m.put("readFirst", readFirst);
+    m.put("peerCommitThreads", peerCommitThreads);
     m.put("wal", commitlane.wal);
     m.put("log", commitlane.log);
     m.put("commitlaneOverrides", commitlane.overrides().asMap());

@@ -43,6 +43,11 @@ final class CompareReport {
       sb.append("Where commitlane is behind (median commits/s of the best commitlane variant against each faster peer):\n");
       behind.forEach(b -> sb.append("- ").append(b).append('\n'));
     }
+    List<String> conflicts = conflictsAgainstPeers();
+    if (!conflicts.isEmpty()) {
+      sb.append(behind.isEmpty() ? "" : "\n").append("Conflicts against the raw peer with as many commits in flight (median conflict rates):\n");
+      conflicts.forEach(c -> sb.append("- ").append(c).append('\n'));
+    }
     return sb.toString();
   }
 
@@ -58,12 +63,15 @@ final class CompareReport {
 
   private String describeSettings() {
     int runs = ((Number) settings.get("runs")).intValue();
-    return String.format(Locale.ROOT, "%d run%s of every variant, rotated, %s s warm-up + %s s measured each, %s-byte values, random keys from %,d, "
-            + "WAL %s%s; commitlane's async variants keep %s commits in flight per worker, the others 1 per thread.",
+    return String.format(Locale.ROOT, "%d run%s of every variant, rotated, %s s warm-up + %s s measured each, %s-byte values, random keys from %,d%s, "
+            + "WAL %s%s; the async variants (commitlane's pipeline, optimistic-async on a pool of %s threads) keep %s commits in flight "
+            + "per worker, the others 1 per thread.",
         runs, runs == 1 ? "" : "s", settings.get("warmupSeconds"), settings.get("seconds"), settings.get("valueSize"),
-        ((Number) settings.get("keySpace")).longValue(), Boolean.TRUE.equals(settings.get("wal")) ? "on" : "off",
+        ((Number) settings.get("keySpace")).longValue(),
+        Boolean.TRUE.equals(settings.get("readFirst")) ? " (each commit reads its keys, then writes them)" : " (blind writes: commits read nothing)",
+        Boolean.TRUE.equals(settings.get("wal")) ? "on" : "off",
         Boolean.TRUE.equals(settings.get("log")) ? ", commitlane commits write the transaction log (peers do not)" : "",
-        settings.get("concurrency"));
+        settings.get("peerCommitThreads"), settings.get("concurrency"));
   }
 
   private String table(Load load) {
@@ -124,6 +132,32 @@ final class CompareReport {
     return lines;
   }
 
+  /**
+   * For each load: commitSync against raw OptimisticTransactionDB (both 1 commit per thread), and
+   * each pipeline variant against optimistic-async (both {@code --concurrency} per worker).
+   */
+  List<String> conflictsAgainstPeers() {
+    Variant sync = results.firstOf(Variant.Kind.RAW_OPTIMISTIC);
+    Variant async = results.firstOf(Variant.Kind.RAW_OPTIMISTIC_ASYNC);
+    List<String> lines = new ArrayList<>();
+    for (Load load : results.measuredLoads()) {
+      for (Variant v : results.variants) {
+        Variant peer = v.kind() == Variant.Kind.COMMIT_SYNC ? sync : v.kind() == Variant.Kind.PIPELINE ? async : null;
+        if (peer == null) {
+          continue;
+        }
+        double mine = results.spread(load, v, c -> c.commits().conflictRate()).median();
+        double theirs = results.spread(load, peer, c -> c.commits().conflictRate()).median();
+        if (Double.isNaN(mine) || Double.isNaN(theirs)) {
+          continue;
+        }
+        lines.add(String.format(Locale.ROOT, "%s: %s %s, %s %s%s", PipelineReport.label(load), v.label(), Units.percent(mine),
+            peer.label(), Units.percent(theirs), theirs > 0 ? " (" + Units.ratio(mine / theirs) + ")" : ""));
+      }
+    }
+    return lines;
+  }
+
   /** Everything measured, with every round's sample, for scripts. */
   String json() {
     Map<String, Object> root = new LinkedHashMap<>();
@@ -179,6 +213,7 @@ final class CompareReport {
     }
     root.put("loads", loads);
     root.put("behind", behind());
+    root.put("conflictsAgainstPeers", conflictsAgainstPeers());
     return Json.write(root) + "\n";
   }
 

@@ -28,23 +28,31 @@ final class Comparison {
   private final boolean log;
   private final boolean wal;
   private final int runs;
+  private final int peerCommitThreads;
+  private final boolean readFirst;
   private final ContentionRunner syncRunner;
   private final AsyncContentionRunner asyncRunner;
+  private final RawOptimisticAsyncPeer rawAsync;
 
   /**
    * @param settings the resolved settings of every commitlane variant
-   * @param concurrency commits each worker of a pipeline variant keeps in flight
+   * @param concurrency commits each worker of a pipeline variant (and of the async raw peer) keeps in flight
+   * @param peerCommitThreads the async raw peer's commit pool: the run's {@code commit-threads}
+   * @param readFirst every commit first reads the keys it writes (through its transaction where it has one)
    */
   Comparison(ActorSystem<?> system, Map<Variant, PipelineSettings> settings, WorkloadOptions workload, TimingOptions timing,
-      int concurrency, boolean log, boolean wal) {
+      int concurrency, int peerCommitThreads, boolean log, boolean wal, boolean readFirst) {
     this.system = system;
     this.settings = settings;
     this.concurrency = concurrency;
     this.log = log;
     this.wal = wal;
     this.runs = timing.runs;
+    this.peerCommitThreads = peerCommitThreads;
+    this.readFirst = readFirst;
     this.syncRunner = new ContentionRunner(workload.keySpace, workload.valueSize, timing.warmup, timing.seconds);
-    this.asyncRunner = new AsyncContentionRunner(system, workload.keySpace, workload.valueSize, timing.warmup, timing.seconds);
+    this.asyncRunner = new AsyncContentionRunner(system, workload.keySpace, workload.valueSize, timing.warmup, timing.seconds, readFirst);
+    this.rawAsync = new RawOptimisticAsyncPeer(workload.keySpace, workload.valueSize, timing.warmup, timing.seconds, wal, readFirst);
   }
 
   /**
@@ -76,10 +84,14 @@ final class Comparison {
         PipelineSample s = asyncRunner.run(settings.get(v), load, concurrency, log, dir, cpu);
         yield new CompareSample(round, s.commits(), cpu.nanosPer(s.commits().commits()), s.executorsStarted());
       }
-      case COMMIT_SYNC -> synchronous(new FacadeCommitSyncVariant(v.label(), system, settings.get(v), log), load, round, dir, cpu);
-      case RAW_OPTIMISTIC -> synchronous(new RawOptimisticVariant(wal), load, round, dir, cpu);
-      case RAW_WRITE -> synchronous(new RawWriteBatchVariant(wal), load, round, dir, cpu);
-      case LMDB -> synchronous(new LmdbPutVariant(), load, round, dir, cpu);
+      case COMMIT_SYNC -> synchronous(new FacadeCommitSyncVariant(v.label(), system, settings.get(v), log, readFirst), load, round, dir, cpu);
+      case RAW_OPTIMISTIC -> synchronous(new RawOptimisticVariant(wal, readFirst), load, round, dir, cpu);
+      case RAW_OPTIMISTIC_ASYNC -> {
+        PipelineSample s = rawAsync.run(load, concurrency, peerCommitThreads, dir, cpu);
+        yield new CompareSample(round, s.commits(), cpu.nanosPer(s.commits().commits()), s.executorsStarted());
+      }
+      case RAW_WRITE -> synchronous(new RawWriteBatchVariant(wal, readFirst), load, round, dir, cpu);
+      case LMDB -> synchronous(new LmdbPutVariant(readFirst), load, round, dir, cpu);
     };
   }
 

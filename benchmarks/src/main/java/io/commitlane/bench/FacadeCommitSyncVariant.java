@@ -11,7 +11,12 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * CommitlaneSyncVariant} (storage only) it opens the database as the pipeline rows do, so the
  * transaction log and its durability wait apply to it the same way.
  */
-record FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSettings settings, boolean log) implements CommitVariant {
+record FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSettings settings, boolean log, boolean readFirst)
+    implements CommitVariant {
+  FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSettings settings, boolean log) {
+    this(name, system, settings, log, false);
+  }
+
   @Override
   public Session open(Path dir) {
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
@@ -20,7 +25,7 @@ record FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSetti
       public Worker worker() {
         return (keys, value) -> {
           try {
-            db.commitSync(BenchTransactions.begin(db, keys, value, log));
+            db.commitSync(BenchTransactions.begin(db, keys, value, log, readFirst));
             return true;
           } catch (ConflictException e) {
             return false;

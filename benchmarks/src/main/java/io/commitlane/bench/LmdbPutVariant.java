@@ -19,6 +19,17 @@ import org.lmdbjava.Txn;
 final class LmdbPutVariant implements CommitVariant {
   private static final long MAP_SIZE = 64L << 30; // sparse: only written pages take disk
 
+  private final boolean readFirst;
+
+  LmdbPutVariant() {
+    this(false);
+  }
+
+  /** With {@code readFirst}, each write transaction reads its keys before it puts them. */
+  LmdbPutVariant(boolean readFirst) {
+    this.readFirst = readFirst;
+  }
+
   @Override
   public String name() {
     return "lmdbjava";
@@ -41,6 +52,11 @@ final class LmdbPutVariant implements CommitVariant {
           val[0].clear();
           val[0].put(value).flip();
           try (Txn<ByteBuffer> txn = env.txnWrite()) {
+            for (int i = 0; readFirst && i < keys.length; i++) {
+              key.clear();
+              key.put(keys[i]).flip();
+              dbi.get(txn, key);
+            }
             for (byte[] k : keys) {
               key.clear();
               key.put(k).flip();

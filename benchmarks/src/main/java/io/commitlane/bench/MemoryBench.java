@@ -11,25 +11,55 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import io.commitlane.actors.PipelineMode;
+import io.commitlane.actors.PipelineSettings;
+import org.apache.pekko.actor.typed.ActorSystem;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** Memory of N empty open databases, each kind measured in fresh JVMs, rotated, median of runs. */
+/**
+ * Memory of N empty open databases, each kind measured in fresh JVMs, rotated, median of runs; then
+ * the peak of what validation holds (version table and recent-writes record) in one busy database.
+ */
 @Command(name = "memory", mixinStandardHelpOptions = true,
-    description = "Memory taken by N empty open databases: commitlane (default and 2^20 buckets) against raw rocksdbjni.")
+    description = "Memory taken by N empty open databases: commitlane (default and 2^20 buckets) against raw rocksdbjni; "
+        + "then the peak of commitlane's validation structures in a busy database (--busy).")
 final class MemoryBench implements Callable<Integer> {
   private static final List<String> KINDS = List.of("commitlane", "commitlane-1m", "optimistic", "plain");
 
   @Option(names = "--databases", defaultValue = "10", description = "Databases opened per JVM. Default: ${DEFAULT-VALUE}")
   int databases;
 
-  @Option(names = "--runs", defaultValue = "3", description = "Fresh JVMs per kind. Default: ${DEFAULT-VALUE}")
+  @Option(names = "--runs", defaultValue = "3", description = "Fresh JVMs per kind, and busy runs. Default: ${DEFAULT-VALUE}")
   int runs;
+
+  @Option(names = "--busy", defaultValue = "4x64",
+      description = "The busy database's load, WORKERSxKEYS through the pipeline (--concurrency in flight each, the build's settings), "
+          + "or 'off'. Default: ${DEFAULT-VALUE}")
+  String busy;
+
+  @Option(names = "--busy-seconds", defaultValue = "5", description = "How long each busy run commits. Default: ${DEFAULT-VALUE}")
+  double busySeconds;
+
+  @Option(names = "--concurrency", defaultValue = "8", description = "Commits each busy worker keeps in flight. Default: ${DEFAULT-VALUE}")
+  int concurrency;
+
+  @Option(names = "--read-first", description = "Busy commits read their keys (tracked) before writing them, so the record of recent "
+      + "writes holds what their baselines need. Without it they write blindly and hold no baseline.")
+  boolean readFirst;
+
+  @Mixin
+  WorkloadOptions workload = new WorkloadOptions();
 
   @Override
   public Integer call() throws Exception {
     Checks.range("--databases", databases, 1, 1000);
     Checks.positive("--runs", runs);
+    Checks.positive("--busy-seconds", busySeconds);
+    Checks.range("--concurrency", concurrency, 1, 4096);
+    workload.validate();
+    Load busyLoad = "off".equalsIgnoreCase(busy.trim()) ? null : parseBusyLoad();
     Map<String, List<Double>> totals = new LinkedHashMap<>();
     KINDS.forEach(k -> totals.put(k, new ArrayList<>()));
     for (int r = 0; r < runs; r++) {
@@ -45,7 +75,45 @@ final class MemoryBench implements Callable<Integer> {
       Spread s = Spread.of(e.getValue());
       System.out.printf(Locale.ROOT, "| %s | %s [%s-%s] |%n", label(e.getKey()), Units.mib(s.median()), Units.mib(s.min()), Units.mib(s.max()));
     }
+    if (busyLoad != null) {
+      busy(busyLoad);
+    }
     return 0;
+  }
+
+  private Load parseBusyLoad() {
+    try {
+      return new PipelineBench.LoadConverter().convert(busy);
+    } catch (RuntimeException e) {
+      throw Checks.usage("--busy: '" + busy + "' is not WORKERSxKEYS (e.g. 4x64) or off");
+    }
+  }
+
+  /** The peak of validation's structures in one busy database, once per run. */
+  private void busy(Load load) throws Exception {
+    ActorSystem<Void> system = BenchSystem.start("memory", BenchSystem.config());
+    PipelineSettings settings = PipelineTrials.settings(system, PipelineMode.THREADS, false);
+    List<Double> peaks = new ArrayList<>();
+    List<Double> slots = new ArrayList<>();
+    Path root = Files.createTempDirectory("commitlane-busy");
+    try {
+      for (int r = 0; r < runs; r++) {
+        BusyValidationMemory.Peak p = BusyValidationMemory.measure(system, settings, load, concurrency, readFirst, busySeconds,
+            workload.keySpace, workload.valueSize, root.resolve("run-" + r));
+        peaks.add((double) p.validationBytes());
+        slots.add((double) p.recentWriteSlots());
+        System.out.printf(Locale.ROOT, "  busy run %d  %s: validation peak %s (recent-writes record %,d slots), %,d commits%n", r + 1,
+            PipelineReport.label(load), Units.mib(p.validationBytes()), p.recentWriteSlots(), p.commits());
+      }
+    } finally {
+      BenchSystem.stop(system);
+      ContentionRunner.deleteRecursively(root);
+    }
+    Spread s = Spread.of(peaks);
+    System.out.printf(Locale.ROOT, "%n| busy database, %s%s, %d in flight each, %,d buckets | validation structures, peak, median [range] | recent-writes slots (16 B each) |%n"
+        + "|---|---|---|%n| commitlane threads | %s [%s-%s] | %,.0f |%n", PipelineReport.label(load), readFirst ? " read first" : " blind",
+        concurrency, settings.storage().occLockBuckets(),
+        Units.mib(s.median()), Units.mib(s.min()), Units.mib(s.max()), Spread.of(slots).median());
   }
 
   private static String label(String kind) {

@@ -31,7 +31,7 @@ import picocli.CommandLine.TypeConversionException;
         + "one-in-flight latency and a default-dispatcher probe (WAL off).")
 final class PipelineBench implements Callable<Integer> {
   private static final List<String> SCENARIOS = List.of("throughput", "latency", "probe");
-  private static final List<String> VARIANTS = List.of("threads", "unmerged", "legacy", "commit-sync", "optimistic");
+  private static final List<String> VARIANTS = List.of("threads", "unmerged", "legacy", "commit-sync", "optimistic", "optimistic-async");
   /** commitlane's default commit-queue-capacity: more in flight than this is refused, not measured. */
   private static final int QUEUE_CAPACITY = 4096;
 
@@ -59,9 +59,10 @@ final class PipelineBench implements Callable<Integer> {
   @Option(names = "--probe-period-ms", defaultValue = "1", description = "How often the probe submits its task, ms. Default: ${DEFAULT-VALUE}")
   double probePeriodMs;
 
-  @Option(names = "--variants", split = ",", defaultValue = "threads,legacy,commit-sync,optimistic",
+  @Option(names = "--variants", split = ",", defaultValue = "threads,legacy,commit-sync,optimistic,optimistic-async",
       description = "Rows to run: threads, unmerged (threads with merged write groups off), legacy, commit-sync, "
-          + "optimistic (the raw peer; ratios need it). Default: ${DEFAULT-VALUE}")
+          + "optimistic (the raw peer, 1 commit per thread; ratios need it), optimistic-async (the raw peer committing on a pool of "
+          + "commit-threads threads, --concurrency in flight per worker). Default: ${DEFAULT-VALUE}")
   List<String> variants;
 
   @Option(names = "--scenarios", split = ",", defaultValue = "throughput,latency,probe",
@@ -139,7 +140,7 @@ final class PipelineBench implements Callable<Integer> {
     return rows;
   }
 
-  /** The selected modes of {@code commit(txn)}, with and (given --log) without the log. */
+  /** The selected modes of {@code commit(txn)}, with and (given --log) without the log, and the async raw peer. */
   private List<Trial<PipelineSample>> asyncRows(PipelineTrials trials, Load load, int inFlight) {
     List<Trial<PipelineSample>> rows = new ArrayList<>();
     for (boolean withLog : logSettings()) {
@@ -152,6 +153,9 @@ final class PipelineBench implements Callable<Integer> {
       if (variants.contains("legacy")) {
         rows.add(trials.async(Committer.LEGACY, load, inFlight, withLog));
       }
+    }
+    if (variants.contains("optimistic-async")) {
+      rows.add(trials.rawOptimisticAsync(load, inFlight));
     }
     return rows;
   }
@@ -220,8 +224,9 @@ final class PipelineBench implements Callable<Integer> {
         System.getProperty("java.version"));
     out.printf(Locale.ROOT, "  commit-threads %d, commit-queue-capacity %d; default dispatcher: fork-join, parallelism %d (legacy commits and all completions run there)%n",
         trials.threadsSettings().commitThreads(), trials.threadsSettings().commitQueueCapacity(), defaultDispatcherParallelism(system, cores));
-    out.printf(Locale.ROOT, "  async workers: plain threads, %d commits in flight each; sync rows and the raw peer: 1 per thread; latency from begin to completion callback%n",
-        concurrency);
+    out.printf(Locale.ROOT, "  async workers: plain threads, %d commits in flight each (the async raw peer commits on a pool of %d threads); "
+        + "sync rows and the raw peer: 1 per thread; latency from begin to completion callback%n",
+        concurrency, trials.threadsSettings().commitThreads());
     out.println(log ? "  log: rows marked '+ log' write one transaction-log entry (the value) per key"
         : "  log: not measured (--log adds rows whose commits write the transaction log)");
   }
@@ -250,6 +255,7 @@ final class PipelineBench implements Callable<Integer> {
     }
     out.print(PipelineReport.targets(throughput, latency, probe));
     out.print(PipelineReport.writeGroupTargets(throughput, latency));
+    out.print(PipelineReport.conflictTargets(throughput));
   }
 
   private void validate() {

@@ -163,6 +163,45 @@ final class PipelineReport {
     return "### Targets (issue 9, merged write groups)\n\n" + String.join("\n", lines) + "\n";
   }
 
+  /** Conflicts may exceed the raw peer's at the same load and depth by at most this factor. */
+  static final double CONFLICTS_VS_RAW = 1.2;
+
+  /**
+   * Conflict rates against the raw peer with the same commits in flight: commitSync against raw
+   * commits from plain threads (1 each), the pipeline's rows against the async raw peer at their depth.
+   */
+  static String conflictTargets(Map<Load, Map<Row, List<PipelineSample>>> throughput) {
+    List<String> lines = new ArrayList<>();
+    for (var load : throughput.entrySet()) {
+      Map<Row, List<PipelineSample>> rows = load.getValue();
+      for (var row : rows.entrySet()) {
+        Row r = row.getKey();
+        List<PipelineSample> peer = switch (r.committer()) {
+          case COMMIT_SYNC -> raw(rows);
+          case THREADS, UNMERGED, LEGACY -> rows.getOrDefault(new Row(Committer.RAW_OPTIMISTIC_ASYNC, r.inFlight(), false), List.of());
+          default -> null;
+        };
+        if (peer == null || r.log()) {
+          continue;
+        }
+        if (peer.isEmpty()) {
+          lines.add("- not measured: " + label(load.getKey()) + ", " + r.label() + " against its raw peer (needs --variants "
+              + (r.committer() == Committer.COMMIT_SYNC ? "optimistic" : "optimistic-async") + ")");
+          continue;
+        }
+        double mine = spread(row.getValue(), p -> p.commits().conflictRate()).median();
+        double theirs = spread(peer, p -> p.commits().conflictRate()).median();
+        lines.add(verdict(mine <= theirs * CONFLICTS_VS_RAW, String.format(Locale.ROOT,
+            "%s, %s: conflicts %s against %s for %s (medians; target <= %.1fx)", label(load.getKey()), r.label(), Units.percent(mine),
+            Units.percent(theirs), r.committer() == Committer.COMMIT_SYNC ? "raw optimistic" : "raw optimistic async", CONFLICTS_VS_RAW)));
+      }
+    }
+    if (lines.isEmpty()) {
+      lines.add("- not measured: conflicts against the raw peers (needs --variants threads,optimistic-async or commit-sync,optimistic)");
+    }
+    return "### Targets (conflicts against the raw peer at the same depth)\n\n" + String.join("\n", lines) + "\n";
+  }
+
   /** "4 workers x 64 keys"; a single worker is "1 caller". */
   static String label(Load load) {
     String who = load.threads() == 1 ? "1 caller" : load.threads() + " workers";

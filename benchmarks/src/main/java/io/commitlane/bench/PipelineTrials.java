@@ -24,6 +24,7 @@ final class PipelineTrials {
   private final PipelineSettings unmerged;
   private final ContentionRunner syncRunner;
   private final AsyncContentionRunner asyncRunner;
+  private final RawOptimisticAsyncPeer rawAsync;
   private final double warmupSeconds;
   private final double seconds;
   private final Duration probePeriod;
@@ -38,6 +39,7 @@ final class PipelineTrials {
     this.unmerged = threads.withWriteGroups(WriteGroupSettings.off());
     this.syncRunner = new ContentionRunner(keySpace, valueSize, warmupSeconds, seconds);
     this.asyncRunner = new AsyncContentionRunner(system, keySpace, valueSize, warmupSeconds, seconds);
+    this.rawAsync = new RawOptimisticAsyncPeer(keySpace, valueSize, warmupSeconds, seconds, wal);
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
     this.probePeriod = probePeriod;
@@ -71,6 +73,15 @@ final class PipelineTrials {
   Trial<PipelineSample> rawOptimistic(Load load) {
     CommitVariant variant = new RawOptimisticVariant(wal);
     return new Trial<>(new Row(Committer.RAW_OPTIMISTIC, 1, false), dir -> PipelineSample.withoutPipeline(syncRunner.run(variant, load, dir)));
+  }
+
+  /**
+   * The asynchronous peer: raw {@code OptimisticTransactionDB} commits on a pool of as many threads as
+   * commitlane's executors ({@code commit-threads}), {@code inFlight} per worker.
+   */
+  Trial<PipelineSample> rawOptimisticAsync(Load load, int inFlight) {
+    return new Trial<>(new Row(Committer.RAW_OPTIMISTIC_ASYNC, inFlight, false),
+        dir -> rawAsync.run(load, inFlight, threads.commitThreads(), dir, WindowListener.NONE));
   }
 
   /** The default-dispatcher probe while nothing commits: the floor of a task hand-off here. */

@@ -3,6 +3,7 @@ package io.commitlane.bench;
 import java.nio.file.Path;
 import org.rocksdb.Options;
 import org.rocksdb.OptimisticTransactionDB;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Status;
 import org.rocksdb.Transaction;
@@ -15,6 +16,7 @@ import org.rocksdb.WriteOptions;
  */
 final class RawOptimisticVariant implements CommitVariant {
   private final boolean wal;
+  private final boolean readFirst;
 
   /** WAL off, as every table measures unless it says otherwise. */
   RawOptimisticVariant() {
@@ -23,7 +25,13 @@ final class RawOptimisticVariant implements CommitVariant {
 
   /** With {@code wal}, RocksDB's write-ahead log is on (not synced), as for commitlane's {@code wal = on}. */
   RawOptimisticVariant(boolean wal) {
+    this(wal, false);
+  }
+
+  /** With {@code readFirst}, each transaction reads every key with {@code getForUpdate} (validated at commit) before it writes. */
+  RawOptimisticVariant(boolean wal, boolean readFirst) {
     this.wal = wal;
+    this.readFirst = readFirst;
   }
 
   @Override
@@ -36,6 +44,7 @@ final class RawOptimisticVariant implements CommitVariant {
     Options options = new Options().setCreateIfMissing(true);
     OptimisticTransactionDB db = OptimisticTransactionDB.open(options, dir.toString());
     WriteOptions wo = new WriteOptions().setDisableWAL(!wal);
+    ReadOptions ro = new ReadOptions();
     return new Session() {
       @Override
       public Worker worker() {
@@ -45,6 +54,11 @@ final class RawOptimisticVariant implements CommitVariant {
           @Override
           public boolean commit(byte[][] keys, byte[] value) throws RocksDBException {
             txn = txn == null ? db.beginTransaction(wo) : db.beginTransaction(wo, txn);
+            if (readFirst) {
+              for (byte[] k : keys) {
+                txn.getForUpdate(ro, k, true);
+              }
+            }
             for (byte[] k : keys) {
               txn.put(k, value);
             }
@@ -74,6 +88,7 @@ final class RawOptimisticVariant implements CommitVariant {
       public void close() {
         db.close();
         wo.close();
+        ro.close();
         options.close();
       }
     };

@@ -10,6 +10,7 @@ import org.rocksdb.WriteOptions;
 /** The ceiling: a plain {@code db.write(WriteBatch)} with no validation at all, WAL off. */
 final class RawWriteBatchVariant implements CommitVariant {
   private final boolean wal;
+  private final boolean readFirst;
 
   /** WAL off, as every table measures unless it says otherwise. */
   RawWriteBatchVariant() {
@@ -18,7 +19,13 @@ final class RawWriteBatchVariant implements CommitVariant {
 
   /** With {@code wal}, RocksDB's write-ahead log is on (not synced), as for commitlane's {@code wal = on}. */
   RawWriteBatchVariant(boolean wal) {
+    this(wal, false);
+  }
+
+  /** With {@code readFirst}, each commit reads its keys ({@code db.get}, nothing validated) before it writes. */
+  RawWriteBatchVariant(boolean wal, boolean readFirst) {
     this.wal = wal;
+    this.readFirst = readFirst;
   }
 
   @Override
@@ -39,6 +46,11 @@ final class RawWriteBatchVariant implements CommitVariant {
           @Override
           public boolean commit(byte[][] keys, byte[] value) throws RocksDBException {
             batch.clear();
+            if (readFirst) {
+              for (byte[] k : keys) {
+                db.get(k);
+              }
+            }
             for (byte[] k : keys) {
               batch.put(k, value);
             }

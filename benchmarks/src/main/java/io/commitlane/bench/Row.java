@@ -14,11 +14,13 @@ record Row(Committer committer, int inFlight, boolean log) {
     LEGACY("commitlane legacy", true),
     COMMIT_SYNC("commitlane commitSync", false),
     RAW_OPTIMISTIC("raw OptimisticTransactionDB", false),
+    /** The raw peer committing on a pool of commit-threads threads, workers keeping several in flight ({@link RawOptimisticAsyncPeer}). */
+    RAW_OPTIMISTIC_ASYNC("raw OptimisticTransactionDB async", true),
     /** The probe's baseline: nobody commits while the dispatcher is timed. */
     IDLE("nothing (idle)", false);
 
     final String label;
-    /** Commits through {@code CommitlaneDatabase.commit(txn)}: workers keep several in flight. */
+    /** Workers keep several commits in flight: commitlane's {@code commit(txn)}, or the async raw peer. */
     final boolean async;
 
     Committer(String label, boolean async) {

@@ -10,7 +10,7 @@ import java.util.stream.Collectors;
  * mode, {@code commitSync} on the callers' threads, or a peer outside commitlane) plus any
  * commitlane settings it overrides. Written on the command line as a name with optional settings
  * in brackets, separated by semicolons: {@code threads}, {@code legacy},
- * {@code threads[occ-validation=serial;commit-threads=1]}, {@code optimistic}, {@code lmdb}.
+ * {@code threads[occ-validation=serial;commit-threads=1]}, {@code optimistic}, {@code optimistic-async}, {@code lmdb}.
  */
 record Variant(String spec, Kind kind, PipelineOverrides overrides) {
   /** How a variant commits. */
@@ -21,6 +21,11 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     COMMIT_SYNC("commitlane commitSync"),
     /** rocksdbjni {@code OptimisticTransactionDB}, one transaction per commit, from plain threads. */
     RAW_OPTIMISTIC("raw OptimisticTransactionDB"),
+    /**
+     * rocksdbjni {@code OptimisticTransactionDB}, transactions built on the workers and committed on a
+     * pool of {@code commit-threads} threads, {@code --concurrency} in flight per worker ({@link RawOptimisticAsyncPeer}).
+     */
+    RAW_OPTIMISTIC_ASYNC("raw OptimisticTransactionDB async"),
     /** rocksdbjni {@code db.write(WriteBatch)}: no validation, the ceiling. */
     RAW_WRITE("raw db.write(WriteBatch)"),
     /** LMDB (lmdbjava), one write transaction per commit. */
@@ -37,7 +42,8 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     }
   }
 
-  static final String KNOWN = "threads, legacy, two-lane, leaderless (pipeline modes), commit-sync, optimistic, write-batch, lmdb;"
+  static final String KNOWN = "threads, legacy, two-lane, leaderless (pipeline modes), commit-sync, optimistic,"
+      + " optimistic-async (raw commits on a pool of commit-threads threads, --concurrency in flight per worker), write-batch, lmdb;"
       + " commitlane variants take settings in brackets: threads[occ-validation=serial;commit-threads=1]";
 
   /** Parses one {@code --variants} entry; unknown names and malformed settings are usage errors naming the flag. */
@@ -68,6 +74,7 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
       }
       case "commit-sync", "commitsync" -> kind = Kind.COMMIT_SYNC;
       case "optimistic", "raw-optimistic" -> kind = Kind.RAW_OPTIMISTIC;
+      case "optimistic-async", "raw-optimistic-async" -> kind = Kind.RAW_OPTIMISTIC_ASYNC;
       case "write-batch", "raw-write" -> kind = Kind.RAW_WRITE;
       case "lmdb" -> kind = Kind.LMDB;
       default -> throw Checks.usage(flag + ": unknown variant '" + spec + "'; known: " + KNOWN);

@@ -31,6 +31,11 @@ class CliTest {
   }
 
   @Test
+  void memoryRunsTinyWithABusyDatabase() {
+    assertEquals(0, Main.run("memory", "--databases", "1", "--runs", "1", "--busy", "1x4", "--busy-seconds", "0.2"));
+  }
+
+  @Test
   void storageAndTxlogBenchesRunTiny() {
     assertEquals(0, Main.run("storage", "--runs", "1", "--warmup", "0", "--seconds", "0.2", "--threads", "1", "--keys", "1",
         "--dir", dir.resolve("s").toString()));

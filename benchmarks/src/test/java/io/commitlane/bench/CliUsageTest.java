@@ -30,6 +30,7 @@ class CliUsageTest {
       "compare --variants threads[occ-validation=sometimes] | --variants threads[occ-validation=sometimes]",
       "compare --variants threads[no-such-setting=1]        | commitlane.no-such-setting",
       "compare --variants optimistic[commit-threads=1]      | --variants",
+      "compare --variants optimistic-async[wal=on]          | --variants",
       "compare --variants threads,threads                   | --variants",
       "compare --variants two-lane                          | two-lane: not available",
       "compare --runs 0                                     | --runs",
@@ -49,7 +50,9 @@ class CliUsageTest {
       "bench --durability sometimes                         | --durability",
       "storage --threads 0                                  | --threads",
       "pipeline --concurrency 0                             | --concurrency",
+      "pipeline --variants optimistic-sync                  | --variants",
       "txlog --durability sometimes                         | --durability",
+      "memory --busy 4by64                                  | --busy",
       "inspect                                              | <directory>"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));

@@ -41,18 +41,23 @@ class CompareCommandTest {
     Path out = dir.resolve("out");
     Path section = dir.resolve("readme/section.md");
     Run run = capture(Main.commandLine(), "compare", "--runs", "1", "--warmup", "0", "--seconds", "1", "--loads", "2x4",
-        "--variants", "threads,optimistic", "--out", out.toString(), "--markdown-out", section.toString(), "--dir", dir.resolve("db").toString());
+        "--variants", "threads,optimistic,optimistic-async", "--out", out.toString(), "--markdown-out", section.toString(),
+        "--dir", dir.resolve("db").toString());
 
     assertEquals(0, run.code(), run.out());
     assertTrue(run.out().contains("#### 2 workers x 4 keys"), run.out());
     assertTrue(Pattern.compile("\\| commitlane threads \\| [0-9.]+k? \\[").matcher(run.out()).find(), run.out());
     assertTrue(run.out().contains("| raw OptimisticTransactionDB | "), run.out());
+    assertTrue(Pattern.compile("\\| raw OptimisticTransactionDB async \\| [0-9.]+k? \\[").matcher(run.out()).find(), run.out());
+    assertTrue(run.out().contains("Conflicts against the raw peer with as many commits in flight")
+        && run.out().contains("- 2 workers x 4 keys: commitlane threads "), run.out());
 
     String json = Files.readString(out.resolve("compare.json"));
     assertTrue(json.contains("\"partial\":false"), json);
-    assertTrue(json.contains("\"cellsDone\":2,\"cellsPlanned\":2"), json);
-    assertEquals(2, count(json, "\"round\":1"), json);
-    assertTrue(json.contains("\"variant\":\"threads\"") && json.contains("\"variant\":\"optimistic\""), json);
+    assertTrue(json.contains("\"cellsDone\":3,\"cellsPlanned\":3"), json);
+    assertEquals(3, count(json, "\"round\":1"), json);
+    assertTrue(json.contains("\"variant\":\"threads\"") && json.contains("\"variant\":\"optimistic\"")
+        && json.contains("\"variant\":\"optimistic-async\""), json);
     assertPositiveCommits(json);
 
     for (String chart : List.of("commits-per-second", "p99-latency")) {
@@ -82,7 +87,22 @@ class CompareCommandTest {
     for (String variant : CompareCommand.DEFAULT_VARIANTS.split(",")) {
       assertEquals(2, count(json, "\"variant\":\"" + variant + "\""), variant + " in " + json);
     }
-    assertTrue(json.contains("\"cellsDone\":12,\"cellsPlanned\":12"), json);
+    int cells = 2 * CompareCommand.DEFAULT_VARIANTS.split(",").length;
+    assertTrue(json.contains("\"cellsDone\":" + cells + ",\"cellsPlanned\":" + cells), json);
+    assertPositiveCommits(json);
+  }
+
+  @Test
+  void readFirstMakesEveryVariantReadItsKeysBeforeWritingThem() throws IOException {
+    Path out = dir.resolve("out");
+    Run run = capture(Main.commandLine(), "compare", "--runs", "1", "--warmup", "0", "--seconds", "0.3", "--loads", "2x4", "--read-first",
+        "--variants", "threads,commit-sync,optimistic,optimistic-async,write-batch,lmdb", "--out", out.toString());
+
+    assertEquals(0, run.code(), run.out());
+    assertTrue(run.out().contains("each commit reads its keys first"), run.out());
+    String json = Files.readString(out.resolve("compare.json"));
+    assertTrue(json.contains("\"readFirst\":true"), json);
+    assertTrue(json.contains("\"cellsDone\":6,\"cellsPlanned\":6"), json);
     assertPositiveCommits(json);
   }
 

@@ -9,14 +9,26 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * Validates and writes commits for one database: lock the commit's buckets (sorted) or the serial
- * commit lock, check that no bucket the commit touches was written after its baseline, run the
- * hook, write, stamp the written buckets with a fresh commit-clock value, unlock.
+ * commit lock, check per key that nothing the commit read (and, under {@link BlindWrites#CONFLICT},
+ * wrote) was written after its baseline, run the hook, write, then stamp the written buckets and
+ * record the written keys with a fresh commit-clock value, unlock.
  *
- * <p>The commit clock stands in for RocksDB sequence numbers (no JNI call per commit). It is
- * sound because a transaction reads the clock before it takes its snapshot, and a committer
- * advances the clock only after its write returned: a write the snapshot did not see is stamped
- * above the baseline. A write the snapshot did see may be stamped above it too (the stamp comes
- * after the write); that is a false conflict, never a missed one.
+ * <p>A key is checked in two steps. Its bucket's version ({@link VersionTable}) is the cheap first
+ * check: a bucket not written since the baseline cannot hold a conflict. When the bucket is newer,
+ * {@link RecentWrites} decides for the key itself, as RocksDB does; only when it no longer reaches
+ * back to the baseline (it forgot that range) is the conflict assumed. So transactions whose key
+ * sets are disjoint never conflict, whatever the bucket count: buckets are lock stripes.
+ *
+ * <p>The commit clock stands in for RocksDB sequence numbers (no JNI call per commit). It is sound
+ * because a transaction joins {@link LiveBaselines}, then reads the clock (its baseline), then
+ * takes its snapshot; and a committer advances the clock only after its write returned, and stamps
+ * the key's bucket and records the key with that value before it unlocks the bucket. A write the
+ * snapshot did not see therefore carries a version above the baseline, in the bucket and in the
+ * record, and a validator of that key holds the same bucket lock, so it sees both. Whatever the
+ * record drops raises its floor, so for an older baseline it answers "unknown", never "not
+ * written"; it drops freely only what is at or below the oldest live baseline, which no live
+ * transaction can ask about. A write the snapshot did see may be stamped above the baseline too
+ * (the stamp comes after the write); that is a false conflict, never a missed one.
  */
 final class CommitPath {
   /** What writes a validated commit to RocksDB. */
@@ -27,9 +39,20 @@ final class CommitPath {
     void writeAll(List<WriteBuffer> writes);
   }
 
+  /**
+   * The baseline of a transaction that read nothing from the database (it took no snapshot; a
+   * transaction's baseline is taken at its first read). Its writes depend on no database state,
+   * so it is validated as of its validation, under its locks, where nothing can be newer: under
+   * either {@link BlindWrites} setting it never conflicts, and it is ordered after everything
+   * committed before it (in a merged group, after the members before it).
+   */
+  static final long READ_NOTHING = -1;
+
   private final VersionTable table;
   private final ReentrantLock serialLock;
   private final AtomicLong clock = new AtomicLong(1);
+  private final LiveBaselines live = new LiveBaselines(clock::get);
+  private final RecentWrites recent = new RecentWrites(live::oldest);
   private volatile Writer writer;
   private final Hooks hooks;
   final LongAdder commits = new LongAdder();
@@ -55,7 +78,19 @@ final class CommitPath {
     writer = wrap.apply(writer);
   }
 
-  /** The clock value a transaction validates against; read it before taking a snapshot. */
+  /**
+   * Register a transaction that is about to read its baseline; read {@link #baseline()} after this.
+   * Returns the generation to pass to {@link #leaveLive} once the transaction's commit or abort is over.
+   */
+  long enterLive() {
+    return live.enter();
+  }
+
+  void leaveLive(long generation) {
+    live.leave(generation);
+  }
+
+  /** The clock value a transaction validates against; read it after {@link #enterLive} and before taking a snapshot. */
   long baseline() {
     return clock.get();
   }
@@ -64,10 +99,15 @@ final class CommitPath {
     return table.bucketOf(KeyHash.of(store.id(), key));
   }
 
+  /** The recent-writes record, for stats and tests. */
+  RecentWrites recentWrites() {
+    return recent;
+  }
+
   /** Validate and write one commit. Throws {@link ConflictException} when validation fails. */
   void commit(PendingCommit c) {
     WriteBuffer w = c.writes();
-    BucketSet locked = new BucketSet(w.size() + (c.readBuckets() == null ? 0 : c.readBuckets().size()));
+    BucketSet locked = new BucketSet(w.size() + (c.reads() == null ? 0 : c.reads().size()));
     int[] writeBuckets = bucketsOf(c, locked);
     locked.seal();
 
@@ -76,9 +116,9 @@ final class CommitPath {
     lock(locked);
     try {
       if (c.isTransactional()) {
-        // Under BlindWrites.ORDERED only the read buckets are checked; the write buckets are
-        // still locked above, which keeps commits to a key (and their log records) in order.
-        if (validateWrites ? conflicts(locked, c.baseline()) : c.readBuckets() != null && conflicts(c.readBuckets(), c.baseline())) {
+        // Under BlindWrites.ORDERED only the reads are checked; the write buckets are still
+        // locked above, which keeps commits to a key (and their log records) in order.
+        if (conflictsInTable(c, writeBuckets)) {
           conflicts.increment();
           throw new ConflictException(c.transactionId());
         }
@@ -92,9 +132,7 @@ final class CommitPath {
       }
       written = true;
       long version = clock.incrementAndGet();
-      for (int b : writeBuckets) {
-        table.stampLocked(b, version);
-      }
+      stamp(w, writeBuckets, version);
       c.version(version);
     } catch (RuntimeException | Error e) {
       if (!(e instanceof ConflictException)) {
@@ -117,8 +155,8 @@ final class CommitPath {
 
   /**
    * Validate several transactions in order and write the survivors with one RocksDB write. Each
-   * member is checked against the version table and against the writes of the members before it
-   * that survived: every member's snapshot predates the group's write, so touching a bucket an
+   * member is checked against committed writes and against the keys written by the members before
+   * it that survived: every member's snapshot predates the group's write, so touching a key an
    * earlier member writes is a conflict (for a blind write only under {@link BlindWrites#CONFLICT}).
    * A member that conflicts or whose hook fails fails alone; a failed write fails every survivor
    * and leaves nothing visible. Survivors get consecutive versions in member order, so stamps, log
@@ -131,7 +169,7 @@ final class CommitPath {
     int[][] writeBuckets = new int[n][];
     int total = 0;
     for (PendingCommit c : members) {
-      total += c.writes().size() + (c.readBuckets() == null ? 0 : c.readBuckets().size());
+      total += c.writes().size() + (c.reads() == null ? 0 : c.reads().size());
     }
     BucketSet locked = new BucketSet(total);
     for (int i = 0; i < n; i++) {
@@ -144,12 +182,13 @@ final class CommitPath {
     int survived = 0;
     lock(locked);
     try {
-      WrittenBuckets groupWrites = new WrittenBuckets(total);
+      WrittenKeys groupWrites = new WrittenKeys(total);
       for (int i = 0; i < n; i++) {
         PendingCommit c = members.get(i);
         if (admitToGroup(c, writeBuckets[i], groupWrites, failures, i)) {
-          for (int b : writeBuckets[i]) {
-            groupWrites.add(b);
+          WriteBuffer w = c.writes();
+          for (int j = 0; j < w.size(); j++) {
+            groupWrites.add(w.hash(j));
           }
           buffers.add(c.writes());
           survivors[survived++] = i;
@@ -162,9 +201,7 @@ final class CommitPath {
       for (int k = 0; k < survived; k++) {
         int i = survivors[k];
         long version = first + k;
-        for (int b : writeBuckets[i]) {
-          table.stampLocked(b, version);
-        }
+        stamp(members.get(i).writes(), writeBuckets[i], version);
         members.get(i).version(version);
       }
     } finally {
@@ -201,11 +238,11 @@ final class CommitPath {
   }
 
   /** Validate and run the before-write steps of one group member; false when it failed. */
-  private boolean admitToGroup(PendingCommit c, int[] writeBuckets, WrittenBuckets groupWrites, Throwable[] failures,
+  private boolean admitToGroup(PendingCommit c, int[] writeBuckets, WrittenKeys groupWrites, Throwable[] failures,
       int i) {
     boolean hooked = false;
     try {
-      if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, writeBuckets, groupWrites)) {
+      if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, groupWrites)) {
         conflicts.increment();
         throw new ConflictException(c.transactionId());
       }
@@ -228,27 +265,50 @@ final class CommitPath {
     }
   }
 
+  /**
+   * Whether a key the commit read, or (under {@link BlindWrites#CONFLICT}) wrote, was written by a
+   * commit after its baseline, or may have been (the record forgot that far back).
+   */
   private boolean conflictsInTable(PendingCommit c, int[] writeBuckets) {
     long baseline = c.baseline();
+    if (baseline == READ_NOTHING) {
+      return false;
+    }
     if (validateWrites) {
-      for (int b : writeBuckets) {
-        if (table.version(b) > baseline) {
+      WriteBuffer w = c.writes();
+      for (int i = 0; i < writeBuckets.length; i++) {
+        if (writtenSince(w.hash(i), writeBuckets[i], baseline)) {
           return true;
         }
       }
     }
-    BucketSet reads = c.readBuckets();
-    return reads != null && conflicts(reads, baseline);
-  }
-
-  private boolean conflictsInGroup(PendingCommit c, int[] writeBuckets, WrittenBuckets groupWrites) {
-    boolean hit = false;
-    if (validateWrites) {
-      for (int b : writeBuckets) {
-        hit |= groupWrites.contains(b);
+    ReadSet reads = c.reads();
+    for (int i = 0; reads != null && i < reads.size(); i++) {
+      long hash = reads.get(i);
+      if (writtenSince(hash, table.bucketOf(hash), baseline)) {
+        return true;
       }
     }
-    BucketSet reads = c.readBuckets();
+    return false;
+  }
+
+  /** The bucket first (cheap, and usually enough), then the key itself. The caller holds the bucket's lock. */
+  private boolean writtenSince(long hash, int bucket, long baseline) {
+    return table.version(bucket) > baseline && recent.check(hash, baseline) != RecentWrites.NOT_WRITTEN;
+  }
+
+  private boolean conflictsInGroup(PendingCommit c, WrittenKeys groupWrites) {
+    if (c.baseline() == READ_NOTHING) {
+      return false;
+    }
+    boolean hit = false;
+    if (validateWrites) {
+      WriteBuffer w = c.writes();
+      for (int i = 0; !hit && i < w.size(); i++) {
+        hit = groupWrites.contains(w.hash(i));
+      }
+    }
+    ReadSet reads = c.reads();
     for (int i = 0; !hit && reads != null && i < reads.size(); i++) {
       hit = groupWrites.contains(reads.get(i));
     }
@@ -256,6 +316,14 @@ final class CommitPath {
       groupConflicts.increment();
     }
     return hit;
+  }
+
+  /** Stamp the written buckets and record the written keys at {@code version}; under the commit's locks. */
+  private void stamp(WriteBuffer w, int[] writeBuckets, long version) {
+    for (int i = 0; i < writeBuckets.length; i++) {
+      table.stampLocked(writeBuckets[i], version);
+      recent.record(w.hash(i), version);
+    }
   }
 
   /** The commit's write buckets (one per write, maybe repeated); adds them and its read buckets to {@code locked}. */
@@ -266,20 +334,11 @@ final class CommitPath {
       writeBuckets[i] = table.bucketOf(w.hash(i));
       locked.add(writeBuckets[i]);
     }
-    BucketSet reads = c.readBuckets();
+    ReadSet reads = c.reads();
     for (int i = 0; reads != null && i < reads.size(); i++) {
-      locked.add(reads.get(i));
+      locked.add(table.bucketOf(reads.get(i)));
     }
     return writeBuckets;
-  }
-
-  private boolean conflicts(BucketSet buckets, long baseline) {
-    for (int i = 0; i < buckets.size(); i++) {
-      if (table.version(buckets.get(i)) > baseline) {
-        return true;
-      }
-    }
-    return false;
   }
 
   private void lock(BucketSet buckets) {

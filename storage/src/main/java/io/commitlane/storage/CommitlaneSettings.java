@@ -12,15 +12,17 @@ import java.util.Objects;
  * opened with). Immutable and always valid: every way of making one validates all fields first.
  *
  * <ul>
- *   <li>{@code occLockBuckets}: buckets in each database's version table, 16..16,777,216,
- *       default 65,536. More buckets mean fewer false conflicts; buckets are allocated lazily in
- *       chunks, so an idle database costs almost nothing.
+ *   <li>{@code occLockBuckets}: lock buckets in each database's version table, 16..16,777,216,
+ *       default 65,536: the commit lock stripes and validation's first check. Conflicts are
+ *       decided per key whatever the count; fewer buckets mean more lock waits and per-key
+ *       look-ups. Buckets are allocated lazily in chunks, so an idle database costs almost nothing.
  *   <li>{@code occValidation}: {@code parallel} (default) or {@code serial}, see {@link
  *       OccValidation}.
  *   <li>{@code commitThreads}: commit executors per database in the actor pipeline, 1..64,
  *       default min(4, available processors).
- *   <li>{@code occBlindWrites}: {@code conflict} (default, RocksDB's rule) or {@code ordered}
- *       (only reads are validated), see {@link BlindWrites}.
+ *   <li>{@code occBlindWrites}: {@code conflict} (default, RocksDB's rule: a write conflicts with a
+ *       later commit's write of the same key) or {@code ordered} (only reads are validated), see
+ *       {@link BlindWrites}.
  *   <li>{@code rocksDbWal}: how RocksDB's own WAL is written when it is on (manual flush, group
  *       syncer, unordered/pipelined writes, two write queues), see {@link RocksDbWal}; default
  *       RocksDB's defaults. Not a {@link #with(Map)} field: set it with {@link #withRocksDbWal}.

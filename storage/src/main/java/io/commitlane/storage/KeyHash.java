@@ -5,8 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
- * A 32-bit hash of (store, key) for choosing lock buckets. Reads eight bytes at a time and
- * finishes with a 64-bit avalanche, so similar keys (counters, sequential ids) spread evenly.
+ * A 64-bit hash of (store, key). Its low 32 bits choose the lock bucket ({@link
+ * VersionTable#bucketOf}); all 64 bits are the key's fingerprint in {@link RecentWrites}, so two
+ * keys with one fingerprint always share a bucket. Reads eight bytes at a time and finishes with a
+ * 64-bit avalanche, so similar keys (counters, sequential ids) spread evenly.
  */
 final class KeyHash {
   private static final VarHandle LONGS =
@@ -15,7 +17,7 @@ final class KeyHash {
 
   private KeyHash() {}
 
-  static int of(int storeId, byte[] key) {
+  static long of(int storeId, byte[] key) {
     long h = (storeId + 1L) * M ^ key.length;
     int i = 0;
     for (; i + 8 <= key.length; i += 8) {
@@ -33,6 +35,6 @@ final class KeyHash {
     h ^= h >>> 33;
     h *= 0xC4CE_B9FE_1A85_EC53L;
     h ^= h >>> 33;
-    return (int) h;
+    return h;
   }
 }

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * One commit on its way through the commit path: a transaction's buffered writes and read
- * buckets, or a non-transactional batch. Hooks and stage listeners see it; the committing thread
+ * One commit on its way through the commit path: a transaction's buffered writes and tracked
+ * reads, or a non-transactional batch. Hooks and stage listeners see it; the committing thread
  * owns it, so it is not thread-safe.
  */
 public final class PendingCommit {
@@ -19,7 +19,7 @@ public final class PendingCommit {
   private final long transactionId;
   private final Object tag;
   private final WriteBuffer writes;
-  private final BucketSet readBuckets;
+  private final ReadSet reads;
   private final long baseline;
   private final boolean transactional;
   private final String logName;
@@ -30,16 +30,16 @@ public final class PendingCommit {
   private Object attachment;
   private long version;
 
-  PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional) {
-    this(transactionId, tag, writes, readBuckets, baseline, transactional, null, List.of(), null);
+  PendingCommit(long transactionId, Object tag, WriteBuffer writes, ReadSet reads, long baseline, boolean transactional) {
+    this(transactionId, tag, writes, reads, baseline, transactional, null, List.of(), null);
   }
 
-  PendingCommit(long transactionId, Object tag, WriteBuffer writes, BucketSet readBuckets, long baseline, boolean transactional,
+  PendingCommit(long transactionId, Object tag, WriteBuffer writes, ReadSet reads, long baseline, boolean transactional,
       String logName, List<byte[]> logEntries, Store internal) {
     this.transactionId = transactionId;
     this.tag = tag;
     this.writes = writes;
-    this.readBuckets = readBuckets;
+    this.reads = reads;
     this.baseline = baseline;
     this.transactional = transactional;
     this.logName = logName;
@@ -109,7 +109,7 @@ public final class PendingCommit {
     this.attachment = value;
   }
 
-  /** The commit-clock value stamped on the written buckets; 0 until {@link CommitStage#WRITTEN}. */
+  /** The commit-clock value stamped on the written buckets and keys; 0 until {@link CommitStage#WRITTEN}. */
   public long version() {
     return version;
   }
@@ -126,8 +126,9 @@ public final class PendingCommit {
     return writes;
   }
 
-  BucketSet readBuckets() {
-    return readBuckets;
+  /** The keys read through {@link Transaction#get}, or null when none. */
+  ReadSet reads() {
+    return reads;
   }
 
   @Override

@@ -501,7 +501,8 @@ final class SharedDatabase {
   StorageStats stats() {
     return new StorageStats(commitPath.commits.sum(), commitPath.conflicts.sum(), commitPath.failures.sum(),
         commitPath.writes.sum(), table.allocatedChunks(),
-        commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum());
+        commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum(),
+        commitPath.recentWrites().conservativeAnswers.sum(), commitPath.recentWrites().slots());
   }
 
   /**

@@ -20,8 +20,10 @@ import org.rocksdb.Snapshot;
  */
 public final class Transaction implements AutoCloseable {
   private static final AtomicLong IDS = new AtomicLong();
-  /** The baseline before the transaction touched anything. */
-  private static final long NO_BASELINE = -1;
+  /** The baseline until the first read (see {@link CommitPath#READ_NOTHING}). */
+  private static final long NO_BASELINE = CommitPath.READ_NOTHING;
+  /** The live-baseline generation when the transaction holds none. */
+  private static final long NOT_LIVE = -1;
 
   /** Where a transaction is in its life. */
   public enum State { OPEN, COMMITTED, ABORTED, FAILED }
@@ -30,8 +32,10 @@ public final class Transaction implements AutoCloseable {
   private final SharedDatabase shared;
   private final long id = IDS.incrementAndGet();
   private final WriteBuffer writes = new WriteBuffer(4);
-  private BucketSet reads;
+  private ReadSet reads;
   private long baseline = NO_BASELINE;
+  /** Its generation among the live baselines while it holds a baseline that validation may use. */
+  private long live = NOT_LIVE;
   private Object tag;
   private String logName;
   private List<byte[]> logEntries = List.of();
@@ -207,6 +211,7 @@ public final class Transaction implements AutoCloseable {
       }
       throw e;
     } finally {
+      leaveLive();
       releaseClaims();
       handle.exit();
     }
@@ -256,9 +261,18 @@ public final class Transaction implements AutoCloseable {
       return c;
     } finally {
       if (c == null) {
+        leaveLive();
         releaseClaims(); // nothing to commit, or failed: no leaveGroup will follow
         handle.exit();
       }
+    }
+  }
+
+  /** Its validation is over (or will never run): no longer hold back what the recent-writes record forgets. */
+  private void leaveLive() {
+    if (live != NOT_LIVE) {
+      shared.commitPath().leaveLive(live);
+      live = NOT_LIVE;
     }
   }
 
@@ -278,6 +292,7 @@ public final class Transaction implements AutoCloseable {
       state = State.COMMITTED;
       return new CommitResult(id, c.version(), c.attachment());
     } finally {
+      leaveLive();
       releaseClaims();
       handle.exit();
     }
@@ -289,6 +304,7 @@ public final class Transaction implements AutoCloseable {
       return;
     }
     state = State.ABORTED;
+    leaveLive();
     if (handle.isClosed()) {
       return; // the handle's close released the snapshot
     }
@@ -332,9 +348,9 @@ public final class Transaction implements AutoCloseable {
       byte[] value = shared.get(store, snapshotReadOptions(), key);
       if (tracked) {
         if (reads == null) {
-          reads = new BucketSet(8);
+          reads = new ReadSet(8);
         }
-        reads.add(shared.commitPath().bucketOf(store, key));
+        reads.add(KeyHash.of(store.id(), key));
       }
       return value;
     } finally {
@@ -350,10 +366,7 @@ public final class Transaction implements AutoCloseable {
       throw new IllegalStateException("transaction " + id + " was admitted for commit; it takes no more writes");
     }
     store.requireLive(); // early: the claim at commit is what guarantees it
-    if (baseline == NO_BASELINE) {
-      baseline = shared.commitPath().baseline();
-    }
-    writes.put(store, key.clone(), value);
+    writes.put(store, key.clone(), value); // no baseline: a write made before any read depends on no database state
     return this;
   }
 
@@ -361,13 +374,20 @@ public final class Transaction implements AutoCloseable {
     if (snapshot == null) {
       if (baseline == NO_BASELINE) {
         // Read the clock before the snapshot: see CommitPath for why that order is what makes it sound.
-        baseline = shared.commitPath().baseline();
+        takeBaseline();
       }
       snapshot = shared.takeSnapshot();
       readOptions = new ReadOptions().setSnapshot(snapshot);
       handle.holdsSnapshot(this);
     }
     return readOptions;
+  }
+
+  /** Join the live baselines, then read the clock: in that order, or the record could forget what this transaction needs. */
+  private void takeBaseline() {
+    CommitPath path = shared.commitPath();
+    live = path.enterLive();
+    baseline = path.baseline();
   }
 
   private void requireState() {

@@ -4,8 +4,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The per-database table behind optimistic validation: for each lock bucket, the commit-clock
- * value of the last commit that wrote a key hashing there, and that bucket's commit lock.
+ * The per-database lock stripes of optimistic validation and its cheap first check: for each lock
+ * bucket, the commit-clock value of the last commit that wrote a key hashing there, and that
+ * bucket's commit lock. A bucket not written since a transaction's baseline cannot hold a
+ * conflict; when it was, {@link RecentWrites} decides per key.
  *
  * <p>A slot is one {@code long}: bit 63 is the lock, bit 62 says that a thread waits for the lock,
  * the low 62 bits are the version. Packing the lock into the version word makes a bucket cost 8
@@ -13,7 +15,7 @@ import java.lang.invoke.VarHandle;
  * #CHUNK_SIZE} that are allocated on the first write to a bucket in them, so an idle database
  * costs a pointer array and a busy one grows towards {@code buckets * 8} bytes.
  *
- * <p>Collisions between keys only add false conflicts and lock waits, never hide a real
+ * <p>Collisions between keys only add lock waits and per-key look-ups, never hide a real
  * conflict: a bucket's version is at least the version of every key that hashes to it.
  *
  * <p>Locks are not reentrant. Callers lock a sorted, duplicate-free set of buckets (see {@link
@@ -54,8 +56,11 @@ final class VersionTable {
     return buckets;
   }
 
-  /** The bucket of a key hash, spread uniformly over any bucket count (not only powers of two). */
-  int bucketOf(int hash) {
+  /**
+   * The bucket of a {@link KeyHash}, from its low 32 bits, spread uniformly over any bucket count
+   * (not only powers of two). Keys with equal hashes share a bucket.
+   */
+  int bucketOf(long hash) {
     return (int) (((hash & 0xFFFF_FFFFL) * buckets) >>> 32);
   }
 

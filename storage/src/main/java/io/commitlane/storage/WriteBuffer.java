@@ -17,8 +17,8 @@ final class WriteBuffer {
   private Store[] stores;
   private byte[][] keys;
   private byte[][] values;
-  /** KeyHash of each (store, key), computed once at put: the index and the lock buckets reuse it. */
-  private int[] hashes;
+  /** KeyHash of each (store, key), computed once at put: the index, the lock buckets and validation reuse it. */
+  private long[] hashes;
   private int size;
   /** Key and value bytes buffered (a replaced value no longer counts): bounds merged write groups. */
   private long bytes;
@@ -29,12 +29,12 @@ final class WriteBuffer {
     stores = new Store[c];
     keys = new byte[c][];
     values = new byte[c][];
-    hashes = new int[c];
+    hashes = new long[c];
   }
 
   /** Buffer a put ({@code value} non-null) or a removal ({@code value == null}). */
   void put(Store store, byte[] key, byte[] value) {
-    int hash = KeyHash.of(store.id(), key);
+    long hash = KeyHash.of(store.id(), key);
     int at = indexOf(store, key, hash);
     if (at >= 0) {
       bytes += length(value) - length(values[at]);
@@ -94,7 +94,7 @@ final class WriteBuffer {
   }
 
   /** The {@link KeyHash} of write {@code i}'s (store, key). */
-  int hash(int i) {
+  long hash(int i) {
     return hashes[i];
   }
 
@@ -104,7 +104,7 @@ final class WriteBuffer {
   }
 
   /** {@code hash} is only used once the index exists. */
-  private int indexOf(Store store, byte[] key, int hash) {
+  private int indexOf(Store store, byte[] key, long hash) {
     if (index != null) {
       Integer at = index.get(new KeyRef(store, key, hash));
       return at == null ? -1 : at;
@@ -117,7 +117,7 @@ final class WriteBuffer {
     return -1;
   }
 
-  private record KeyRef(Store store, byte[] key, int hash) {
+  private record KeyRef(Store store, byte[] key, long hash) {
     @Override
     public boolean equals(Object o) {
       return o instanceof KeyRef k && k.store == store && Arrays.equals(k.key, key);
@@ -125,7 +125,7 @@ final class WriteBuffer {
 
     @Override
     public int hashCode() {
-      return hash;
+      return Long.hashCode(hash);
     }
   }
 }

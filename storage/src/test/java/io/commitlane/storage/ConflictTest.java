@@ -8,9 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ConflictTest {
   @TempDir
@@ -41,12 +44,34 @@ class ConflictTest {
 
   @ParameterizedTest
   @EnumSource(OccValidation.class)
-  void writeWriteConflictIsDetected(OccValidation policy) {
+  void writeWriteConflictIsDetectedForATransactionWithASnapshot(OccValidation policy) {
     try (Database db = open("db", policy, 65_536)) {
-      Transaction t1 = db.begin().put(of("k"), of("1"));
+      Transaction t1 = db.begin();
+      t1.getUntracked(of("elsewhere")); // its snapshot (and baseline) from here
+      t1.put(of("k"), of("1"));
       db.begin().put(of("k"), of("2")).commitSync();
       assertThrows(ConflictException.class, t1::commitSync);
       assertEquals("2", str(db.get(of("k"))));
+    }
+  }
+
+  static Stream<Arguments> policiesAndBlindWrites() {
+    return Stream.of(OccValidation.values()).flatMap(p -> Stream.of(BlindWrites.values()).map(b -> Arguments.of(p, b)));
+  }
+
+  /** Its writes depend on no database state: it is ordered at its commit, after the write it raced. */
+  @ParameterizedTest
+  @MethodSource("policiesAndBlindWrites")
+  void aTransactionThatReadNothingIsOrderedAtItsCommit(OccValidation policy, BlindWrites blindWrites) {
+    CommitlaneSettings s = CommitlaneSettings.defaults().withOccValidation(policy).withOccBlindWrites(blindWrites);
+    try (Database db = Database.open(dir.resolve("db"), DatabaseOptions.defaults().withWal(false).withSettings(s))) {
+      Transaction t1 = db.begin().put(of("k"), of("1"));
+      assertEquals("1", str(t1.get(of("k"))), "reading its own write reads no database state");
+      long other = db.begin().put(of("k"), of("2")).commitSync().version();
+      long mine = t1.commitSync().version();
+      assertTrue(mine > other);
+      assertEquals("1", str(db.get(of("k"))), "the later commit's write is the value");
+      assertEquals(0, db.stats().conflicts());
     }
   }
 
@@ -111,7 +136,7 @@ class ConflictTest {
 
   @ParameterizedTest
   @EnumSource(OccValidation.class)
-  void largeCommitsWorkWithFewBuckets(OccValidation policy) {
+  void largeCommitsWorkWithFewBucketsAndConflictOnlyOnTheirKeys(OccValidation policy) {
     try (Database db = open("db", policy, 16)) {
       Transaction t = db.begin();
       for (int i = 0; i < 1024; i++) {
@@ -120,16 +145,23 @@ class ConflictTest {
       }
       t.commitSync();
       assertEquals("v1023", str(db.get(of("k1023"))));
-      // Every one of the 16 buckets is now newer than a transaction that began before: any key conflicts.
-      Transaction old = db.begin();
-      old.get(of("zzz"));
-      db.begin().put(of("k0"), of("x")).commitSync();
+      // Every one of the 16 buckets is now newer than transactions that began before, but only a
+      // key that was written conflicts.
+      Transaction untouched = db.begin();
+      untouched.get(of("zzz"));
+      untouched.put(of("zzz2"), of("x"));
+      Transaction stale = db.begin();
+      stale.get(of("k7"));
+      stale.put(of("zzz3"), of("x"));
       Transaction again = db.begin();
       for (int i = 0; i < 1024; i++) {
         again.put(of("k" + i), of("w"));
       }
       again.commitSync();
-      assertThrows(ConflictException.class, old::commitSync, "16 buckets: every bucket was written after old's snapshot");
+      untouched.commitSync();
+      assertThrows(ConflictException.class, stale::commitSync, "k7 was written after stale's snapshot");
+      assertEquals(1, db.stats().conflicts());
+      assertEquals(0, db.stats().conservativeConflicts());
     }
   }
 

@@ -8,24 +8,31 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * N threads increment one counter through read-modify-write transactions. Whatever the
- * interleaving, the final value must equal the number of successful commits: validation must
- * catch every overlapping read. The schedule is left to the threads on purpose (the assertion
+ * N threads increment one counter through read-modify-write transactions, under both policies and
+ * both blind-write settings, with 16 lock buckets. Whatever the interleaving, the final value must
+ * equal the number of successful commits: validation must catch every overlapping read. The schedule is left to the threads on purpose (the assertion
  * holds for every schedule); conflicts make the test exercise the retry path too.
  */
 class NoLostUpdateTest {
   @TempDir
   Path dir;
 
+  static Stream<Arguments> settings() {
+    return Stream.of(OccValidation.values())
+        .flatMap(policy -> Stream.of(BlindWrites.values()).map(blind -> Arguments.of(policy, blind)));
+  }
+
   @ParameterizedTest
-  @EnumSource(OccValidation.class)
-  void concurrentIncrementsAreNeverLost(OccValidation policy) throws Exception {
-    CommitlaneSettings s = CommitlaneSettings.defaults().withOccValidation(policy).withOccLockBuckets(16);
+  @MethodSource("settings")
+  void concurrentIncrementsAreNeverLost(OccValidation policy, BlindWrites blindWrites) throws Exception {
+    CommitlaneSettings s = CommitlaneSettings.defaults().withOccValidation(policy).withOccBlindWrites(blindWrites).withOccLockBuckets(16);
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false).withSettings(s))) {
       int threads = 4;
       int perThread = 2_000;

@@ -54,14 +54,37 @@ class ReadmeExamplesTest {
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
       // README: merged-write-group
       Transaction a = db.begin().put("k".getBytes(StandardCharsets.UTF_8), "A".getBytes(StandardCharsets.UTF_8));
-      Transaction b = db.begin().put("k".getBytes(StandardCharsets.UTF_8), "B".getBytes(StandardCharsets.UTF_8));
+      Transaction b = db.begin();
+      b.get("k".getBytes(StandardCharsets.UTF_8));                     // a tracked read: validated at commit
+      b.put("k".getBytes(StandardCharsets.UTF_8), "B".getBytes(StandardCharsets.UTF_8));
       Transaction c = db.begin().put("other".getBytes(StandardCharsets.UTF_8), "C".getBytes(StandardCharsets.UTF_8));
       GroupResult r = db.commitGroup(java.util.List.of(a, b, c)); // validated in order, one RocksDB write
-      boolean bConflicted = r.failure(1) instanceof ConflictException; // b's snapshot predates a's write
+      boolean bConflicted = r.failure(1) instanceof ConflictException; // b read k before a wrote it
       long cVersion = r.result(2).version();                           // a and c committed, in that order
       // README: end
       assertEquals(true, bConflicted);
       assertEquals(true, cVersion > r.result(0).version());
+    }
+  }
+
+  @Test
+  void conflictsPage() {
+    // docs/conflicts.md
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      byte[] counter = "visits".getBytes(StandardCharsets.UTF_8);
+      long visits = db.transact(txn -> {
+        byte[] old = txn.get(counter);                  // tracked: validated per key at commit
+        long next = (old == null ? 0 : ByteBuffer.wrap(old).getLong()) + 1;
+        txn.put(counter, ByteBuffer.allocate(8).putLong(next).array());
+        return next;
+      });                                               // a conflict runs it again on a fresh snapshot
+      db.begin().put("audit/1".getBytes(StandardCharsets.UTF_8), "x".getBytes(StandardCharsets.UTF_8))
+          .commitSync();                                // read nothing: never conflicts
+      long assumed = db.stats().conservativeConflicts(); // 0 unless a transaction stayed open very long
+      // end docs
+      assertEquals(1, visits);
+      assertEquals(0, assumed);
+      assertEquals("x", Bytes.str(db.get(Bytes.of("audit/1"))));
     }
   }
 }

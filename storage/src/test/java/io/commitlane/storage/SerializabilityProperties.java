@@ -1,6 +1,7 @@
 package io.commitlane.storage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,9 +23,10 @@ import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
  * Random transactions over a few keys, interleaved step by step on one thread, under both
- * validation policies and bucket counts from 16 (many collisions) to 65,536. Every history that
- * commits must equal running the committed transactions one at a time in commit order: each read
- * sees what the serial run would show it, and the final values match.
+ * validation policies, both blind-write settings and bucket counts from 16 (many collisions) to
+ * 65,536, committed one by one or gathered into merged write groups. Every history that commits
+ * must equal running the committed transactions one at a time in commit order: each read sees
+ * what the serial run would show it, and the final values match.
  */
 class SerializabilityProperties {
   private static final int KEYS = 3;
@@ -35,7 +37,9 @@ class SerializabilityProperties {
   /** A read of a key, or a write of (sum of everything read so far + a constant). */
   record Op(boolean write, int key, int constant) {}
 
-  record Scenario(List<List<Op>> transactions, List<Integer> schedule, OccValidation policy, int buckets, BlindWrites blindWrites) {}
+  /** {@code groupSize} 1 commits each transaction alone; more gathers finished ones into groups of up to that many. */
+  record Scenario(List<List<Op>> transactions, List<Integer> schedule, OccValidation policy, int buckets, BlindWrites blindWrites,
+      int groupSize) {}
 
   @BeforeContainer
   static void openRoot() throws IOException {
@@ -65,6 +69,7 @@ class SerializabilityProperties {
     List<List<Long>> observed = new ArrayList<>();
     long[] version = new long[n];
     boolean[] done = new boolean[n];
+    List<Integer> pending = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       txns.add(db.begin());
       observed.add(new ArrayList<>());
@@ -94,13 +99,13 @@ class SerializabilityProperties {
         }
       } else {
         done[i] = true;
-        try {
-          version[i] = t.commitSync().version();
-        } catch (ConflictException e) {
-          version[i] = -1;
+        pending.add(i);
+        if (pending.size() >= s.groupSize()) {
+          commit(db, txns, pending, version);
         }
       }
     }
+    commit(db, txns, pending, version);
 
     // Replay the committed transactions serially, in version (commit) order.
     long[] model = new long[KEYS];
@@ -131,6 +136,29 @@ class SerializabilityProperties {
     }
   }
 
+  /** Commit the pending transactions, alone or as one merged group; a conflict marks a version of -1. */
+  private static void commit(Database db, List<Transaction> txns, List<Integer> pending, long[] version) {
+    if (pending.size() == 1) {
+      int i = pending.get(0);
+      try {
+        version[i] = txns.get(i).commitSync().version();
+      } catch (ConflictException e) {
+        version[i] = -1;
+      }
+    } else if (pending.size() > 1) {
+      GroupResult r = db.commitGroup(pending.stream().map(txns::get).toList());
+      for (int m = 0; m < pending.size(); m++) {
+        if (r.isCommitted(m)) {
+          version[pending.get(m)] = r.result(m).version();
+        } else {
+          assertInstanceOf(ConflictException.class, r.failure(m));
+          version[pending.get(m)] = -1;
+        }
+      }
+    }
+    pending.clear();
+  }
+
   @Provide
   Arbitrary<Scenario> scenarios() {
     Arbitrary<Op> op = Combinators.combine(Arbitraries.of(true, false), Arbitraries.integers().between(0, KEYS - 1),
@@ -140,7 +168,8 @@ class SerializabilityProperties {
         Arbitraries.integers().between(0, ts.size() - 1).list().ofMaxSize(30),
         Arbitraries.of(OccValidation.values()),
         Arbitraries.of(16, 1024, 65_536),
-        Arbitraries.of(BlindWrites.values()))
-        .as((schedule, policy, buckets, blind) -> new Scenario(ts, schedule, policy, buckets, blind)));
+        Arbitraries.of(BlindWrites.values()),
+        Arbitraries.of(1, 1, 2, 3))
+        .as((schedule, policy, buckets, blind, groupSize) -> new Scenario(ts, schedule, policy, buckets, blind, groupSize)));
   }
 }

@@ -19,11 +19,10 @@ import java.util.List;
  *     committed once full or once its first record has waited this long (as {@code
  *     groupedWeightedWithin} does): fewer, bigger transactions for a trickle. 0..1 hour.
  * @param parallelism batch transactions in flight, at most. 1..64, default 1, which already
- *     overlaps collecting the next batch with committing this one. More helps only with {@code
- *     commitlane.occ-blind-writes = ordered}: under the default ({@code conflict}) a blind write
- *     conflicts with any commit to its bucket after its baseline, so two big batches in flight
- *     almost always collide and retry. With {@code ordered}, 2 also overlaps building a batch's
- *     transaction with the previous commit and uses a second commit thread.
+ *     overlaps collecting the next batch with committing this one. A batch reads nothing, so
+ *     batches in flight together never conflict (under either {@code commitlane.occ-blind-writes}
+ *     setting); 2 also overlaps building a batch's transaction with the previous commit and uses
+ *     a second commit thread.
  * @param conflictRetry retries of a batch that conflicts with other writers; default {@link ConflictRetry#defaults()}
  * @param admissionBackoff the wait before offering again a batch the full commit queue refused
  * @param failureMode {@link FailureMode#FAIL_STREAM} (default): stop at the first failed batch and
