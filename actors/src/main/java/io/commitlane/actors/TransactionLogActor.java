@@ -9,9 +9,10 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The transaction-log actor of one database: takes RocksDB's flush events off RocksDB's flush
- * thread (recording a flushed position means an fsync and a rename) and runs the periodic purge.
- * It runs on {@code commitlane.log-dispatcher}, a dedicated thread, because both block on I/O.
+ * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush
+ * events off RocksDB's flush thread (recording a flushed position means an fsync and a rename)
+ * and runs the periodic purge. It runs on {@code commitlane.log-dispatcher}, a dedicated thread,
+ * because both block on I/O. The supervisor stops it before it closes the logs.
  */
 final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
   sealed interface Command permits FlushCompleted, Purge, Stop {}
@@ -42,15 +43,19 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(FlushCompleted.class, f -> {
-          logs.onFlushCompleted(f.sequence());
-          return this;
-        })
-        .onMessage(Purge.class, p -> {
-          logs.purgeExpired();
-          return this;
-        })
+        .onMessage(FlushCompleted.class, this::onFlushCompleted)
+        .onMessage(Purge.class, p -> onPurge())
         .onMessage(Stop.class, s -> Behaviors.stopped())
         .build();
+  }
+
+  private Behavior<Command> onFlushCompleted(FlushCompleted f) {
+    logs.onFlushCompleted(f.sequence());
+    return this;
+  }
+
+  private Behavior<Command> onPurge() {
+    logs.purgeExpired();
+    return this;
   }
 }
