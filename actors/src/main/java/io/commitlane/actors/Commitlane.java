@@ -237,6 +237,32 @@ public final class Commitlane implements Extension {
     return await(openAsync(path, config));
   }
 
+  /**
+   * Completes once the database of {@code path} is closed and its files released in this actor
+   * system (at once if it is not open): for instance after stopping the last {@link
+   * DatabaseActor} of the path, whose handle closes in the background, before destroying or
+   * copying its files.
+   */
+  public CompletionStage<Done> whenReleased(Path path) {
+    Path key;
+    try {
+      key = canonical(path);
+    } catch (RuntimeException e) {
+      return failed(e);
+    }
+    OpenDatabase db;
+    synchronized (this) {
+      db = open.get(key);
+    }
+    CommitFuture<Done> result = new CommitFuture<>(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
+    if (db == null) {
+      result.complete(Done.getInstance());
+    } else {
+      db.released.whenComplete((d, e) -> result.complete(Done.getInstance()));
+    }
+    return result;
+  }
+
   /** The canonical paths of the databases open (or opening, or closing) in this actor system. */
   public synchronized Set<Path> openPaths() {
     return new TreeSet<>(open.keySet());

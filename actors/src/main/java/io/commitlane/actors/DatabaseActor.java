@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -100,10 +101,19 @@ public final class DatabaseActor {
   private static Behavior<Request> startOpening(Path path, Function<ActorSystem<?>, PipelineSettings> settingsOf) {
     Objects.requireNonNull(path, "path");
     Behavior<DatabaseProtocol.Command> b = Behaviors.setup(ctx -> {
-      PipelineSettings settings = settingsOf.apply(ctx.getSystem()); // bad settings fail the actor at start
+      // First: its dead-letter replies answer the requests of an actor that fails or stops.
+      Commitlane commitlane = Commitlane.get(ctx.getSystem());
       AtomicReference<Object> slot = new AtomicReference<>();
       ActorRef<DatabaseProtocol.Command> self = ctx.getSelf();
-      Commitlane.get(ctx.getSystem()).openAsync(path, settings).whenComplete((db, err) -> {
+      PipelineSettings settings;
+      try {
+        settings = settingsOf.apply(ctx.getSystem());
+      } catch (RuntimeException e) {
+        self.tell(new OpenFailed(e)); // bad settings fail the actor with the typed error, after answering what waits
+        return Behaviors.withStash(PipelineSettings.defaults().commitQueueCapacity(),
+            stash -> new DatabaseActor(ctx, slot, true).opening(stash, path));
+      }
+      commitlane.openAsync(path, settings).whenComplete((db, err) -> {
         if (db != null && !slot.compareAndSet(null, db)) {
           db.closeAsync(); // the actor stopped while it opened
           return;
@@ -123,7 +133,11 @@ public final class DatabaseActor {
         .onMessage(Request.class, r -> onRequestWhileOpening(stash, r))
         .onMessage(Opened.class, o -> stash.unstashAll(serving((CommitlaneDatabase) slot.get())))
         .onMessage(OpenFailed.class, f -> onOpenFailed(stash, f, path))
-        .onSignal(PostStop.class, s -> onPostStop())
+        .onSignal(PostStop.class, s -> {
+          // Stopped while opening: what waits in the stash never reaches the dead letters.
+          answerStashed(stash, correlation -> RequestHandler.closedReply(correlation, path));
+          return onPostStop();
+        })
         .build();
   }
 
@@ -153,16 +167,21 @@ public final class DatabaseActor {
 
   /** Answer what waited, then fail: the parent sees the cause (a typed error). */
   private Behavior<DatabaseProtocol.Command> onOpenFailed(StashBuffer<DatabaseProtocol.Command> stash, OpenFailed f, Path path) {
-    stash.forEach(c -> {
-      if (c instanceof Request r) {
-        r.answer(RequestHandler.refusal(r.correlation(), f.cause(), null));
-      }
-    });
-    stash.clear();
+    answerStashed(stash, correlation -> new Failed(correlation, FailureReason.DATABASE_CLOSED, "database " + path
+        + " could not be opened (" + f.cause() + "); nothing was written", false));
     if (f.cause() instanceof RuntimeException e) {
       throw e;
     }
     throw new IllegalStateException("cannot open database " + path, f.cause());
+  }
+
+  private static void answerStashed(StashBuffer<DatabaseProtocol.Command> stash, LongFunction<DatabaseProtocol.Refusal> reply) {
+    stash.forEach(c -> {
+      if (c instanceof Request r) {
+        r.answer(reply.apply(r.correlation()));
+      }
+    });
+    stash.clear();
   }
 
   private Behavior<DatabaseProtocol.Command> onPostStop() {
