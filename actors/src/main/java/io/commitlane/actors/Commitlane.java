@@ -91,7 +91,8 @@ public final class Commitlane implements Extension {
     this.lifecycle = system.dispatchers().lookup(DispatcherSelector.fromConfig(LIFECYCLE_DISPATCHER));
     system.systemActorOf(DeadLetterReplies.create(deadLetterRules), "commitlane-dead-letters", Props.empty());
     CoordinatedShutdown.get(system.classicSystem()).addTask(CLOSE_PHASE, "close-databases", this::closeAll);
-    List<String> clusterShutdown = system.settings().config().getStringList("pekko.coordinated-shutdown.phases.cluster-shutdown.depends-on");
+    String order = "pekko.coordinated-shutdown.phases.cluster-shutdown.depends-on";
+    List<String> clusterShutdown = system.settings().config().hasPath(order) ? system.settings().config().getStringList(order) : List.of();
     if (!clusterShutdown.contains(CLOSE_PHASE)) {
       LOG.warn("pekko.coordinated-shutdown.phases.cluster-shutdown.depends-on is {} and does not name {}: another reference.conf"
           + " or application.conf replaced commitlane's, so databases may close only when the actor system terminates (failing what"
@@ -317,6 +318,10 @@ public final class Commitlane implements Extension {
   /** The supervisor released the database (or stopped without it): forget it, free the path. Idempotent. */
   void released(OpenDatabase db) {
     synchronized (this) {
+      if (db.forgotten) {
+        return; // a later entry of the same path may hold the claim now
+      }
+      db.forgotten = true;
       open.remove(db.path, db);
       PathOwners.release(db.path, system);
     }

@@ -234,8 +234,10 @@ public final class DatabaseProtocol {
    * ConflictCause#EXPECTATIONS}).
    *
    * @param cause why
-   * @param actual for {@link ConflictCause#EXPECTATIONS}: each expectation that did not hold, with
-   *     what its key holds now (usable as the next attempt's expectation); empty otherwise
+   * @param actual for a {@link ConditionalWrite}, what its keys hold now, usable as the next
+   *     attempt's expectations: after {@link ConflictCause#EXPECTATIONS} each expectation that did
+   *     not hold; after {@link ConflictCause#VALIDATION} every expected key, read after the
+   *     conflict. Empty for a {@link Write}.
    * @param attempts attempts the database made (a sharded database retries validation conflicts)
    */
   public record Conflicted(long correlation, ConflictCause cause, List<Expectation> actual, int attempts) implements WriteReply {

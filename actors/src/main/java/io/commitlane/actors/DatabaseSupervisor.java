@@ -115,7 +115,6 @@ final class DatabaseSupervisor {
         .onFailure(Exception.class, SupervisorStrategy.restart()), "txlog", DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
     ctx.watchWith(logActor, LogStopped.INSTANCE);
     ActorRef<TransactionLogActor.Command> log = logActor;
-    pipeline.logActor = log;
     pipeline.flushListener = pipeline.db.addFlushListener(seq -> log.tell(new TransactionLogActor.FlushCompleted(seq)));
     ActorRef<Command> self = ctx.getSelf();
     pipeline.queue.onGrowth(() -> self.tell(Grow.INSTANCE));

@@ -39,7 +39,7 @@ final class DeadLetterReplies {
   }
 
   private static Refusal replyFor(DeadLetter d, long correlation, List<Rule> rules) {
-    String path = d.recipient().path().toStringWithoutAddress();
+    String path = d.recipient() == null ? "(unknown)" : d.recipient().path().toStringWithoutAddress();
     for (Rule rule : rules) {
       if (path.startsWith(rule.prefix())) {
         return rule.reply().apply(correlation);

@@ -29,6 +29,8 @@ final class OpenDatabase {
   int references;
   /** The database is closing: new opens wait for {@link #released}; guarded by the extension. */
   boolean closing;
+  /** Released and forgotten by the extension (done once); guarded by the extension. */
+  boolean forgotten;
 
   OpenDatabase(Commitlane extension, Path path, String name, PipelineSettings settings, Faults faults, Executor completions) {
     this.extension = extension;

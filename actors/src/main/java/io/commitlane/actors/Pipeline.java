@@ -16,7 +16,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +39,6 @@ final class Pipeline {
   final LongAdder retries = new LongAdder();
   final TransactionLogs logs;
   private final Database.Registration logHook;
-  volatile ActorRef<TransactionLogActor.Command> logActor;
   volatile Database.Registration flushListener;
   /** The gates of the handles admitting into this pipeline; guarded by this. */
   private final List<AdmissionGate> gates = new ArrayList<>();

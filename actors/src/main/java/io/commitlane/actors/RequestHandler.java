@@ -155,19 +155,35 @@ public final class RequestHandler {
 
       @Override
       public void failed(Throwable cause) {
-        if (unwrap(cause) instanceof ConflictException && attempt <= conditionalRetries) {
-          db.completions().execute(() -> {
-            try {
-              onConditionalWrite(c, attempt + 1);
-            } catch (RuntimeException e) {
-              c.replyTo().tell((WriteReply) refusal(c.correlation(), e, closed));
-            }
-          });
-        } else {
+        if (!(unwrap(cause) instanceof ConflictException)) {
           reply.failed(cause);
+          return;
         }
+        // Off the commit thread: run it again, or read what the keys hold now for the reply.
+        db.completions().execute(() -> {
+          try {
+            if (attempt <= conditionalRetries) {
+              onConditionalWrite(c, attempt + 1);
+            } else {
+              c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
+            }
+          } catch (RuntimeException e) {
+            c.replyTo().tell((WriteReply) refusal(c.correlation(), e, closed));
+          }
+        });
       }
     });
+  }
+
+  /** What each expected key holds now (read after a validation conflict, not tracked). */
+  private List<Expectation> readNow(List<Expectation> expected) {
+    Database storage = db.storage();
+    List<Expectation> now = new ArrayList<>(expected.size());
+    for (Expectation e : expected) {
+      Store s = existingStore(storage, e.store());
+      now.add(new Expectation(e.store(), e.key(), s == null ? null : storage.get(s, e.key())));
+    }
+    return now;
   }
 
   private void onGet(Get g) {

@@ -15,14 +15,12 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * because both block on I/O. The supervisor stops it before it closes the logs.
  */
 final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
-  sealed interface Command permits FlushCompleted, Purge, Stop {}
+  sealed interface Command permits FlushCompleted, Purge {}
 
   /** RocksDB finished a flush holding everything up to {@code sequence}. */
   record FlushCompleted(long sequence) implements Command {}
 
   enum Purge implements Command { INSTANCE }
-
-  enum Stop implements Command { INSTANCE }
 
   private final TransactionLogs logs;
 
@@ -45,7 +43,6 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
     return newReceiveBuilder()
         .onMessage(FlushCompleted.class, this::onFlushCompleted)
         .onMessage(Purge.class, p -> onPurge())
-        .onMessage(Stop.class, s -> Behaviors.stopped())
         .build();
   }
 

@@ -126,6 +126,7 @@ class DatabaseProtocolTest {
       assertEquals(9, c.correlation());
       assertEquals(ConflictCause.VALIDATION, c.cause());
       assertEquals(1, c.attempts(), "a local database tries once");
+      assertEquals("other", s(c.actual().get(0).value()), "what the key holds now, read after the conflict");
       assertEquals("other", s(db.storage().get(b("k"))));
     }
   }
