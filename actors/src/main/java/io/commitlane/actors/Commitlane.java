@@ -59,7 +59,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Replies after a stop.</b> A {@link DatabaseProtocol.Request} that reaches a database
  *       actor after it stopped (or was left in its mailbox) goes to the dead letters; this extension
  *       answers it with {@link DatabaseProtocol.FailureReason#DATABASE_CLOSED}, so every request
- *       gets its reply.
+ *       gets its reply. It answers for the protocol actors of its supervisors, for the last
+ *       65,536 {@link DatabaseActor}s started in this system, and for the paths registered with
+ *       {@link #answerDeadLetters}.
  * </ul>
  */
 public final class Commitlane implements Extension {
@@ -76,7 +78,8 @@ public final class Commitlane implements Extension {
   private final Map<Path, OpenDatabase> open = new HashMap<>();
   private final AtomicLong instances = new AtomicLong();
   private final List<DeadLetterReplies.Rule> deadLetterRules = new CopyOnWriteArrayList<>();
-  /** Guarded by this: coordinated shutdown began; new opens are refused. */
+  private final DeadLetterReplies deadLetters = new DeadLetterReplies();
+  /** Guarded by this: coordinated shutdown closed the databases; new opens are refused. */
   private boolean shuttingDown;
 
   private static final class Id extends ExtensionId<Commitlane> {
@@ -89,8 +92,8 @@ public final class Commitlane implements Extension {
   private Commitlane(ActorSystem<?> system) {
     this.system = system;
     this.lifecycle = system.dispatchers().lookup(DispatcherSelector.fromConfig(LIFECYCLE_DISPATCHER));
-    system.systemActorOf(DeadLetterReplies.create(deadLetterRules), "commitlane-dead-letters", Props.empty());
-    CoordinatedShutdown.get(system.classicSystem()).addTask(CLOSE_PHASE, "close-databases", this::closeAll);
+    system.systemActorOf(deadLetters.behavior(deadLetterRules), "commitlane-dead-letters", Props.empty());
+    CoordinatedShutdown.get(system.classicSystem()).addTask(CLOSE_PHASE, "close-databases", this::shutdown);
     String order = "pekko.coordinated-shutdown.phases.cluster-shutdown.depends-on";
     List<String> clusterShutdown = system.settings().config().hasPath(order) ? system.settings().config().getStringList(order) : List.of();
     if (!clusterShutdown.contains(CLOSE_PHASE)) {
@@ -288,15 +291,24 @@ public final class Commitlane implements Extension {
   }
 
   /**
-   * Close every database of this actor system: each stops admitting (its handles get {@link
-   * DatabaseClosedException}), drains what it admitted and releases its files. New opens are
-   * refused from now on. Coordinated shutdown runs this in {@value #CLOSE_PHASE}.
+   * Close every database open in this actor system now: each stops admitting (its handles get
+   * {@link DatabaseClosedException}), drains what it admitted and releases its files. The stage
+   * completes once all are released. Later opens open them again.
    */
   public CompletionStage<Done> closeAll() {
+    return closeAll(false);
+  }
+
+  /** Coordinated shutdown's task, in {@value #CLOSE_PHASE}: close everything and refuse new opens. */
+  private CompletionStage<Done> shutdown() {
+    return closeAll(true);
+  }
+
+  private CompletionStage<Done> closeAll(boolean forGood) {
     List<OpenDatabase> all;
     List<OpenDatabase> toClose = new ArrayList<>();
     synchronized (this) {
-      shuttingDown = true;
+      shuttingDown |= forGood;
       all = new ArrayList<>(open.values());
       for (OpenDatabase db : all) {
         if (!db.closing) {
@@ -345,6 +357,11 @@ public final class Commitlane implements Extension {
    */
   public void answerDeadLetters(String recipientPathPrefix, LongFunction<Refusal> reply) {
     deadLetterRules.add(0, new DeadLetterReplies.Rule(Objects.requireNonNull(recipientPathPrefix), Objects.requireNonNull(reply)));
+  }
+
+  /** A database actor started: requests that reach it after it stopped are answered from the dead letters. */
+  void rememberDatabaseActor(org.apache.pekko.actor.typed.ActorRef<?> actor) {
+    deadLetters.remember(actor.path().toStringWithoutAddress());
   }
 
   // ---- helpers ------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ public final class DatabaseActor {
   public static Behavior<Request> create(CommitlaneDatabase db) {
     Objects.requireNonNull(db, "db");
     Behavior<DatabaseProtocol.Command> b = Behaviors.setup(ctx -> {
-      Commitlane.get(ctx.getSystem()); // its dead-letter replies answer requests that arrive after a stop
+      Commitlane.get(ctx.getSystem()).rememberDatabaseActor(ctx.getSelf()); // requests after a stop are answered
       return new DatabaseActor(ctx, new AtomicReference<>(db), false).serving(db);
     });
     return b.narrow();
@@ -101,8 +101,9 @@ public final class DatabaseActor {
   private static Behavior<Request> startOpening(Path path, Function<ActorSystem<?>, PipelineSettings> settingsOf) {
     Objects.requireNonNull(path, "path");
     Behavior<DatabaseProtocol.Command> b = Behaviors.setup(ctx -> {
-      // First: its dead-letter replies answer the requests of an actor that fails or stops.
+      // First: the extension answers the requests of a database actor that fails or stops.
       Commitlane commitlane = Commitlane.get(ctx.getSystem());
+      commitlane.rememberDatabaseActor(ctx.getSelf());
       AtomicReference<Object> slot = new AtomicReference<>();
       ActorRef<DatabaseProtocol.Command> self = ctx.getSelf();
       PipelineSettings settings;

@@ -4,7 +4,9 @@ import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.LongFunction;
 import org.apache.pekko.actor.DeadLetter;
 import org.apache.pekko.actor.typed.Behavior;
@@ -14,15 +16,36 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * Answers the protocol requests that reached a stopped database actor (or were left in its
  * mailbox when it stopped): they were never served, and their senders are owed a reply. One per
- * actor system, subscribed to its dead letters.
+ * actor system, subscribed to its dead letters. It speaks only for actors it knows were databases
+ * (the supervisors' protocol actors, the database actors spawned in this system, and the paths a
+ * database implementation registered); a request dead-lettered anywhere else is left alone.
  */
 final class DeadLetterReplies {
   /** Requests to actors whose path (without address) starts with {@code prefix} get {@code reply}. */
   record Rule(String prefix, LongFunction<Refusal> reply) {}
 
-  private DeadLetterReplies() {}
+  /** Where the extension's supervisors live: {@code /system/commitlane-<db>-<n>/...}. */
+  static final String SUPERVISORS = "/system/commitlane-";
+  /** Database actors remembered by path, the most recent first to stay; a bound on what a long-lived system keeps. */
+  static final int REMEMBERED = 65_536;
 
-  static Behavior<DeadLetter> create(List<Rule> rules) {
+  private final Map<String, Boolean> databaseActors = new LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+      return size() > REMEMBERED;
+    }
+  };
+
+  /** A database actor started at {@code path} (without address): answer for it once it stops. */
+  synchronized void remember(String path) {
+    databaseActors.put(path, Boolean.TRUE);
+  }
+
+  private synchronized boolean isDatabaseActor(String path) {
+    return path.startsWith(SUPERVISORS) || databaseActors.containsKey(path);
+  }
+
+  Behavior<DeadLetter> behavior(List<Rule> rules) {
     return Behaviors.setup(ctx -> {
       ctx.getSystem().eventStream().tell(new EventStream.Subscribe<>(DeadLetter.class, ctx.getSelf()));
       return Behaviors.receive(DeadLetter.class)
@@ -31,22 +54,21 @@ final class DeadLetterReplies {
     });
   }
 
-  private static Behavior<DeadLetter> onDeadLetter(DeadLetter d, List<Rule> rules) {
-    if (d.message() instanceof Request r) {
-      r.answer(replyFor(d, r.correlation(), rules));
-    }
-    return Behaviors.same();
-  }
-
-  private static Refusal replyFor(DeadLetter d, long correlation, List<Rule> rules) {
-    String path = d.recipient() == null ? "(unknown)" : d.recipient().path().toStringWithoutAddress();
-    for (Rule rule : rules) {
-      if (path.startsWith(rule.prefix())) {
-        return rule.reply().apply(correlation);
+  private Behavior<DeadLetter> onDeadLetter(DeadLetter d, List<Rule> rules) {
+    if (d.message() instanceof Request r && d.recipient() != null) {
+      String path = d.recipient().path().toStringWithoutAddress();
+      for (Rule rule : rules) {
+        if (path.startsWith(rule.prefix())) {
+          r.answer(rule.reply().apply(r.correlation()));
+          return Behaviors.same();
+        }
+      }
+      if (isDatabaseActor(path)) {
+        r.answer(new Failed(r.correlation(), FailureReason.DATABASE_CLOSED, "the database actor " + path
+            + " had stopped (its database closed, or its parent stopped it) before it read this request; nothing was written."
+            + " Open the database again and send the request to its new reference", false));
       }
     }
-    return new Failed(correlation, FailureReason.DATABASE_CLOSED, "the database actor " + path
-        + " had stopped (its database closed, or its parent stopped it) before it read this request; nothing was written."
-        + " Open the database again and send the request to its new reference", false);
+    return Behaviors.same();
   }
 }

@@ -37,7 +37,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's actor and stream snippets, verbatim between the markers. */
+/**
+ * The README's stream snippets, verbatim between the markers, and an actor that commits the
+ * transactions it builds through a facade handle (the protocol-only actor is in
+ * ActorDocsExamplesTest).
+ */
 class StreamReadmeExamplesTest {
   private static ActorTestKit testKit;
   private static ActorSystem<?> system;
@@ -56,7 +60,7 @@ class StreamReadmeExamplesTest {
     testKit.shutdownTestKit();
   }
 
-  // README: actor-commits
+  // An actor with a facade handle: it builds its own transactions (tracked reads) and gets protocol replies.
   /** Account balances: each deposit is a read-modify-write transaction committed off the actor's thread. */
   static final class Accounts extends AbstractBehavior<Accounts.Command> {
     sealed interface Command {}
@@ -116,7 +120,6 @@ class StreamReadmeExamplesTest {
       return this;
     }
   }
-  // end README
 
   @Test
   void anActorCommitsAndHandlesTypedReplies() throws Exception {
