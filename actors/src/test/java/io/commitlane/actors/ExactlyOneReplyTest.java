@@ -106,8 +106,9 @@ class ExactlyOneReplyTest {
       assertFalse(closed.toCompletableFuture().isDone(), "the close waits for the held commit");
     }
     closed.toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    testKit.createTestProbe().expectTerminated(ref, WAIT); // the database's actor stops with its supervisor
     for (long n = 10; n <= 14; n++) {
-      ref.tell(write(n, probe.ref())); // the database actor has stopped, or stops: answered from the dead letters
+      ref.tell(write(n, probe.ref())); // to a stopped actor: answered from the dead letters
     }
     Map<Long, Reply> replies = oneEach(probe, 14);
     assertInstanceOf(Committed.class, replies.get(1L), "admitted before the close: drained");
