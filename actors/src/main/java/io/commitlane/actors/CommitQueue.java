@@ -37,17 +37,15 @@ final class CommitQueue {
   private final AtomicInteger starting = new AtomicInteger();
   private final int capacity;
   private final int maxExecutors;
-  private final AdmissionGate gate;
   final LongAdder admitted = new LongAdder();
   final LongAdder overloaded = new LongAdder();
   private volatile Runnable growth = () -> {};
   private volatile boolean stopped;
 
-  CommitQueue(Path path, int capacity, int maxExecutors, AdmissionGate gate) {
+  CommitQueue(Path path, int capacity, int maxExecutors) {
     this.path = path;
     this.capacity = capacity;
     this.maxExecutors = maxExecutors;
-    this.gate = gate;
   }
 
   /** What asks the supervisor to start one more executor. */
@@ -56,16 +54,17 @@ final class CommitQueue {
   }
 
   /**
-   * Admit a commit. On {@code FULL} or {@code CLOSED} nothing was queued and the caller reports
-   * the error. The ADMITTED stage is reported before the commit becomes visible to executors.
+   * Admit a commit through its handle's gate. On {@code FULL} or {@code CLOSED} nothing was
+   * queued and the caller reports the error. The ADMITTED stage is reported before the commit
+   * becomes visible to executors.
    */
   Admission offer(CommitRequest r) {
-    if (!gate.tryAdmit()) {
+    if (stopped || !r.gate.tryAdmit()) {
       return Admission.CLOSED;
     }
     if (queued.incrementAndGet() > capacity) {
       queued.decrementAndGet();
-      gate.completed();
+      r.gate.completed();
       overloaded.increment();
       return Admission.FULL;
     }
@@ -73,7 +72,7 @@ final class CommitQueue {
       r.txn.reportStage(CommitStage.ADMITTED);
     } catch (RuntimeException e) {
       queued.decrementAndGet();
-      gate.completed();
+      r.gate.completed();
       throw e;
     }
     admitted.increment();
@@ -161,7 +160,7 @@ final class CommitQueue {
   }
 
   /**
-   * The supervisor stopped: fail what is queued. Admissions racing with this see {@code stopped}
+   * The supervisor stopped: fail what is queued, and refuse what comes. Admissions racing with this see {@code stopped}
    * after their enqueue and fail what they added themselves (each request is polled once).
    */
   void stop() {
@@ -174,7 +173,7 @@ final class CommitQueue {
       try {
         r.completion.failed(new DatabaseClosedException(path));
       } finally {
-        gate.completed();
+        r.gate.completed();
       }
     }
   }

@@ -2,9 +2,11 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Transaction;
-import org.apache.pekko.actor.typed.ActorRef;
 
-/** One admitted commit: the transaction and where its outcome goes. */
+/**
+ * One admitted commit: the transaction, where its outcome goes, and the admission gate of the
+ * handle that admitted it (which counts it until its outcome is delivered).
+ */
 final class CommitRequest {
   /** Where an outcome is delivered: a future, or an actor. Runs on the thread that executed the commit. */
   interface Completion {
@@ -15,11 +17,13 @@ final class CommitRequest {
 
   final Transaction txn;
   final Completion completion;
+  final AdmissionGate gate;
   final long admittedNanos = System.nanoTime();
 
-  CommitRequest(Transaction txn, Completion completion) {
+  CommitRequest(Transaction txn, Completion completion, AdmissionGate gate) {
     this.txn = txn;
     this.completion = completion;
+    this.gate = gate;
   }
 
   static Completion toFuture(CommitFuture<CommitResult> future) {
@@ -32,20 +36,6 @@ final class CommitRequest {
       @Override
       public void failed(Throwable cause) {
         future.completeExceptionally(cause);
-      }
-    };
-  }
-
-  static Completion toActor(long transactionId, ActorRef<CommitReply> replyTo) {
-    return new Completion() {
-      @Override
-      public void committed(CommitResult result) {
-        replyTo.tell(new CommitReply.Committed(transactionId, result));
-      }
-
-      @Override
-      public void failed(Throwable cause) {
-        replyTo.tell(Replies.of(transactionId, cause));
       }
     };
   }

@@ -26,11 +26,9 @@ final class CommitRunner {
   final Recorder execution = new Recorder(3);
   /** Members per merged write group. */
   final Recorder groupSize = new Recorder(3);
-  private final AdmissionGate gate;
   private final Database db;
 
-  CommitRunner(AdmissionGate gate, Database db) {
-    this.gate = gate;
+  CommitRunner(Database db) {
     this.db = db;
   }
 
@@ -74,7 +72,7 @@ final class CommitRunner {
           request.completion.failed(failure);
         }
       } finally {
-        gate.completed();
+        request.gate.completed();
         execution.recordValue(Math.max(0, System.nanoTime() - startNanos));
       }
       try {

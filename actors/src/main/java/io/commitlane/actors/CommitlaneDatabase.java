@@ -1,30 +1,34 @@
 package io.commitlane.actors;
 
+import com.typesafe.config.Config;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.stream.Backoff;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.Transaction;
 import io.commitlane.storage.TransactionFunction;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.actor.typed.Props;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.dispatch.ExecutionContexts;
 
 /**
- * A database whose commits run on its own commit executors, off the caller's dispatcher.
+ * A handle of an open database, for plain Java callers: commits run on the database's own commit
+ * executors, off the caller's dispatcher. Every handle of one path in one actor system shares the
+ * same database (its supervisor actor, queue, executors and logs); each handle closes on its own.
  *
  * <pre>{@code
  * CommitlaneDatabase db = CommitlaneDatabase.open(system, Path.of("data/orders"));
@@ -34,73 +38,72 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
  * }</pre>
  *
  * <p><b>Threads.</b> {@link #commit(Transaction)} admits the commit into the database's bounded
- * queue on the calling thread and returns at once; an executor thread ({@code
+ * queue on the calling thread and returns at once (no actor hop); an executor thread ({@code
  * commitlane-commit-<db>-<n>}) validates and writes it. The returned stage is completed by that
  * thread, but every callback attached to it runs on the completion dispatcher ({@code
  * commitlane.completion-dispatcher}, Pekko's default dispatcher unless configured), never on a
  * commit thread and never on {@code ForkJoinPool.commonPool()}. Reads ({@link Transaction#get})
- * run on the caller's thread. Actors get typed replies instead: {@link #commit(Transaction,
- * ActorRef)}.
+ * run on the caller's thread. Actors use the database's reference instead ({@link #ref()}, {@link
+ * DatabaseProtocol}), or {@link #commit(Transaction, long, ActorRef)} for a transaction they built.
  */
 public final class CommitlaneDatabase implements AutoCloseable {
-  private static final AtomicLong INSTANCES = new AtomicLong();
-  private static final Duration CLOSE_TIMEOUT = Duration.ofMinutes(1);
+  /** How long {@link #close()} waits for the drain and the release. */
+  public static final Duration CLOSE_TIMEOUT = Duration.ofMinutes(1);
 
-  private final ActorSystem<?> system;
+  private final OpenDatabase database;
   private final Pipeline pipeline;
-  private final ActorRef<DatabaseActor.Command> supervisor;
+  /** Counts this handle's admitted commits; closing it drains them. */
+  private final AdmissionGate gate = new AdmissionGate();
+  private final AtomicReference<CompletableFuture<Done>> closed = new AtomicReference<>();
 
-  private CommitlaneDatabase(ActorSystem<?> system, Pipeline pipeline, ActorRef<DatabaseActor.Command> supervisor) {
-    this.system = system;
+  CommitlaneDatabase(OpenDatabase database, Pipeline pipeline) {
+    this.database = database;
     this.pipeline = pipeline;
-    this.supervisor = supervisor;
+    pipeline.register(gate);
   }
 
-  /** Open with the {@code commitlane} settings of the actor system's config. */
+  /** Open with the {@code commitlane} settings of the actor system's config. See {@link Commitlane#open(Path)}. */
   public static CommitlaneDatabase open(ActorSystem<?> system, Path path) {
-    return open(system, path, PipelineSettings.fromConfig(system.settings().config()));
+    return Commitlane.get(system).open(path);
   }
 
+  /** Open with {@code settings}. See {@link Commitlane#open(Path, PipelineSettings)}. */
   public static CommitlaneDatabase open(ActorSystem<?> system, Path path, PipelineSettings settings) {
-    return open(system, path, settings, new Faults());
+    return Commitlane.get(system).open(path, settings);
   }
 
-  /** Open with fault points armed by a test (see the testkit). */
+  /**
+   * Open with the {@code commitlane { ... }} settings of {@code config}, falling back to the actor
+   * system's config for the keys it does not set. See {@link Commitlane#open(Path, Config)}.
+   */
+  public static CommitlaneDatabase open(ActorSystem<?> system, Path path, Config config) {
+    return Commitlane.get(system).open(path, config);
+  }
+
+  /** Open with fault points armed by a test (see the testkit); they apply if this open starts the database. */
   public static CommitlaneDatabase open(ActorSystem<?> system, Path path, PipelineSettings settings, Faults faults) {
-    Objects.requireNonNull(system, "system");
-    Objects.requireNonNull(settings, "settings");
-    Database db = Database.open(path, DatabaseOptions.defaults().withWal(settings.walEnabled()).withSettings(settings.storage()));
-    boolean logsAcquired = false;
-    try {
-      // Replays what the last flush did not hold before any commit can reach the database.
-      TransactionLogs logs = LogRegistry.acquire(db, settings);
-      logsAcquired = true;
-      Executor completions = system.dispatchers().lookup(DispatcherSelector.fromConfig(settings.completionDispatcher()));
-      String name = nameOf(path);
-      long instance = INSTANCES.incrementAndGet();
-      Pipeline pipeline = new Pipeline(name, db, settings, completions, faults, logs);
-      ActorRef<TransactionLogActor.Command> logActor = system.systemActorOf(
-          TransactionLogActor.create(logs, settings.purgeInterval()), "commitlane-" + name + "-" + instance + "-txlog",
-          DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
-      pipeline.logActor = logActor;
-      pipeline.flushListener = db.addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq)));
-      ActorRef<DatabaseActor.Command> supervisor = system.systemActorOf(DatabaseActor.create(pipeline),
-          "commitlane-" + name + "-" + instance, Props.empty());
-      pipeline.queue.onGrowth(() -> supervisor.tell(DatabaseActor.Grow.INSTANCE));
-      if (settings.mode() == PipelineMode.THREADS) {
-        pipeline.queue.requestGrowth(); // the first executor starts at open, not at the first commit
-      }
-      return new CommitlaneDatabase(system, pipeline, supervisor);
-    } catch (RuntimeException e) {
-      if (logsAcquired) {
-        LogRegistry.release(db);
-      }
-      db.close();
-      throw e;
-    }
+    return Commitlane.await(Commitlane.get(system).openAsync(path, settings, faults));
   }
 
-  /** The storage handle: reads, non-transactional writes, stores, stage listeners. */
+  /** Open without blocking the caller (the replay runs on the lifecycle dispatcher). See {@link Commitlane#openAsync(Path)}. */
+  public static CompletionStage<CommitlaneDatabase> openAsync(ActorSystem<?> system, Path path) {
+    return Commitlane.get(system).openAsync(path);
+  }
+
+  public static CompletionStage<CommitlaneDatabase> openAsync(ActorSystem<?> system, Path path, PipelineSettings settings) {
+    return Commitlane.get(system).openAsync(path, settings);
+  }
+
+  /**
+   * The database's reference: an actor that speaks {@link DatabaseProtocol}. Shared by every
+   * handle of the path; it answers every request, also once the database has closed ({@link
+   * DatabaseProtocol.FailureReason#DATABASE_CLOSED}).
+   */
+  public ActorRef<DatabaseProtocol.Request> ref() {
+    return database.endpoint();
+  }
+
+  /** The storage handle: reads, non-transactional writes, stores, stage listeners. Shared: do not close it. */
   public Database storage() {
     return pipeline.db;
   }
@@ -127,12 +130,24 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * not use it after this call.
    */
   public CompletionStage<CommitResult> commit(Transaction txn) {
-    return pipeline.commit(Objects.requireNonNull(txn, "txn"));
+    return pipeline.commit(Objects.requireNonNull(txn, "txn"), gate);
   }
 
-  /** Commit on the database's executors and reply to an actor with exactly one {@link CommitReply}. */
-  public void commit(Transaction txn, ActorRef<CommitReply> replyTo) {
-    pipeline.commit(Objects.requireNonNull(txn, "txn"), Objects.requireNonNull(replyTo, "replyTo"));
+  /**
+   * Commit on the database's executors and tell {@code replyTo} exactly one {@link WriteReply}
+   * carrying {@code correlation}: {@link DatabaseProtocol.Committed}, {@link
+   * DatabaseProtocol.Conflicted} or {@link DatabaseProtocol.Failed}. The reply is told by the
+   * thread that completed the commit (no callback hop).
+   */
+  public void commit(Transaction txn, long correlation, ActorRef<WriteReply> replyTo) {
+    Objects.requireNonNull(txn, "txn");
+    Objects.requireNonNull(replyTo, "replyTo");
+    admit(txn, RequestHandler.replying(correlation, replyTo, 0, 1));
+  }
+
+  /** Admit through this handle's gate; {@code completion} runs on the thread that completes the commit. */
+  void admit(Transaction txn, CommitRequest.Completion completion) {
+    pipeline.admit(txn, completion, gate);
   }
 
   /**
@@ -142,7 +157,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   public CommitResult commitSync(Transaction txn) {
     CommitResult r = txn.commitSync();
-    java.util.concurrent.CompletableFuture<Void> durable = TransactionLogs.whenDurable(r.attachment());
+    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r.attachment());
     if (durable != null) {
       try {
         durable.join();
@@ -207,22 +222,30 @@ public final class CommitlaneDatabase implements AutoCloseable {
     return transactAsync(Database.DEFAULT_MAX_RETRIES, body);
   }
 
-  /**
-   * Run {@code body} in a transaction and commit it asynchronously; on conflict run it again on a
-   * fresh transaction, up to {@code maxRetries} more times. The first attempt's body runs on the
-   * calling thread, retries on the completion dispatcher.
-   */
+  /** {@link #transactAsync(Retry, TransactionFunction)} with {@code maxRetries} retries and no backoff. */
   public <T> CompletionStage<T> transactAsync(int maxRetries, TransactionFunction<T> body) {
     if (maxRetries < 0) {
       throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
     }
+    return transactAsync(Retry.onConflict(maxRetries + 1, Backoff.none()), body);
+  }
+
+  /**
+   * Run {@code body} in a transaction and commit it asynchronously; on conflict run it again on a
+   * fresh transaction after the retry's backoff (a timer: nothing waits), up to its attempts. The
+   * first attempt's body runs on the calling thread, retries on the completion dispatcher. A
+   * conflict that used up the attempts fails the stage with a {@link ConflictException} whose
+   * {@code attempts()} says how many were made.
+   */
+  public <T> CompletionStage<T> transactAsync(Retry retry, TransactionFunction<T> body) {
+    Objects.requireNonNull(retry, "retry");
     Objects.requireNonNull(body, "body");
     CommitFuture<T> result = new CommitFuture<>(pipeline.completions);
-    attempt(1, maxRetries, body, result);
+    attempt(1, retry, body, result);
     return result;
   }
 
-  private <T> void attempt(int attempt, int maxRetries, TransactionFunction<T> body, CommitFuture<T> result) {
+  private <T> void attempt(int attempt, Retry retry, TransactionFunction<T> body, CommitFuture<T> result) {
     T value;
     Transaction txn;
     try {
@@ -237,13 +260,19 @@ public final class CommitlaneDatabase implements AutoCloseable {
       result.completeExceptionally(e);
       return;
     }
-    pipeline.commit(txn).whenComplete((r, err) -> {
+    pipeline.commit(txn, gate).whenComplete((r, err) -> {
       Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
       if (cause == null) {
         result.complete(value);
-      } else if (cause instanceof ConflictException c && attempt <= maxRetries) {
+      } else if (cause instanceof ConflictException && attempt < retry.maxAttempts()) {
         pipeline.retries.increment();
-        attempt(attempt + 1, maxRetries, body, result);
+        Duration delay = retry.delay(attempt);
+        Runnable next = () -> attempt(attempt + 1, retry, body, result);
+        if (delay.isZero()) {
+          next.run();
+        } else {
+          database.system().scheduler().scheduleOnce(delay, next, ExecutionContexts.fromExecutor(pipeline.completions));
+        }
       } else if (cause instanceof ConflictException c) {
         result.completeExceptionally(attempt == 1 ? c : new ConflictException(c.transactionId(), attempt));
       } else {
@@ -252,67 +281,68 @@ public final class CommitlaneDatabase implements AutoCloseable {
     });
   }
 
-  /** The supervisor, for actors that send {@link DatabaseActor.Commit} or {@link DatabaseActor.GetStats}. */
-  public ActorRef<DatabaseActor.Command> ref() {
-    return supervisor;
-  }
-
   /** A snapshot of the pipeline's counters and latency histograms (since the previous snapshot). */
   public PipelineStats stats() {
     return pipeline.stats();
   }
 
   /**
-   * Drain admitted commits, then refuse new ones with {@link
-   * io.commitlane.storage.DatabaseClosedException}, stop the executors and release this handle.
-   * Other handles of the same path keep working. Completes on the completion dispatcher; fails if
-   * the last handle's final flush (or its logs' final sync) failed, since acknowledged commits may
-   * then be lost.
+   * Drain this handle's admitted commits, then refuse its new ones with {@link
+   * io.commitlane.storage.DatabaseClosedException} and release it. Other handles of the same path
+   * keep working; the last handle's close stops the database's supervisor, its executors and its
+   * logs, and completes once the database is released. Never blocks the caller; completes on the
+   * completion dispatcher. Idempotent. Fails if the last handle's final flush (or its logs' final
+   * sync) failed, since acknowledged commits may then be lost.
    */
   public CompletionStage<Done> closeAsync() {
-    CommitFuture<Done> done = new CommitFuture<>(pipeline.completions);
-    // Refuse new commits from the moment close is called, not from when the supervisor hears of it.
-    pipeline.gate.close();
-    if (system.whenTerminated().isCompleted() || pipeline.isReleased()) {
-      pipeline.release(); // the supervisor is gone with its system: nothing else will
-      completeClose(done, null);
-      return done;
+    CompletableFuture<Done> done = new CommitFuture<>(pipeline.completions);
+    if (!closed.compareAndSet(null, done)) {
+      return closed.get();
     }
-    AskPattern.<DatabaseActor.Command, Done>ask(supervisor, DatabaseActor.Close::new, CLOSE_TIMEOUT, system.scheduler())
-        .whenCompleteAsync((ok, err) -> {
-          if (err != null) {
-            pipeline.release();
-          }
-          completeClose(done, err);
-        }, pipeline.completions);
+    Executor completions = pipeline.completions;
+    // Refuse new commits from the moment close is called; release once the admitted ones ended.
+    CompletableFuture<Void> drained = gate.close();
+    if (database.system().whenTerminated().isCompleted() || pipeline.isReleased()) {
+      drained = CompletableFuture.completedFuture(null); // nothing runs them any more: the supervisor failed what was left
+    }
+    drained.whenComplete((v, e) -> {
+      pipeline.unregister(gate);
+      database.release(this).whenCompleteAsync((ok, err) -> {
+        if (err == null) {
+          done.complete(Done.getInstance());
+        } else {
+          done.completeExceptionally(err);
+        }
+      }, completions);
+    });
     return done;
   }
 
-  /** A close that released everything but whose final flush failed fails too: acknowledged commits may be lost. */
-  private void completeClose(CommitFuture<Done> done, Throwable err) {
-    Throwable failure = err != null ? err : pipeline.closeFailure();
-    if (failure == null) {
-      done.complete(Done.getInstance());
-    } else {
-      done.completeExceptionally(failure);
-    }
-  }
-
-  /** {@link #closeAsync()} and wait for it (at most a minute). */
+  /**
+   * {@link #closeAsync()} and wait for it: at most {@link #CLOSE_TIMEOUT} (one minute), then an
+   * {@link IllegalStateException}. For plain Java callers: an actor calls {@link #closeAsync()},
+   * never this (it would hold a dispatcher thread for the whole drain).
+   */
   @Override
   public void close() {
     try {
       closeAsync().toCompletableFuture().get(CLOSE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (java.util.concurrent.ExecutionException | TimeoutException e) {
+    } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("closing " + path() + " failed", e.getCause() != null ? e.getCause() : e);
     }
   }
 
-  private static String nameOf(Path path) {
-    Path file = path.toAbsolutePath().normalize().getFileName();
-    String name = file == null ? "root" : file.toString().replaceAll("[^A-Za-z0-9_-]", "_");
-    return name.isEmpty() ? "db" : name;
+  boolean isClosing() {
+    return closed.get() != null;
+  }
+
+  Pipeline pipeline() {
+    return pipeline;
+  }
+
+  Executor completions() {
+    return pipeline.completions;
   }
 }

@@ -1,158 +1,211 @@
 package io.commitlane.actors;
 
-import io.commitlane.storage.Transaction;
-import org.apache.pekko.Done;
+import com.typesafe.config.Config;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.DatabaseProtocol.Request;
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.PostStop;
-import org.apache.pekko.actor.typed.SupervisorStrategy;
-import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.stream.Materializer;
 
 /**
- * The supervisor of one open database. It owns the storage handle and the commit executors,
- * starts executors when the queue asks for one (up to {@code commitThreads}), restarts a failed
- * one, drains and releases everything on {@link Close}. It is not on the per-commit path: the
- * facade admits commits into the {@link CommitQueue} directly. Actors that only have this
- * actor's ref may still send {@link Commit}; that costs one hop more.
+ * A database as an actor that speaks {@link DatabaseProtocol}: spawn it under your own guardian,
+ * give its reference to the actors that write and read, stop it to close it.
+ *
+ * <pre>{@code
+ * ActorRef<DatabaseProtocol.Request> orders = context.spawn(DatabaseActor.create(Path.of("data/orders")), "orders");
+ * orders.tell(new DatabaseProtocol.Write(List.of(Mutation.put(key, value)), null, 1L, replies));
+ * }</pre>
+ *
+ * <ul>
+ *   <li><b>Opening.</b> When it starts it opens its path through the {@link Commitlane}
+ *       extension, without blocking its thread (the replay runs on the lifecycle dispatcher);
+ *       requests that arrive meanwhile wait, up to {@code commit-queue-capacity} of them (more are
+ *       answered {@link FailureReason#OVERLOADED}). If the open fails (bad settings, the path open
+ *       with other settings or in another actor system, a storage error), the waiting requests are
+ *       answered with the failure and the actor fails with it, which its parent sees.
+ *   <li><b>Sharing.</b> It is a handle of its path's database: the database's supervisor (commit
+ *       executors, transaction-log actor) is shared with every other handle of the path in the
+ *       actor system, so {@code commit-threads} bounds the database, not each actor.
+ *   <li><b>Stopping.</b> Stopped by its parent (or with it), it closes its handle: the commits it
+ *       admitted run to their end and their replies go out, and requests still in its mailbox are
+ *       answered {@link FailureReason#DATABASE_CLOSED} (nothing written). The last handle's close
+ *       releases the database.
+ *   <li><b>Threads.</b> Requests are read, transactions built and reads served on this actor's
+ *       dispatcher; commits run on the database's commit executors, which tell the replies.
+ * </ul>
  */
-public final class DatabaseActor extends AbstractBehavior<DatabaseActor.Command> {
-  /** The supervisor's protocol. */
-  public sealed interface Command permits Commit, GetStats, CreateStore, DropStore, Close, Grow, Drained {}
+public final class DatabaseActor {
+  /** The actor's own messages (the open finished). */
+  private sealed interface Internal extends DatabaseProtocol.Command permits Opened, OpenFailed {}
 
-  /** Commit a transaction (local only: it carries the open transaction); the reply goes to {@code replyTo}. */
-  public record Commit(Transaction txn, ActorRef<CommitReply> replyTo) implements Command {}
+  private enum Opened implements Internal { INSTANCE }
 
-  /** Ask for a {@link PipelineStats} snapshot. */
-  public record GetStats(ActorRef<PipelineStats> replyTo) implements Command {}
+  private record OpenFailed(Throwable cause) implements Internal {}
 
-  /**
-   * Create a named store, or confirm it exists. If an earlier store of that name is still being
-   * dropped, the reply comes once that drop finished and the new store exists.
-   */
-  public record CreateStore(String name, ActorRef<StoreReply> replyTo) implements Command {}
+  /** In the open slot once the actor stopped: an open that finishes later closes its handle itself. */
+  private static final Object STOPPED = new Object();
 
-  /**
-   * Drop a named store: logical when this actor handles the message (new commits and reads on it
-   * fail with {@link io.commitlane.storage.StoreDroppedException}), physical once every commit
-   * admitted before has ended; {@link StoreReply.Dropped} comes then.
-   */
-  public record DropStore(String name, ActorRef<StoreReply> replyTo) implements Command {}
+  private final ActorContext<DatabaseProtocol.Command> ctx;
+  /** The handle once open; {@link #STOPPED} once stopped. Shared with the open's completion. */
+  private final AtomicReference<Object> slot;
+  private final boolean owned;
 
-  /** Drain admitted commits, refuse new ones, stop executors and release the database. */
-  public record Close(ActorRef<Done> replyTo) implements Command {}
-
-  /** From the queue: work is waiting and no executor is idle. */
-  enum Grow implements Command { INSTANCE }
-
-  /** Every admitted commit completed after Close. */
-  private record Drained(ActorRef<Done> replyTo) implements Command {}
-
-  private final Pipeline pipeline;
-  private int executorsSpawned;
-
-  private DatabaseActor(ActorContext<Command> ctx, Pipeline pipeline) {
-    super(ctx);
-    this.pipeline = pipeline;
+  private DatabaseActor(ActorContext<DatabaseProtocol.Command> ctx, AtomicReference<Object> slot, boolean owned) {
+    this.ctx = ctx;
+    this.slot = slot;
+    this.owned = owned;
   }
 
-  static Behavior<Command> create(Pipeline pipeline) {
-    return Behaviors.setup(ctx -> new DatabaseActor(ctx, pipeline));
+  /** Open {@code path} with the {@code commitlane { ... }} settings of the actor system's config. */
+  public static Behavior<Request> create(Path path) {
+    return startOpening(path, system -> PipelineSettings.fromConfig(system.settings().config()));
   }
 
-  @Override
-  public Receive<Command> createReceive() {
-    return newReceiveBuilder()
-        .onMessage(Commit.class, this::onCommit)
-        .onMessage(GetStats.class, this::onGetStats)
-        .onMessage(CreateStore.class, this::onCreateStore)
-        .onMessage(DropStore.class, this::onDropStore)
-        .onMessage(Grow.class, g -> onGrow())
-        .onMessage(Close.class, this::onClose)
-        .onMessage(Drained.class, this::onDrained)
+  /** Open {@code path} with {@code settings}. */
+  public static Behavior<Request> create(Path path, PipelineSettings settings) {
+    Objects.requireNonNull(settings, "settings");
+    return startOpening(path, system -> settings);
+  }
+
+  /** Open {@code path} with the {@code commitlane} settings of {@code config}, falling back to the actor system's. */
+  public static Behavior<Request> create(Path path, Config config) {
+    Objects.requireNonNull(config, "config");
+    return startOpening(path, system -> PipelineSettings.fromConfig(config.withFallback(system.settings().config())));
+  }
+
+  /**
+   * Serve an open handle this actor does not own: stopping the actor leaves the handle open.
+   * ({@link CommitlaneDatabase#ref()} is such an actor, one per database.)
+   */
+  public static Behavior<Request> create(CommitlaneDatabase db) {
+    Objects.requireNonNull(db, "db");
+    Behavior<DatabaseProtocol.Command> b = Behaviors.setup(ctx -> {
+      Commitlane.get(ctx.getSystem()).rememberDatabaseActor(ctx.getSelf()); // requests after a stop are answered
+      return new DatabaseActor(ctx, new AtomicReference<>(db), false).serving(db);
+    });
+    return b.narrow();
+  }
+
+  private static Behavior<Request> startOpening(Path path, Function<ActorSystem<?>, PipelineSettings> settingsOf) {
+    Objects.requireNonNull(path, "path");
+    Behavior<DatabaseProtocol.Command> b = Behaviors.setup(ctx -> {
+      // First: the extension answers the requests of a database actor that fails or stops.
+      Commitlane commitlane = Commitlane.get(ctx.getSystem());
+      commitlane.rememberDatabaseActor(ctx.getSelf());
+      AtomicReference<Object> slot = new AtomicReference<>();
+      ActorRef<DatabaseProtocol.Command> self = ctx.getSelf();
+      PipelineSettings settings;
+      try {
+        settings = settingsOf.apply(ctx.getSystem());
+      } catch (RuntimeException e) {
+        self.tell(new OpenFailed(e)); // bad settings fail the actor with the typed error, after answering what waits
+        return Behaviors.withStash(PipelineSettings.defaults().commitQueueCapacity(),
+            stash -> new DatabaseActor(ctx, slot, true).opening(stash, path));
+      }
+      commitlane.openAsync(path, settings).whenComplete((db, err) -> {
+        if (db != null && !slot.compareAndSet(null, db)) {
+          db.closeAsync(); // the actor stopped while it opened
+          return;
+        }
+        self.tell(err == null ? Opened.INSTANCE : new OpenFailed(Commitlane.unwrap(err)));
+      });
+      return Behaviors.withStash(settings.commitQueueCapacity(),
+          stash -> new DatabaseActor(ctx, slot, true).opening(stash, path));
+    });
+    return b.narrow();
+  }
+
+  // ---- states -------------------------------------------------------------------------------
+
+  private Behavior<DatabaseProtocol.Command> opening(StashBuffer<DatabaseProtocol.Command> stash, Path path) {
+    return Behaviors.receive(DatabaseProtocol.Command.class)
+        .onMessage(Request.class, r -> onRequestWhileOpening(stash, r))
+        .onMessage(Opened.class, o -> stash.unstashAll(serving((CommitlaneDatabase) slot.get())))
+        .onMessage(OpenFailed.class, f -> onOpenFailed(stash, f, path))
+        .onSignal(PostStop.class, s -> {
+          // Stopped while opening: what waits in the stash never reaches the dead letters.
+          answerStashed(stash, correlation -> RequestHandler.closedReply(correlation, path));
+          return onPostStop();
+        })
+        .build();
+  }
+
+  private Behavior<DatabaseProtocol.Command> serving(CommitlaneDatabase db) {
+    RequestHandler handler = new RequestHandler(db, nameOf(db.path()), ctx.getSystem().address().toString(), 0, 0,
+        materializer(), correlation -> RequestHandler.closedReply(correlation, db.path()));
+    return Behaviors.receive(DatabaseProtocol.Command.class)
+        .onMessage(Request.class, r -> {
+          handler.handle(r);
+          return Behaviors.same();
+        })
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
 
-  private Behavior<Command> onCommit(Commit c) {
-    pipeline.commit(c.txn(), c.replyTo());
-    return this;
-  }
+  // ---- handlers -----------------------------------------------------------------------------
 
-  private Behavior<Command> onGetStats(GetStats g) {
-    g.replyTo().tell(pipeline.stats());
-    return this;
-  }
-
-  /** The reply is told from the completion executor: this actor does not wait for the store. */
-  private Behavior<Command> onCreateStore(CreateStore c) {
-    pipeline.createStore(c.name()).whenComplete((store, err) -> c.replyTo().tell(
-        err == null ? new StoreReply.Created(c.name(), store.generation()) : new StoreReply.Failed(c.name(), err)));
-    return this;
-  }
-
-  /**
-   * The logical drop happens here, on this actor's thread (it syncs one small file, as rare as a
-   * close); the reply waits for the physical drop on the completion executor.
-   */
-  private Behavior<Command> onDropStore(DropStore d) {
-    pipeline.dropStore(d.name()).whenComplete((done, err) -> d.replyTo().tell(
-        err == null ? new StoreReply.Dropped(d.name()) : new StoreReply.Failed(d.name(), err)));
-    return this;
-  }
-
-  private Behavior<Command> onGrow() {
-    if (!pipeline.queue.mayGrow()) {
-      pipeline.queue.growthDeclined();
-      return this;
+  private Behavior<DatabaseProtocol.Command> onRequestWhileOpening(StashBuffer<DatabaseProtocol.Command> stash, Request r) {
+    if (stash.isFull()) {
+      r.answer(new Failed(r.correlation(), FailureReason.OVERLOADED, "the database is opening and " + stash.capacity()
+          + " requests are waiting (commitlane.commit-queue-capacity); nothing was written. Retry later", true));
+    } else {
+      stash.stash(r);
     }
-    int n = ++executorsSpawned;
-    String thread = "commitlane-commit-" + pipeline.name + "-" + n;
-    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(
-            CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.callbacks, pipeline.settings.executorBatch(),
-                pipeline.settings.writeGroups(), thread))
-        .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
-    // Counted before the spawn: the executor's setup runs on its own thread and may report that it
-    // is running before spawn() returns here; counting afterwards let the count dip below zero
-    // and a growth request in that window was refused and lost.
-    pipeline.queue.executorStarted();
-    try {
-      pipeline.faults.beforeExecutorStart(n);
-      getContext().spawn(executor, "executor-" + n, DispatcherSelector.fromConfig("commitlane.commit-dispatcher"));
-    } catch (RuntimeException | OutOfMemoryError e) {
-      // No thread for this executor. With others running they carry the load; with none, commits
-      // run inline on their callers' threads (and what is queued now, here), never lost.
-      pipeline.queue.executorFailedToStart();
-      if (pipeline.queue.executors() == 0) {
-        getContext().getLog().error("no commit executor could be started for {}; commits run inline on their callers' threads", pipeline.name, e);
-        pipeline.runInline();
-      } else {
-        getContext().getLog().warn("could not start commit executor {} for {}; {} executor(s) keep running", n, pipeline.name,
-            pipeline.queue.executors(), e);
+    return Behaviors.same();
+  }
+
+  /** Answer what waited, then fail: the parent sees the cause (a typed error). */
+  private Behavior<DatabaseProtocol.Command> onOpenFailed(StashBuffer<DatabaseProtocol.Command> stash, OpenFailed f, Path path) {
+    answerStashed(stash, correlation -> new Failed(correlation, FailureReason.DATABASE_CLOSED, "database " + path
+        + " could not be opened (" + f.cause() + "); nothing was written", false));
+    if (f.cause() instanceof RuntimeException e) {
+      throw e;
+    }
+    throw new IllegalStateException("cannot open database " + path, f.cause());
+  }
+
+  private static void answerStashed(StashBuffer<DatabaseProtocol.Command> stash, LongFunction<DatabaseProtocol.Refusal> reply) {
+    stash.forEach(c -> {
+      if (c instanceof Request r) {
+        r.answer(reply.apply(r.correlation()));
       }
+    });
+    stash.clear();
+  }
+
+  private Behavior<DatabaseProtocol.Command> onPostStop() {
+    Object previous = slot.getAndSet(STOPPED);
+    if (owned && previous instanceof CommitlaneDatabase db) {
+      db.closeAsync(); // its admitted commits run to their end; the last handle releases the database
     }
-    return this;
+    return Behaviors.same();
   }
 
-  private Behavior<Command> onClose(Close c) {
-    getContext().pipeToSelf(pipeline.gate.close(), (ok, err) -> new Drained(c.replyTo()));
-    return this;
+  /** A materializer for change feeds, created on first use; its streams stop with this actor. */
+  private Supplier<Materializer> materializer() {
+    Materializer[] m = new Materializer[1];
+    return () -> {
+      if (m[0] == null) {
+        m[0] = Materializer.createMaterializer(ctx);
+      }
+      return m[0];
+    };
   }
 
-  private Behavior<Command> onDrained(Drained d) {
-    pipeline.release();
-    d.replyTo().tell(Done.getInstance());
-    return Behaviors.stopped();
-  }
-
-  /** Stopped by Close, or by the actor system terminating: fail what is left, release the database. */
-  private Behavior<Command> onPostStop() {
-    pipeline.gate.close();
-    pipeline.queue.stop();
-    pipeline.release();
-    return this;
+  private static String nameOf(Path path) {
+    Path file = path.getFileName();
+    return file == null ? path.toString() : file.toString();
   }
 }

@@ -3,21 +3,26 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.StoreClaims;
 import io.commitlane.storage.Transaction;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.pekko.Done;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the facade, the supervisor and the executors of one database share: the storage handle,
- * the admission gate, the queue and the runner. Admission happens on the caller's thread.
+ * What every handle, the supervisor and the executors of one open database path share: the
+ * storage handle, the transaction logs, the queue and the runner. One per path per actor system.
+ * Admission happens on the caller's thread, through the caller's handle's {@link AdmissionGate}.
  */
 final class Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
@@ -28,38 +33,93 @@ final class Pipeline {
   final Executor completions;
   /** Runs commit callbacks on {@link #completions}, batched while an executor drains. */
   final CompletionBatcher callbacks;
-  final AdmissionGate gate = new AdmissionGate();
   final CommitQueue queue;
   final CommitRunner runner;
   final Faults faults;
   final LongAdder retries = new LongAdder();
   final TransactionLogs logs;
-  volatile ActorRef<TransactionLogActor.Command> logActor;
+  private final Database.Registration logHook;
   volatile Database.Registration flushListener;
+  /** The gates of the handles admitting into this pipeline; guarded by this. */
+  private final List<AdmissionGate> gates = new ArrayList<>();
+  /** Guarded by this: set once every gate was closed for good (the database is closing). */
+  private boolean closing;
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile boolean inline;
   private volatile Throwable closeFailure;
 
-  Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults, TransactionLogs logs) {
+  private Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults, TransactionLogs logs,
+      Database.Registration logHook) {
     this.name = name;
     this.logs = logs;
+    this.logHook = logHook;
     this.db = db;
     this.settings = settings;
     this.completions = completions;
     this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
-    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), gate);
-    this.runner = new CommitRunner(gate, db);
+    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads());
+    this.runner = new CommitRunner(db);
   }
 
-  CommitFuture<CommitResult> commit(Transaction txn) {
+  /**
+   * Open the storage handle and the transaction logs of {@code path}: replays what the last flush
+   * did not hold before any commit can reach the database. Blocking: runs on the lifecycle
+   * dispatcher.
+   */
+  static Pipeline open(String name, Path path, PipelineSettings settings, Executor completions, Faults faults) {
+    Database db = Database.open(path, DatabaseOptions.defaults().withWal(settings.walEnabled()).withSettings(settings.storage()));
+    TransactionLogs logs = null;
+    try {
+      logs = TransactionLogs.open(db, settings.log(), settings.replay());
+      Database.Registration hook = db.addCommitHook(logs);
+      return new Pipeline(name, db, settings, completions, faults, logs, hook);
+    } catch (RuntimeException | Error e) {
+      if (logs != null) {
+        logs.close();
+      }
+      db.close();
+      throw e;
+    }
+  }
+
+  /**
+   * Let a handle's gate admit into this pipeline. A gate registered once the database is closing
+   * is closed at once: that handle admits nothing.
+   */
+  synchronized void register(AdmissionGate gate) {
+    if (closing) {
+      gate.close();
+    } else {
+      gates.add(gate);
+    }
+  }
+
+  /** A handle closed and drained: its gate no longer counts. */
+  synchronized void unregister(AdmissionGate gate) {
+    gates.remove(gate);
+  }
+
+  /** Refuse every handle's new commits from now on; completes once every admitted commit completed. */
+  CompletableFuture<Void> closeGates() {
+    List<CompletableFuture<Void>> drained = new ArrayList<>();
+    synchronized (this) {
+      closing = true;
+      for (AdmissionGate g : gates) {
+        drained.add(g.close());
+      }
+    }
+    return CompletableFuture.allOf(drained.toArray(CompletableFuture[]::new));
+  }
+
+  synchronized boolean isClosing() {
+    return closing;
+  }
+
+  CommitFuture<CommitResult> commit(Transaction txn, AdmissionGate gate) {
     CommitFuture<CommitResult> f = new CommitFuture<>(callbacks);
-    admit(txn, CommitRequest.toFuture(f));
+    admit(txn, CommitRequest.toFuture(f), gate);
     return f;
-  }
-
-  void commit(Transaction txn, ActorRef<CommitReply> replyTo) {
-    admit(txn, CommitRequest.toActor(txn.id(), replyTo));
   }
 
   /**
@@ -67,7 +127,7 @@ final class Pipeline {
    * then on is physically dropped only after this commit ends. A store already dropped fails the
    * commit here, typed, before it takes a place in the queue.
    */
-  private void admit(Transaction txn, CommitRequest.Completion completion) {
+  void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate) {
     StoreClaims claims;
     try {
       claims = txn.claimStores();
@@ -75,7 +135,7 @@ final class Pipeline {
       completion.failed(e); // StoreDroppedException, or a transaction that already ended
       return;
     }
-    admit(new CommitRequest(txn, claims.size() == 0 ? completion : releasing(claims, completion)));
+    admit(new CommitRequest(txn, claims.size() == 0 ? completion : releasing(claims, completion), gate));
   }
 
   /**
@@ -101,7 +161,7 @@ final class Pipeline {
 
   private void admit(CommitRequest r) {
     if (settings.mode() == PipelineMode.LEGACY) {
-      if (!gate.tryAdmit()) {
+      if (!r.gate.tryAdmit()) {
         r.completion.failed(new DatabaseClosedException(db.path()));
         return;
       }
@@ -173,19 +233,27 @@ final class Pipeline {
     }
   }
 
+  /** Commits admitted and not yet completed, over every handle. */
+  synchronized long inFlight() {
+    long n = 0;
+    for (AdmissionGate g : gates) {
+      n += g.inFlight();
+    }
+    return n;
+  }
+
   PipelineStats stats() {
-    return new PipelineStats(queue.depth(), gate.inFlight(), queue.executors(), queue.idleExecutors(),
+    return new PipelineStats(queue.depth(), inFlight(), queue.executors(), queue.idleExecutors(),
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
         logs.stats(), runner.groupSize.getIntervalHistogram());
   }
 
   /**
-   * Release this facade's share of the database once: stop hearing flushes, release the logs
-   * (closed with the last facade of the path, after a final flush), then the storage handle,
-   * whose close lets in-flight native calls finish first. A failure of either (a final flush that
-   * could not be written) is kept for {@link #closeFailure()}: acknowledged commits may be lost,
-   * and the closer must hear of it.
+   * Release the database once: stop hearing flushes, close the transaction logs (after a final
+   * flush), then the storage handle, whose close lets in-flight native calls finish first.
+   * Blocking. A failure of either (a final flush that could not be written) is kept for {@link
+   * #closeFailure()}: acknowledged commits may be lost, and the closer must hear of it.
    */
   void release() {
     if (released.compareAndSet(false, true)) {
@@ -195,11 +263,8 @@ final class Pipeline {
         if (r != null) {
           r.close();
         }
-        ActorRef<TransactionLogActor.Command> a = logActor;
-        if (a != null) {
-          a.tell(TransactionLogActor.Stop.INSTANCE);
-        }
-        LogRegistry.release(db);
+        logHook.close();
+        logs.close();
       } catch (RuntimeException e) {
         LOG.error("closing the transaction logs of {} failed", name, e);
         failure = e;

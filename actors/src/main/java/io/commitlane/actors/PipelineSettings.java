@@ -2,6 +2,7 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
 import io.commitlane.storage.BlindWrites;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
@@ -19,7 +20,17 @@ import java.util.List;
 
 /**
  * The {@code commitlane { ... }} settings of one database, read once when it opens. Construction
- * validates every field and reports all bad ones together, naming their config paths.
+ * validates every field and reports all bad ones together, naming their config paths; reading a
+ * config also refuses keys under {@code commitlane} that are not settings (naming the nearest
+ * known key) and non-integer values of integer settings. Immutable: each {@code with} method
+ * returns a validated copy.
+ *
+ * <pre>{@code
+ * PipelineSettings s = PipelineSettings.fromConfig(system.settings().config())
+ *     .withCommitThreads(2)
+ *     .withCommitQueueCapacity(10_000)
+ *     .withLogDurability(Durability.FSYNC);
+ * }</pre>
  */
 public record PipelineSettings(
     CommitlaneSettings storage,
@@ -61,15 +72,28 @@ public record PipelineSettings(
     if (writeGroups == null) {
       errors.add(new SettingError(ROOT + ".write-groups", null, "write-group settings are required"));
     }
+    if (storage != null && !walEnabled && storage.rocksDbWal().isCustomized()) {
+      errors.add(new SettingError(ROOT + ".rocksdb-wal", storage.rocksDbWal(), "its options need RocksDB's WAL on (commitlane.wal = on)"));
+    }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
   }
 
-  /** Read and validate {@code commitlane { ... }} from a config that includes the reference.conf defaults. */
+  /** The defaults of {@code reference.conf}. */
+  public static PipelineSettings defaults() {
+    return fromConfig(ConfigFactory.defaultReference());
+  }
+
+  /**
+   * Read and validate {@code commitlane { ... }} from a config that includes the reference.conf
+   * defaults (an actor system's config does). Throws {@link InvalidSettingsException} naming every
+   * bad or unknown key.
+   */
   public static PipelineSettings fromConfig(Config config) {
     Config c = config.getConfig(ROOT);
     List<SettingError> errors = new ArrayList<>();
+    SettingKeys.refuseUnknown(c, errors);
     int threads = intOrAuto(c, "commit-threads", CommitlaneSettings.MIN_COMMIT_THREADS, CommitlaneSettings.MAX_COMMIT_THREADS,
         CommitlaneSettings.defaultCommitThreads(), errors);
     int buckets = intIn(c, "occ-lock-buckets", CommitlaneSettings.MIN_LOCK_BUCKETS, CommitlaneSettings.MAX_LOCK_BUCKETS,
@@ -93,13 +117,96 @@ public record PipelineSettings(
         completion, wal, log, replay, purge, groups);
   }
 
-  /** These settings with another log durability. */
-  public PipelineSettings withLogDurability(Durability durability) {
-    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled,
-        log.toBuilder().durability(durability).build(), replay, purgeInterval, writeGroups);
+  /** These settings with other storage settings (lock buckets, validation, commit threads, blind writes, RocksDB WAL options). */
+  public PipelineSettings withStorage(CommitlaneSettings storage) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
   }
 
-  /** These settings with other write-group settings. */
+  /** {@code commit-threads}: commit executors of the database, 1..64. */
+  public PipelineSettings withCommitThreads(int threads) {
+    return withStorage(storage.withCommitThreads(threads));
+  }
+
+  /** {@code occ-lock-buckets}: buckets of the version table, 16..16777216. */
+  public PipelineSettings withOccLockBuckets(int buckets) {
+    return withStorage(storage.withOccLockBuckets(buckets));
+  }
+
+  /** {@code occ-validation}. */
+  public PipelineSettings withOccValidation(OccValidation validation) {
+    return withStorage(storage.withOccValidation(validation));
+  }
+
+  /** {@code occ-blind-writes}. */
+  public PipelineSettings withOccBlindWrites(BlindWrites blindWrites) {
+    return withStorage(storage.withOccBlindWrites(blindWrites));
+  }
+
+  /** {@code rocksdb-wal { ... }}: needs the WAL on. */
+  public PipelineSettings withRocksDbWal(RocksDbWal wal) {
+    return withStorage(storage.withRocksDbWal(wal));
+  }
+
+  /** {@code mode}. */
+  public PipelineSettings withMode(PipelineMode mode) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code commit-queue-capacity}: commits admitted and not yet executed, 1..10000000. */
+  public PipelineSettings withCommitQueueCapacity(int capacity) {
+    return new PipelineSettings(storage, mode, capacity, executorBatch, completionDispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code executor-batch}: commits an executor runs per wake-up, 1..65536. */
+  public PipelineSettings withExecutorBatch(int batch) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, batch, completionDispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code completion-dispatcher}: the dispatcher path that runs commit callbacks. */
+  public PipelineSettings withCompletionDispatcher(String dispatcher) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, dispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code wal}: RocksDB's own write-ahead log on or off. */
+  public PipelineSettings withWalEnabled(boolean enabled) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, enabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code txlog { ... }} (all but {@code replay} and {@code purge-interval}): build one with {@code LogSettings.builder()}. */
+  public PipelineSettings withLog(LogSettings log) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code txlog.durability}. */
+  public PipelineSettings withLogDurability(Durability durability) {
+    return withLog(log.toBuilder().durability(durability).build());
+  }
+
+  /** {@code txlog.recovery}: what opening does with a damaged log. */
+  public PipelineSettings withLogRecovery(io.commitlane.txlog.RecoveryMode mode) {
+    return withLog(log.toBuilder().recoveryMode(mode).build());
+  }
+
+  /** {@code txlog.replay}: write each logged commit's writes into its record, for replay after a crash. */
+  public PipelineSettings withReplay(boolean replay) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
+        purgeInterval, writeGroups);
+  }
+
+  /** {@code txlog.purge-interval}: 0 = never. */
+  public PipelineSettings withPurgeInterval(Duration interval) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
+        interval, writeGroups);
+  }
+
+  /** {@code write-groups { ... }}. */
   public PipelineSettings withWriteGroups(WriteGroupSettings groups) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
         replay, purgeInterval, groups);
@@ -241,34 +348,43 @@ public record PipelineSettings(
 
   private static int intIn(Config c, String key, int min, int max, int fallback, List<SettingError> errors) {
     Object raw = c.hasPath(key) ? c.getValue(key).unwrapped() : null;
-    try {
-      long v = c.getLong(key);
-      if (v < min || v > max) {
-        errors.add(new SettingError(path(key), raw, "must be an integer in " + min + ".." + max));
-        return fallback;
-      }
-      return (int) v;
-    } catch (ConfigException e) {
+    Long v = integer(raw);
+    if (v == null || v < min || v > max) {
       errors.add(new SettingError(path(key), raw, "must be an integer in " + min + ".." + max));
       return fallback;
     }
+    return v.intValue();
   }
 
   private static int intOrAuto(Config c, String key, int min, int max, int auto, List<SettingError> errors) {
-    if (c.hasPath(key) && "auto".equals(String.valueOf(c.getValue(key).unwrapped()))) {
+    Object raw = c.hasPath(key) ? c.getValue(key).unwrapped() : null;
+    if ("auto".equals(raw)) {
       return auto;
     }
-    Object raw = c.hasPath(key) ? c.getValue(key).unwrapped() : null;
-    try {
-      long v = c.getLong(key);
-      if (v >= min && v <= max) {
-        return (int) v;
-      }
-    } catch (ConfigException e) {
-      // reported below
+    Long v = integer(raw);
+    if (v != null && v >= min && v <= max) {
+      return v.intValue();
     }
     errors.add(new SettingError(path(key), raw, "must be \"auto\" or an integer in " + min + ".." + max));
     return auto;
+  }
+
+  /**
+   * A whole number, as HOCON or a system property writes it ({@code 4}, {@code "4"}); null for
+   * anything else, so that {@code 4.5} is refused rather than cut to 4.
+   */
+  private static Long integer(Object raw) {
+    if (raw instanceof Integer || raw instanceof Long) {
+      return ((Number) raw).longValue();
+    }
+    if (raw instanceof String s) {
+      try {
+        return Long.parseLong(s.trim());
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+    return null;
   }
 
   private static <E extends Enum<E>> E oneOf(Config c, String key, E[] values, E fallback, List<SettingError> errors) {

@@ -9,19 +9,18 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The transaction-log actor of one database: takes RocksDB's flush events off RocksDB's flush
- * thread (recording a flushed position means an fsync and a rename) and runs the periodic purge.
- * It runs on {@code commitlane.log-dispatcher}, a dedicated thread, because both block on I/O.
+ * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush
+ * events off RocksDB's flush thread (recording a flushed position means an fsync and a rename)
+ * and runs the periodic purge. It runs on {@code commitlane.log-dispatcher}, a dedicated thread,
+ * because both block on I/O. The supervisor stops it before it closes the logs.
  */
 final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
-  sealed interface Command permits FlushCompleted, Purge, Stop {}
+  sealed interface Command permits FlushCompleted, Purge {}
 
   /** RocksDB finished a flush holding everything up to {@code sequence}. */
   record FlushCompleted(long sequence) implements Command {}
 
   enum Purge implements Command { INSTANCE }
-
-  enum Stop implements Command { INSTANCE }
 
   private final TransactionLogs logs;
 
@@ -42,15 +41,18 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(FlushCompleted.class, f -> {
-          logs.onFlushCompleted(f.sequence());
-          return this;
-        })
-        .onMessage(Purge.class, p -> {
-          logs.purgeExpired();
-          return this;
-        })
-        .onMessage(Stop.class, s -> Behaviors.stopped())
+        .onMessage(FlushCompleted.class, this::onFlushCompleted)
+        .onMessage(Purge.class, p -> onPurge())
         .build();
+  }
+
+  private Behavior<Command> onFlushCompleted(FlushCompleted f) {
+    logs.onFlushCompleted(f.sequence());
+    return this;
+  }
+
+  private Behavior<Command> onPurge() {
+    logs.purgeExpired();
+    return this;
   }
 }

@@ -164,23 +164,23 @@ class CommitPipelineTest {
         }
       });
       // Replies from one executor to one actor arrive in the order they were sent: completion order.
-      TestProbe<CommitReply> probe = testKit.createTestProbe();
+      TestProbe<DatabaseProtocol.WriteReply> probe = testKit.createTestProbe();
       Transaction big = db.begin().tag("big");
       for (int i = 0; i < 2000; i++) {
         big.put(b("big" + i), new byte[100]);
       }
       List<Long> dispatched = new ArrayList<>();
       dispatched.add(big.id());
-      db.commit(big, probe.ref());
+      db.commit(big, big.id(), probe.ref());
       for (int i = 0; i < 5; i++) {
         Transaction t = db.begin().tag("small" + i);
         t.put(b("s" + i), b("v"));
         dispatched.add(t.id());
-        db.commit(t, probe.ref());
+        db.commit(t, t.id(), probe.ref());
       }
       List<Long> completed = new ArrayList<>();
       for (int i = 0; i < dispatched.size(); i++) {
-        completed.add(probe.expectMessageClass(CommitReply.Committed.class).transactionId());
+        completed.add(probe.expectMessageClass(DatabaseProtocol.Committed.class).correlation());
       }
       assertEquals(dispatched, completed);
       assertEquals(List.of("big", "small0", "small1", "small2", "small3", "small4"), written);
@@ -205,7 +205,7 @@ class CommitPipelineTest {
   @Test
   void aFullQueueAnswersAtOnceWithARetryableError() throws Exception {
     try (CommitlaneDatabase db = open(1, Map.of("commit-queue-capacity", 2))) {
-      TestProbe<CommitReply> probe = testKit.createTestProbe();
+      TestProbe<DatabaseProtocol.WriteReply> probe = testKit.createTestProbe();
       try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "first".equals(c.tag()))) {
         CompletionStage<CommitResult> first = put(db, "first", "a", "1");
         hold.awaitArrivals(1); // the only executor is busy; the queue is empty again
@@ -216,9 +216,11 @@ class CommitPipelineTest {
         assertTrue(full.isRetryable());
         Transaction t = db.begin();
         t.put(b("e"), b("1"));
-        db.commit(t, probe.ref());
-        CommitReply.Overloaded overloaded = probe.expectMessageClass(CommitReply.Overloaded.class);
-        assertEquals(t.id(), overloaded.transactionId());
+        db.commit(t, 7, probe.ref());
+        DatabaseProtocol.Failed overloaded = probe.expectMessageClass(DatabaseProtocol.Failed.class);
+        assertEquals(DatabaseProtocol.FailureReason.OVERLOADED, overloaded.reason());
+        assertTrue(overloaded.retryable());
+        assertEquals(7, overloaded.correlation());
         assertEquals(2, db.stats().overloaded());
         hold.release();
         await(first);
@@ -230,27 +232,33 @@ class CommitPipelineTest {
   }
 
   @Test
-  void actorsGetTypedReplies() throws Exception {
+  void actorsGetTypedRepliesWithTheirCorrelation() throws Exception {
     try (CommitlaneDatabase db = open(2)) {
-      TestProbe<CommitReply> probe = testKit.createTestProbe();
+      TestProbe<DatabaseProtocol.WriteReply> probe = testKit.createTestProbe();
       Transaction t = db.begin();
       t.put(b("k"), b("v"));
-      db.commit(t, probe.ref());
-      CommitReply.Committed ok = probe.expectMessageClass(CommitReply.Committed.class);
-      assertEquals(t.id(), ok.transactionId());
+      db.commit(t, 11, probe.ref());
+      DatabaseProtocol.Committed ok = probe.expectMessageClass(DatabaseProtocol.Committed.class);
+      assertEquals(11, ok.correlation());
+      assertEquals(0, ok.stamp().ownerEpoch());
+      assertEquals(-1, ok.logPosition());
 
       Transaction stale = db.begin();
       stale.get(b("k"));
       stale.put(b("k"), b("stale"));
       db.storage().put(b("k"), b("newer"));
-      db.ref().tell(new DatabaseActor.Commit(stale, probe.ref()));
-      assertEquals(stale.id(), probe.expectMessageClass(CommitReply.Conflicted.class).transactionId());
+      db.commit(stale, 12, probe.ref());
+      DatabaseProtocol.Conflicted conflicted = probe.expectMessageClass(DatabaseProtocol.Conflicted.class);
+      assertEquals(12, conflicted.correlation());
+      assertEquals(DatabaseProtocol.ConflictCause.VALIDATION, conflicted.cause());
 
-      TestProbe<PipelineStats> stats = testKit.createTestProbe();
-      db.ref().tell(new DatabaseActor.GetStats(stats.ref()));
-      PipelineStats snapshot = stats.expectMessageClass(PipelineStats.class);
+      TestProbe<DatabaseProtocol.StatsReply> stats = testKit.createTestProbe();
+      db.ref().tell(new DatabaseProtocol.GetStats(13, stats.ref()));
+      DatabaseProtocol.DatabaseStats snapshot = stats.expectMessageClass(DatabaseProtocol.DatabaseStats.class);
+      assertEquals(13, snapshot.correlation());
       assertEquals(1, snapshot.committed());
       assertEquals(1, snapshot.conflicts());
+      assertEquals(2, snapshot.commitThreads());
     }
   }
 

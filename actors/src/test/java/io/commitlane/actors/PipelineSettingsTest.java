@@ -95,4 +95,99 @@ class PipelineSettingsTest {
     assertEquals(PipelineMode.LEGACY, s.mode());
     assertEquals(1, parse(Map.of("commit-threads", 1)).commitThreads());
   }
+
+  @Test
+  void unknownAndMisspeltKeysAreRefusedNamingTheNearestKnownKey() {
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "txlog.durabilty", "fsync", "comit-threads", 2, "write-groups.max-member", 8)));
+    assertEquals(java.util.List.of("commitlane.comit-threads", "commitlane.txlog.durabilty", "commitlane.write-groups.max-member"),
+        e.fields());
+    assertTrue(e.getMessage().contains("commitlane.txlog.durabilty = \"fsync\": is not a setting; the nearest known key is"
+        + " commitlane.txlog.durability"), e.getMessage());
+    assertTrue(e.getMessage().contains("nearest known key is commitlane.commit-threads"), e.getMessage());
+    assertTrue(e.getMessage().contains("nearest known key is commitlane.write-groups.max-members"), e.getMessage());
+    // Another module's section and the dispatcher sections are not settings of a database.
+    parse(Map.of("cluster.ask-timeout", "3 s", "commit-dispatcher.throughput", 5, "lifecycle-dispatcher.throughput", 2));
+  }
+
+  @Test
+  void integerSettingsRefuseFractions() {
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "commit-threads", 4.5, "commit-queue-capacity", 10.25, "write-groups.max-keys", "12.0")));
+    assertEquals(java.util.Set.of("commitlane.commit-threads", "commitlane.commit-queue-capacity", "commitlane.write-groups.max-keys"),
+        java.util.Set.copyOf(e.fields()));
+    PipelineSettings fromStrings = parse(Map.of("commit-threads", "3", "executor-batch", "100")); // as -D system properties give them
+    assertEquals(3, fromStrings.commitThreads());
+    assertEquals(100, fromStrings.executorBatch());
+  }
+
+  /** Each with method changes its setting and only it; every setting has one. */
+  @Test
+  void everyWithMethodRoundTrips() {
+    PipelineSettings d = PipelineSettings.defaults();
+    io.commitlane.txlog.LogSettings log = d.log().toBuilder().durability(Durability.FSYNC).maxSegmentBytes(1 << 20).build();
+    io.commitlane.storage.RocksDbWal wal = new io.commitlane.storage.RocksDbWal(true, Duration.ofMillis(5), false, false, false, false);
+    WriteGroupSettings groups = new WriteGroupSettings(true, 8, 100, 1 << 16);
+    CommitlaneSettings storage = new CommitlaneSettings(1024, OccValidation.SERIAL, 3, BlindWrites.ORDERED);
+    java.util.Map<String, java.util.function.UnaryOperator<PipelineSettings>> changes = new java.util.LinkedHashMap<>();
+    changes.put("storage", s -> s.withStorage(storage));
+    changes.put("storage.commitThreads", s -> s.withCommitThreads(7));
+    changes.put("storage.occLockBuckets", s -> s.withOccLockBuckets(128));
+    changes.put("storage.occValidation", s -> s.withOccValidation(OccValidation.SERIAL));
+    changes.put("storage.occBlindWrites", s -> s.withOccBlindWrites(BlindWrites.ORDERED));
+    changes.put("storage.rocksDbWal", s -> s.withRocksDbWal(wal));
+    changes.put("mode", s -> s.withMode(PipelineMode.LEGACY));
+    changes.put("commitQueueCapacity", s -> s.withCommitQueueCapacity(17));
+    changes.put("executorBatch", s -> s.withExecutorBatch(9));
+    changes.put("completionDispatcher", s -> s.withCompletionDispatcher("my-dispatcher"));
+    changes.put("walEnabled", s -> s.withWalEnabled(false));
+    changes.put("log", s -> s.withLog(log));
+    changes.put("log.durability", s -> s.withLogDurability(Durability.NONE));
+    changes.put("log.recovery", s -> s.withLogRecovery(io.commitlane.txlog.RecoveryMode.SKIP_CORRUPTED));
+    changes.put("replay", s -> s.withReplay(false));
+    changes.put("purgeInterval", s -> s.withPurgeInterval(Duration.ZERO));
+    changes.put("writeGroups", s -> s.withWriteGroups(groups));
+    for (var c : changes.entrySet()) {
+      assertTrue(!c.getValue().apply(d).equals(d), c.getKey() + " changed nothing");
+    }
+    assertEquals(storage, d.withStorage(storage).storage());
+    assertEquals(7, d.withCommitThreads(7).commitThreads());
+    assertEquals(128, d.withOccLockBuckets(128).storage().occLockBuckets());
+    assertEquals(OccValidation.SERIAL, d.withOccValidation(OccValidation.SERIAL).storage().occValidation());
+    assertEquals(BlindWrites.ORDERED, d.withOccBlindWrites(BlindWrites.ORDERED).storage().occBlindWrites());
+    assertEquals(wal, d.withRocksDbWal(wal).storage().rocksDbWal());
+    assertEquals(PipelineMode.LEGACY, d.withMode(PipelineMode.LEGACY).mode());
+    assertEquals(17, d.withCommitQueueCapacity(17).commitQueueCapacity());
+    assertEquals(9, d.withExecutorBatch(9).executorBatch());
+    assertEquals("my-dispatcher", d.withCompletionDispatcher("my-dispatcher").completionDispatcher());
+    assertEquals(false, d.withWalEnabled(false).walEnabled());
+    assertEquals(log, d.withLog(log).log());
+    assertEquals(Durability.NONE, d.withLogDurability(Durability.NONE).log().durability());
+    assertEquals(io.commitlane.txlog.RecoveryMode.ABSOLUTE_CONSISTENCY,
+        d.withLogRecovery(io.commitlane.txlog.RecoveryMode.ABSOLUTE_CONSISTENCY).log().recoveryMode());
+    assertEquals(false, d.withReplay(false).replay());
+    assertEquals(Duration.ZERO, d.withPurgeInterval(Duration.ZERO).purgeInterval());
+    assertEquals(groups, d.withWriteGroups(groups).writeGroups());
+    // Only the setting named changes.
+    PipelineSettings one = d.withCommitQueueCapacity(17);
+    assertEquals(d.withCommitQueueCapacity(d.commitQueueCapacity()), d);
+    assertEquals(d.storage(), one.storage());
+    assertEquals(d.log(), one.log());
+    assertEquals(d.writeGroups(), one.writeGroups());
+    // Every record component has its with method.
+    for (java.lang.reflect.RecordComponent rc : PipelineSettings.class.getRecordComponents()) {
+      String with = "with" + Character.toUpperCase(rc.getName().charAt(0)) + rc.getName().substring(1);
+      assertTrue(java.util.Arrays.stream(PipelineSettings.class.getMethods()).anyMatch(m -> m.getName().equals(with)),
+          "no " + with + " for " + rc.getName());
+    }
+    for (java.lang.reflect.RecordComponent rc : CommitlaneSettings.class.getRecordComponents()) {
+      String with = "with" + Character.toUpperCase(rc.getName().charAt(0)) + rc.getName().substring(1);
+      assertTrue(java.util.Arrays.stream(PipelineSettings.class.getMethods()).anyMatch(m -> m.getName().equals(with)),
+          "no " + with + " for storage." + rc.getName());
+    }
+    // The with methods validate like the config does.
+    assertThrows(InvalidSettingsException.class, () -> d.withCommitQueueCapacity(0));
+    assertThrows(InvalidSettingsException.class, () -> d.withCommitThreads(65));
+    assertThrows(InvalidSettingsException.class, () -> d.withRocksDbWal(wal).withWalEnabled(false));
+  }
 }

@@ -106,34 +106,38 @@ class StoreLifecycleTest {
   }
 
   @Test
-  void theSupervisorAnswersCreateStoreAndDropStoreWithTypedReplies() throws Exception {
+  void theDatabaseActorAnswersCreateStoreAndDropStoreWithTypedReplies() throws Exception {
     try (CommitlaneDatabase db = open(Map.of())) {
-      TestProbe<StoreReply> probe = testKit.createTestProbe();
-      db.ref().tell(new DatabaseActor.CreateStore("s", probe.ref()));
-      StoreReply.Created created = probe.expectMessageClass(StoreReply.Created.class);
+      TestProbe<DatabaseProtocol.StoreReply> probe = testKit.createTestProbe();
+      db.ref().tell(new DatabaseProtocol.CreateStore("s", 1, probe.ref()));
+      DatabaseProtocol.StoreCreated created = probe.expectMessageClass(DatabaseProtocol.StoreCreated.class);
       assertEquals("s", created.name());
+      assertEquals(1, created.correlation());
       Store s = db.storage().store("s");
       assertEquals(s.generation(), created.generation());
 
-      db.ref().tell(new DatabaseActor.CreateStore("s", probe.ref()));
-      assertEquals(created, probe.expectMessageClass(StoreReply.Created.class), "creating a live store confirms it");
+      db.ref().tell(new DatabaseProtocol.CreateStore("s", 1, probe.ref()));
+      assertEquals(created, probe.expectMessageClass(DatabaseProtocol.StoreCreated.class), "creating a live store confirms it");
 
-      db.ref().tell(new DatabaseActor.DropStore("s", probe.ref()));
-      assertEquals(new StoreReply.Dropped("s"), probe.expectMessageClass(StoreReply.Dropped.class));
+      db.ref().tell(new DatabaseProtocol.DropStore("s", 2, probe.ref()));
+      assertEquals(new DatabaseProtocol.StoreDropped(2, "s"), probe.expectMessageClass(DatabaseProtocol.StoreDropped.class));
 
-      db.ref().tell(new DatabaseActor.DropStore("s", probe.ref()));
-      assertInstanceOf(UnknownStoreException.class, probe.expectMessageClass(StoreReply.Failed.class).cause());
-      db.ref().tell(new DatabaseActor.DropStore(Store.DEFAULT, probe.ref()));
-      assertInstanceOf(InvalidStoreNameException.class, probe.expectMessageClass(StoreReply.Failed.class).cause());
-      db.ref().tell(new DatabaseActor.CreateStore("", probe.ref()));
-      assertInstanceOf(InvalidStoreNameException.class, probe.expectMessageClass(StoreReply.Failed.class).cause());
+      db.ref().tell(new DatabaseProtocol.DropStore("s", 3, probe.ref()));
+      DatabaseProtocol.Failed unknown = probe.expectMessageClass(DatabaseProtocol.Failed.class);
+      assertEquals(DatabaseProtocol.FailureReason.UNKNOWN_STORE, unknown.reason());
+      assertEquals(3, unknown.correlation());
+      db.ref().tell(new DatabaseProtocol.DropStore(Store.DEFAULT, 4, probe.ref()));
+      assertEquals(DatabaseProtocol.FailureReason.INVALID_REQUEST, probe.expectMessageClass(DatabaseProtocol.Failed.class).reason());
+      assertThrows(InvalidRequestException.class, () -> new DatabaseProtocol.CreateStore("", 5, probe.ref()));
 
       Transaction t = db.begin();
       t.put(db.storage().store("u"), b("k"), b("v"));
       db.storage().dropStore("u");
-      TestProbe<CommitReply> commits = testKit.createTestProbe();
-      db.ref().tell(new DatabaseActor.Commit(t, commits.ref()));
-      assertInstanceOf(StoreDroppedException.class, commits.expectMessageClass(CommitReply.Failed.class).cause());
+      TestProbe<DatabaseProtocol.WriteReply> commits = testKit.createTestProbe();
+      db.commit(t, 6, commits.ref());
+      DatabaseProtocol.Failed dropped = commits.expectMessageClass(DatabaseProtocol.Failed.class);
+      assertEquals(DatabaseProtocol.FailureReason.STORE_DROPPED, dropped.reason());
+      assertEquals(6, dropped.correlation());
     }
   }
 

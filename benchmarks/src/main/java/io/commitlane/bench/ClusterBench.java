@@ -3,10 +3,10 @@ package io.commitlane.bench;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.Mutation;
 import io.commitlane.cluster.DatabaseSharding;
-import io.commitlane.cluster.DatabaseStats;
-import io.commitlane.cluster.Mutation;
-import io.commitlane.cluster.ShardedDatabase;
 import io.commitlane.storage.Transaction;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -215,9 +215,9 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     rnd.nextBytes(value);
     node.write(db, List.of(Mutation.put(key, value))).whenComplete((reply, err) -> {
       if (measuring.get()) {
-        if (reply instanceof ShardedDatabase.Committed) {
+        if (reply instanceof DatabaseProtocol.Committed) {
           committed.increment();
-        } else if (reply instanceof ShardedDatabase.Conflicted) {
+        } else if (reply instanceof DatabaseProtocol.Conflicted) {
           conflicted.increment(); // a blind write whose lock bucket another commit wrote after its baseline
         } else {
           failed.increment();
@@ -293,10 +293,10 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     ThreadLocalRandom rnd = ThreadLocalRandom.current();
     byte[] value = new byte[VALUE_BYTES];
     rnd.nextBytes(value);
-    CompletionStage<ShardedDatabase.WriteReply> s = client.write(db,
+    CompletionStage<DatabaseProtocol.WriteReply> s = client.write(db,
         List.of(Mutation.put(java.nio.ByteBuffer.allocate(8).putLong(rnd.nextInt(KEY_SPACE)).array(), value)));
-    ShardedDatabase.WriteReply reply = s.toCompletableFuture().get(30, TimeUnit.SECONDS);
-    if (!(reply instanceof ShardedDatabase.Committed)) {
+    DatabaseProtocol.WriteReply reply = s.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    if (!(reply instanceof DatabaseProtocol.Committed)) {
       throw new IllegalStateException("commit to " + db + " failed: " + reply);
     }
   }

@@ -1,10 +1,10 @@
 package io.commitlane.bench;
 
+import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.LogEntries;
+import io.commitlane.actors.Mutation;
 import io.commitlane.cluster.DatabaseSharding;
-import io.commitlane.cluster.DatabaseStats;
-import io.commitlane.cluster.LogEntries;
-import io.commitlane.cluster.Mutation;
-import io.commitlane.cluster.ShardedDatabase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -59,7 +59,7 @@ final class ClusterNode implements Callable<Integer> {
     long end = seconds > 0 ? System.nanoTime() + (long) (seconds * 1e9) : Long.MAX_VALUE;
     for (int i = 1; System.nanoTime() < end && !system.whenTerminated().isCompleted(); i++) {
       String order = "order-" + port + "-" + i;
-      ShardedDatabase.WriteReply reply = databases.write("shop", List.of(Mutation.put(utf8(order), utf8("placed"))),
+      DatabaseProtocol.WriteReply reply = databases.write("shop", List.of(Mutation.put(utf8(order), utf8("placed"))),
           LogEntries.of("orders", utf8(order + " placed on " + port))).toCompletableFuture().get(30, TimeUnit.SECONDS);
       String owner = databases.stats("shop").toCompletableFuture().get(30, TimeUnit.SECONDS) instanceof DatabaseStats st
           ? st.owner() + " epoch " + st.ownerEpoch() : "?";
@@ -75,7 +75,7 @@ final class ClusterNode implements Callable<Integer> {
   private void follow(ActorSystem<Void> system, DatabaseSharding databases, long after) {
     AtomicLong last = new AtomicLong(after);
     databases.changeFeed("shop", "orders", after).thenAccept(reply -> {
-      if (reply instanceof ShardedDatabase.FeedOpened opened) {
+      if (reply instanceof DatabaseProtocol.FeedOpened opened) {
         opened.feed().getSource().runForeach(r -> {
           System.out.println("  feed @" + r.position() + ": " + new String(r.entries().get(0), StandardCharsets.UTF_8));
           last.set(r.position());

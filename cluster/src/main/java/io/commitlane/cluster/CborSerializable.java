@@ -1,8 +1,9 @@
 package io.commitlane.cluster;
 
 /**
- * Marks the messages that cross nodes: {@code reference.conf} binds this interface to Pekko's
- * Jackson CBOR serializer ({@code jackson-cbor}). Every public message of {@link ShardedDatabase}
- * and every value inside one implements it; local-only internal messages do not.
+ * Marks this module's own messages that cross nodes (the sharded database's {@link
+ * ShardedDatabase.Stop}): {@code reference.conf} binds this interface, and the database protocol's
+ * {@link io.commitlane.actors.ProtocolMessage}, to Pekko's Jackson CBOR serializer ({@code
+ * jackson-cbor}). Local-only internal messages implement neither.
  */
 public interface CborSerializable {}

@@ -1,13 +1,19 @@
 package io.commitlane.cluster;
 
+import io.commitlane.actors.Commitlane;
+import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.Command;
+import io.commitlane.actors.DatabaseProtocol.FeedReply;
+import io.commitlane.actors.DatabaseProtocol.ReadReply;
+import io.commitlane.actors.DatabaseProtocol.StatsReply;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Expectation;
+import io.commitlane.actors.Key;
+import io.commitlane.actors.LogEntries;
+import io.commitlane.actors.Mutation;
 import io.commitlane.actors.PipelineSettings;
-import io.commitlane.cluster.ShardedDatabase.Command;
-import io.commitlane.cluster.ShardedDatabase.FeedReply;
-import io.commitlane.cluster.ShardedDatabase.ReadReply;
-import io.commitlane.cluster.ShardedDatabase.StatsReply;
-import io.commitlane.cluster.ShardedDatabase.Unavailable;
-import io.commitlane.cluster.ShardedDatabase.UnavailableReason;
-import io.commitlane.cluster.ShardedDatabase.WriteReply;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;
@@ -17,6 +23,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -37,8 +44,9 @@ import org.apache.pekko.japi.function.Function;
  *     .thenAccept(reply -> ...);                                   // Committed, Conflicted, Unavailable or Failed
  * }</pre>
  *
- * <p>Actors talk to a database directly: {@code databases.entityRef("orders").tell(new
- * ShardedDatabase.Write(mutations, null, replyTo))}. The methods here ask and map a missing reply
+ * <p>Actors talk to a database directly, in the protocol a local database speaks: {@code
+ * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, correlation,
+ * replyTo))}. The methods here ask and map a missing reply
  * (after {@code commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code
  * NO_REPLY}: retryable, outcome unknown. The returned stages never fail; they complete on Pekko's
  * default dispatcher, and {@code *Async} stages without an executor run there too.
@@ -52,6 +60,8 @@ public final class DatabaseSharding {
   private final ClusterSettings settings;
   private final ActorRef<ShardingEnvelope<Command>> region;
   private final Executor executor;
+  /** Correlations of the requests sent here, so that a NO_REPLY names the request it is for. */
+  private final AtomicLong correlations = new AtomicLong();
   /** Requests waiting for a reply: answered NO_REPLY if this node's actor system terminates first (its timers stop). */
   private final Set<Pending<?>> pending = ConcurrentHashMap.newKeySet();
 
@@ -101,6 +111,10 @@ public final class DatabaseSharding {
             .withStopMessage(ShardedDatabase.Stop.INSTANCE)
             .withSettings(shardingSettings)
             .withEntityProps(DispatcherSelector.fromConfig(settings.entityDispatcher())));
+    // A request left in a stopping entity's mailbox was never served; its next owner will serve it.
+    Commitlane.get(system).answerDeadLetters("/system/sharding/" + ShardedDatabase.TYPE_KEY.name() + "/",
+        correlation -> new Unavailable(correlation, UnavailableReason.CLOSING, "the database's entity stopped (moving to another node,"
+            + " stopping or passivating) before it read this request; nothing was written. Retry: the next owner will serve it"));
     return new DatabaseSharding(system, sharding, settings, region);
   }
 
@@ -125,35 +139,41 @@ public final class DatabaseSharding {
 
   /** Commit an atomic batch and append {@code log} (may be null) to the database's transaction log. */
   public CompletionStage<WriteReply> write(String name, List<Mutation> mutations, LogEntries log) {
-    ShardedDatabase.Write valid = new ShardedDatabase.Write(mutations, log, deadLetters()); // validate before sending
-    return ask(name, replyTo -> new ShardedDatabase.Write(valid.mutations(), valid.log(), replyTo));
+    long correlation = correlations.incrementAndGet();
+    DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, correlation, deadLetters()); // validate before sending
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), correlation, replyTo));
   }
 
-  /** Commit {@code mutations} if every expectation holds on the owner (see {@link ShardedDatabase.CompareAndWrite}). */
+  /** Commit {@code mutations} if every expectation holds on the owner (see {@link DatabaseProtocol.ConditionalWrite}). */
   public CompletionStage<WriteReply> compareAndWrite(String name, List<Expectation> expected, List<Mutation> mutations) {
     return compareAndWrite(name, expected, mutations, null);
   }
 
   public CompletionStage<WriteReply> compareAndWrite(String name, List<Expectation> expected, List<Mutation> mutations, LogEntries log) {
-    ShardedDatabase.CompareAndWrite valid = new ShardedDatabase.CompareAndWrite(expected, mutations, log, deadLetters());
-    return ask(name, replyTo -> new ShardedDatabase.CompareAndWrite(valid.expected(), valid.mutations(), valid.log(), replyTo));
+    long correlation = correlations.incrementAndGet();
+    DatabaseProtocol.ConditionalWrite valid = new DatabaseProtocol.ConditionalWrite(expected, mutations, log, correlation, deadLetters());
+    return ask(name, correlation,
+        replyTo -> new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), correlation, replyTo));
   }
 
   /** The latest committed value of {@code key} ({@code Values} holds one element, null if absent). */
   public CompletionStage<ReadReply> get(String name, Key key) {
     Objects.requireNonNull(key, "key");
-    return ask(name, replyTo -> new ShardedDatabase.Get(key, replyTo));
+    long correlation = correlations.incrementAndGet();
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.Get(key, correlation, replyTo));
   }
 
   /** The values of {@code keys} from one snapshot, in order. */
   public CompletionStage<ReadReply> multiGet(String name, List<Key> keys) {
-    List<Key> copy = new ShardedDatabase.MultiGet(keys, deadLetters()).keys();
-    return ask(name, replyTo -> new ShardedDatabase.MultiGet(copy, replyTo));
+    long correlation = correlations.incrementAndGet();
+    List<Key> copy = new DatabaseProtocol.MultiGet(keys, correlation, deadLetters()).keys();
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.MultiGet(copy, correlation, replyTo));
   }
 
   /** Who owns database {@code name}, and its counters (opens it if it is not open). */
   public CompletionStage<StatsReply> stats(String name) {
-    return ask(name, ShardedDatabase.GetStats::new);
+    long correlation = correlations.incrementAndGet();
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.GetStats(correlation, replyTo));
   }
 
   /**
@@ -161,14 +181,15 @@ public final class DatabaseSharding {
    * afterPosition} (-1: from the start). Run the reply's {@code feed().getSource()} here.
    */
   public CompletionStage<FeedReply> changeFeed(String name, String log, long afterPosition) {
-    Names.log(log);
-    return ask(name, replyTo -> new ShardedDatabase.OpenChangeFeed(log, afterPosition, replyTo));
+    long correlation = correlations.incrementAndGet();
+    DatabaseProtocol.OpenChangeFeed valid = new DatabaseProtocol.OpenChangeFeed(log, afterPosition, correlation, deadLetters());
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.OpenChangeFeed(valid.log(), afterPosition, correlation, replyTo));
   }
 
-  private <R> CompletionStage<R> ask(String name, Function<ActorRef<R>, Command> message) {
+  private <R> CompletionStage<R> ask(String name, long correlation, Function<ActorRef<R>, Command> message) {
     EntityRef<Command> ref = entityRef(name);
     Duration timeout = settings.askTimeout();
-    Pending<R> result = new Pending<>(name, timeout);
+    Pending<R> result = new Pending<>(name, correlation, timeout);
     pending.add(result);
     try {
       // An explicit executor: Pekko's ask stage would otherwise run this on the common pool.
@@ -191,18 +212,20 @@ public final class DatabaseSharding {
   /** A request's future: completed by the reply, by the ask timeout, or by this node's termination. */
   private final class Pending<R> extends DispatcherFuture<R> {
     private final String name;
+    private final long correlation;
     private final Duration timeout;
 
-    Pending(String name, Duration timeout) {
+    Pending(String name, long correlation, Duration timeout) {
       super(executor);
       this.name = name;
+      this.correlation = correlation;
       this.timeout = timeout;
       whenComplete((r, e) -> pending.remove(this));
     }
 
     @SuppressWarnings("unchecked")
     void noReply(String why) {
-      complete((R) new Unavailable(UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within " + timeout
+      complete((R) new Unavailable(correlation, UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within " + timeout
           + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: retry a conditional commit"
           + " safely, or read before retrying a blind write"));
     }

@@ -25,7 +25,7 @@ import java.nio.file.StandardOpenOption;
  * when the holding process dies, so a crashed owner never blocks its successor.
  *
  * <p>The file also counts owners: each holder takes the next <em>epoch</em>, which orders commit
- * stamps across owners ({@link CommitStamp}).
+ * stamps across owners ({@link io.commitlane.actors.CommitStamp}).
  */
 final class OwnerLock implements AutoCloseable {
   static final String FILE_NAME = "owner.lock";

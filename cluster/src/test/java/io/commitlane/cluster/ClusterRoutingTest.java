@@ -10,12 +10,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
-import io.commitlane.cluster.ShardedDatabase.Committed;
-import io.commitlane.cluster.ShardedDatabase.Conflicted;
-import io.commitlane.cluster.ShardedDatabase.FeedOpened;
-import io.commitlane.cluster.ShardedDatabase.Unavailable;
-import io.commitlane.cluster.ShardedDatabase.Values;
-import io.commitlane.cluster.ShardedDatabase.WriteReply;
+import io.commitlane.actors.Mutation;
+import io.commitlane.actors.Expectation;
+import io.commitlane.actors.Key;
+import io.commitlane.actors.LogEntries;
+import io.commitlane.actors.InvalidRequestException;
+import io.commitlane.actors.ChangeRecord;
+import io.commitlane.actors.CommitStamp;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.FeedOpened;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.testkit.History;
 
 import java.nio.file.Files;

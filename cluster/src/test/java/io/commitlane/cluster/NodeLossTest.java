@@ -7,10 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.cluster.ShardedDatabase.Committed;
-import io.commitlane.cluster.ShardedDatabase.Unavailable;
-import io.commitlane.cluster.ShardedDatabase.Values;
-import io.commitlane.cluster.ShardedDatabase.WriteReply;
+import io.commitlane.actors.Mutation;
+import io.commitlane.actors.Key;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.testkit.Barrier;

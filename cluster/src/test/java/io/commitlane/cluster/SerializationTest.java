@@ -9,23 +9,41 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
-import io.commitlane.cluster.ShardedDatabase.Committed;
-import io.commitlane.cluster.ShardedDatabase.CompareAndWrite;
-import io.commitlane.cluster.ShardedDatabase.Conflicted;
-import io.commitlane.cluster.ShardedDatabase.Failed;
-import io.commitlane.cluster.ShardedDatabase.FailureReason;
-import io.commitlane.cluster.ShardedDatabase.FeedOpened;
-import io.commitlane.cluster.ShardedDatabase.Get;
-import io.commitlane.cluster.ShardedDatabase.GetStats;
-import io.commitlane.cluster.ShardedDatabase.MultiGet;
-import io.commitlane.cluster.ShardedDatabase.OpenChangeFeed;
+import io.commitlane.actors.ChangeRecord;
+import io.commitlane.actors.CommitStamp;
+import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
+import io.commitlane.actors.DatabaseProtocol.ConflictCause;
+import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.CreateStore;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.DropStore;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.DatabaseProtocol.FeedOpened;
+import io.commitlane.actors.DatabaseProtocol.Get;
+import io.commitlane.actors.DatabaseProtocol.GetStats;
+import io.commitlane.actors.DatabaseProtocol.MultiGet;
+import io.commitlane.actors.DatabaseProtocol.OpenChangeFeed;
+import io.commitlane.actors.DatabaseProtocol.StoreCreated;
+import io.commitlane.actors.DatabaseProtocol.StoreDropped;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
+import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.Expectation;
+import io.commitlane.actors.Key;
+import io.commitlane.actors.LogEntries;
+import io.commitlane.actors.Mutation;
+import io.commitlane.actors.ProtocolMessage;
 import io.commitlane.cluster.ShardedDatabase.Stop;
-import io.commitlane.cluster.ShardedDatabase.Unavailable;
-import io.commitlane.cluster.ShardedDatabase.UnavailableReason;
-import io.commitlane.cluster.ShardedDatabase.Values;
-import io.commitlane.cluster.ShardedDatabase.Write;
+import java.util.ArrayDeque;
 import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.serialization.Serialization;
@@ -41,8 +59,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every message that crosses nodes goes through Jackson CBOR (bound by {@link CborSerializable})
- * and comes back equal: serialized again it gives the same bytes, and the fields read back.
+ * Every message that crosses nodes goes through Jackson CBOR (bound by {@link ProtocolMessage}
+ * for the database protocol, which local and sharded databases share, and by {@link
+ * CborSerializable} for this module's own) and comes back equal: serialized again it gives the
+ * same bytes, and the fields read back.
  */
 class SerializationTest {
   static ActorTestKit kit;
@@ -61,57 +81,84 @@ class SerializationTest {
   }
 
   @Test
-  void everyCommandRoundTrips() {
-    ActorRef<ShardedDatabase.WriteReply> writes = kit.<ShardedDatabase.WriteReply>createTestProbe().ref();
-    ActorRef<ShardedDatabase.ReadReply> reads = kit.<ShardedDatabase.ReadReply>createTestProbe().ref();
+  void everyRequestRoundTrips() {
+    ActorRef<DatabaseProtocol.WriteReply> writes = kit.<DatabaseProtocol.WriteReply>createTestProbe().ref();
+    ActorRef<DatabaseProtocol.ReadReply> reads = kit.<DatabaseProtocol.ReadReply>createTestProbe().ref();
     Write w = roundTrip(new Write(List.of(Mutation.put(b("k"), b("v")), Mutation.remove("users", b("gone"))),
-        LogEntries.of("orders", b("e1"), b("e2")), writes));
+        LogEntries.of("orders", b("e1"), b("e2")), 5, writes));
     assertEquals(writes, w.replyTo());
+    assertEquals(5, w.correlation());
     assertArrayEquals(b("v"), w.mutations().get(0).value());
     assertNull(w.mutations().get(1).value());
     assertEquals("users", w.mutations().get(1).store());
     assertEquals("orders", w.log().log());
     assertArrayEquals(b("e2"), w.log().entries().get(1));
-    assertNull(roundTrip(new Write(List.of(Mutation.put(b("k"), b("v"))), null, writes)).log());
+    assertNull(roundTrip(new Write(List.of(Mutation.put(b("k"), b("v"))), null, 0, writes)).log());
 
-    CompareAndWrite c = roundTrip(new CompareAndWrite(List.of(Expectation.value(b("k"), b("old")), Expectation.absent("s", b("new"))),
-        List.of(Mutation.put(b("k"), b("next"))), null, writes));
+    ConditionalWrite c = roundTrip(new ConditionalWrite(List.of(Expectation.value(b("k"), b("old")), Expectation.absent("s", b("new"))),
+        List.of(Mutation.put(b("k"), b("next"))), null, 6, writes));
     assertArrayEquals(b("old"), c.expected().get(0).value());
     assertNull(c.expected().get(1).value());
 
-    assertArrayEquals(b("k"), roundTrip(new Get(Key.of(b("k")), reads)).key().key());
-    assertEquals("s", roundTrip(new MultiGet(List.of(Key.of(b("a")), Key.of("s", b("b"))), reads)).keys().get(1).store());
-    ActorRef<ShardedDatabase.StatsReply> stats = kit.<ShardedDatabase.StatsReply>createTestProbe().ref();
-    assertEquals(stats, roundTrip(new GetStats(stats)).replyTo());
-    assertEquals(42L, roundTrip(new OpenChangeFeed("orders", 42, kit.<ShardedDatabase.FeedReply>createTestProbe().ref())).afterPosition());
+    assertArrayEquals(b("k"), roundTrip(new Get(Key.of(b("k")), 7, reads)).key().key());
+    assertEquals("s", roundTrip(new MultiGet(List.of(Key.of(b("a")), Key.of("s", b("b"))), 8, reads)).keys().get(1).store());
+    ActorRef<DatabaseProtocol.StoreReply> stores = kit.<DatabaseProtocol.StoreReply>createTestProbe().ref();
+    assertEquals("sessions", roundTrip(new CreateStore("sessions", 9, stores)).name());
+    assertEquals(stores, roundTrip(new DropStore("sessions", 10, stores)).replyTo());
+    ActorRef<DatabaseProtocol.StatsReply> stats = kit.<DatabaseProtocol.StatsReply>createTestProbe().ref();
+    assertEquals(stats, roundTrip(new GetStats(11, stats)).replyTo());
+    assertEquals(42L, roundTrip(new OpenChangeFeed("orders", 42, 12, kit.<DatabaseProtocol.FeedReply>createTestProbe().ref())).afterPosition());
     assertEquals(Stop.INSTANCE, roundTrip(Stop.INSTANCE));
   }
 
   @Test
   void everyReplyRoundTrips() {
-    assertEquals(new CommitStamp(3, 17), roundTrip(new Committed(new CommitStamp(3, 17), 99)).stamp());
-    Conflicted conflicted = roundTrip(new Conflicted(List.of(Expectation.value(b("k"), b("now")), Expectation.absent(b("x")))));
+    assertEquals(new CommitStamp(3, 17), roundTrip(new Committed(1, new CommitStamp(3, 17), 99)).stamp());
+    Conflicted conflicted = roundTrip(new Conflicted(2, ConflictCause.EXPECTATIONS,
+        List.of(Expectation.value(b("k"), b("now")), Expectation.absent(b("x"))), 1));
     assertArrayEquals(b("now"), conflicted.actual().get(0).value());
     assertNull(conflicted.actual().get(1).value());
-    assertEquals(List.of(), roundTrip(new Conflicted(List.of())).actual());
-    assertEquals(new Unavailable(UnavailableReason.NO_REPLY, "gone"), roundTrip(new Unavailable(UnavailableReason.NO_REPLY, "gone")));
-    assertEquals(new Failed(FailureReason.OVERLOADED, "full", true), roundTrip(new Failed(FailureReason.OVERLOADED, "full", true)));
-    Values values = roundTrip(new Values(Arrays.asList(b("a"), null, new byte[0])));
+    assertEquals(new Conflicted(3, ConflictCause.VALIDATION, List.of(), 4), roundTrip(new Conflicted(3, ConflictCause.VALIDATION, List.of(), 4)));
+    assertEquals(new Unavailable(4, UnavailableReason.NO_REPLY, "gone"), roundTrip(new Unavailable(4, UnavailableReason.NO_REPLY, "gone")));
+    assertEquals(new Failed(5, FailureReason.OVERLOADED, "full", true), roundTrip(new Failed(5, FailureReason.OVERLOADED, "full", true)));
+    assertEquals(new Failed(6, FailureReason.DATABASE_CLOSED, "closed", false),
+        roundTrip(new Failed(6, FailureReason.DATABASE_CLOSED, "closed", false)));
+    Values values = roundTrip(new Values(7, Arrays.asList(b("a"), null, new byte[0])));
     assertArrayEquals(b("a"), values.values().get(0));
     assertNull(values.values().get(1));
     assertEquals(0, values.values().get(2).length);
-    DatabaseStats stats = new DatabaseStats("orders", "pekko://x@127.0.0.1:1", 2, 3, 4, 5, 6, 7, 8, 9);
+    assertEquals(new StoreCreated(8, "sessions", 3), roundTrip(new StoreCreated(8, "sessions", 3)));
+    assertEquals(new StoreDropped(9, "sessions"), roundTrip(new StoreDropped(9, "sessions")));
+    DatabaseStats stats = new DatabaseStats(10, "orders", "pekko://x@127.0.0.1:1", 2, 4, 2, 3, 4, 5, 6, 7, 8, 9);
     assertEquals(stats, roundTrip(stats));
     ChangeRecord record = roundTrip(new ChangeRecord(7, 8, 9, List.of(b("entry"))));
     assertEquals(7, record.position());
     assertArrayEquals(b("entry"), record.entries().get(0));
-    assertEquals(new CommitStamp(1, 2), roundTrip(new CommitStamp(1, 2)));
+  }
+
+  /** The two tests above round-trip a sample of every request and reply: a new message type must get one. */
+  @Test
+  void everyProtocolMessageIsMarkedForTheWire() {
+    Set<Class<?>> leaves = new HashSet<>();
+    Deque<Class<?>> todo = new ArrayDeque<>(List.of(DatabaseProtocol.Request.class, DatabaseProtocol.Reply.class));
+    while (!todo.isEmpty()) {
+      Class<?> c = todo.pop();
+      assertTrue(ProtocolMessage.class.isAssignableFrom(c), c + " must be a ProtocolMessage");
+      if (c.isSealed()) {
+        todo.addAll(List.of(c.getPermittedSubclasses()));
+      } else {
+        leaves.add(c);
+      }
+    }
+    assertEquals(Set.of(Write.class, ConditionalWrite.class, Get.class, MultiGet.class, CreateStore.class, DropStore.class,
+        GetStats.class, OpenChangeFeed.class, Committed.class, Conflicted.class, Values.class, StoreCreated.class, StoreDropped.class,
+        DatabaseStats.class, FeedOpened.class, Failed.class, Unavailable.class), leaves);
   }
 
   @Test
   void changeFeedReplyCarriesAStreamRef() {
     SourceRef<ChangeRecord> ref = Source.single(new ChangeRecord(1, 2, 3, List.of())).runWith(StreamRefs.sourceRef(), kit.system());
-    FeedOpened back = roundTrip(new FeedOpened(ref));
+    FeedOpened back = roundTrip(new FeedOpened(13, ref));
     assertEquals(1, back.feed().getSource().runWith(org.apache.pekko.stream.javadsl.Sink.seq(), kit.system())
         .toCompletableFuture().join().get(0).position());
   }
@@ -127,7 +174,8 @@ class SerializationTest {
   /** Serialize with the serializer bound to the message, check it is Jackson CBOR, deserialize, and serialize again. */
   @SuppressWarnings("unchecked")
   static <T> T roundTrip(T message) {
-    assertTrue(message instanceof CborSerializable, message.getClass() + " must be CborSerializable");
+    assertTrue(message instanceof CborSerializable || message instanceof ProtocolMessage,
+        message.getClass() + " must be CborSerializable or a ProtocolMessage");
     Serializer serializer = serialization.findSerializerFor(message);
     assertInstanceOf(JacksonCborSerializer.class, serializer, message.getClass().getName());
     byte[] bytes = serialization.serialize(message).get();

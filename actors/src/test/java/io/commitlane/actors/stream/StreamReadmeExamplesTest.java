@@ -4,8 +4,8 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.actors.CommitReply;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
@@ -37,7 +37,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's actor and stream snippets, verbatim between the markers. */
+/**
+ * The README's stream snippets, verbatim between the markers, and an actor that commits the
+ * transactions it builds through a facade handle (the protocol-only actor is in
+ * ActorDocsExamplesTest).
+ */
 class StreamReadmeExamplesTest {
   private static ActorTestKit testKit;
   private static ActorSystem<?> system;
@@ -56,14 +60,14 @@ class StreamReadmeExamplesTest {
     testKit.shutdownTestKit();
   }
 
-  // README: actor-commits
+  // An actor with a facade handle: it builds its own transactions (tracked reads) and gets protocol replies.
   /** Account balances: each deposit is a read-modify-write transaction committed off the actor's thread. */
   static final class Accounts extends AbstractBehavior<Accounts.Command> {
     sealed interface Command {}
 
     record Deposit(String account, long amount, ActorRef<StatusReply<Done>> replyTo) implements Command {}
 
-    private record WrappedReply(CommitReply reply) implements Command {}
+    private record WrappedReply(DatabaseProtocol.WriteReply reply) implements Command {}
 
     static Behavior<Command> create(CommitlaneDatabase db) {
       return Behaviors.setup(ctx -> Behaviors.withTimers(timers -> new Accounts(ctx, timers, db)));
@@ -71,14 +75,15 @@ class StreamReadmeExamplesTest {
 
     private final CommitlaneDatabase db;
     private final TimerScheduler<Command> timers;
-    private final ActorRef<CommitReply> replies;            // one adapter for every commit of this actor
-    private final Map<Long, Deposit> pending = new HashMap<>();  // by transaction id
+    private final ActorRef<DatabaseProtocol.WriteReply> replies;  // one adapter for every commit of this actor
+    private final Map<Long, Deposit> pending = new HashMap<>();     // by correlation
+    private long nextCorrelation;
 
     private Accounts(ActorContext<Command> ctx, TimerScheduler<Command> timers, CommitlaneDatabase db) {
       super(ctx);
       this.db = db;
       this.timers = timers;
-      this.replies = ctx.messageAdapter(CommitReply.class, WrappedReply::new);
+      this.replies = ctx.messageAdapter(DatabaseProtocol.WriteReply.class, WrappedReply::new);
     }
 
     @Override
@@ -95,26 +100,26 @@ class StreamReadmeExamplesTest {
       byte[] old = txn.get(key);                             // tracked: a concurrent change makes the commit conflict
       long balance = (old == null ? 0 : Long.parseLong(new String(old, UTF_8))) + d.amount();
       txn.put(key, Long.toString(balance).getBytes(UTF_8));
-      pending.put(txn.id(), d);
-      db.commit(txn, replies);                               // returns at once; exactly one CommitReply follows
+      long correlation = ++nextCorrelation;
+      pending.put(correlation, d);
+      db.commit(txn, correlation, replies);                  // returns at once; exactly one WriteReply follows
       return this;
     }
 
     private Behavior<Command> onReply(WrappedReply w) {
-      Deposit d = pending.remove(w.reply().transactionId());
-      if (w.reply() instanceof CommitReply.Committed) {
+      Deposit d = pending.remove(w.reply().correlation());
+      if (w.reply() instanceof DatabaseProtocol.Committed) {
         d.replyTo().tell(StatusReply.ack());
-      } else if (w.reply() instanceof CommitReply.Conflicted) {
+      } else if (w.reply() instanceof DatabaseProtocol.Conflicted) {
         getContext().getSelf().tell(d);                      // nothing was written: read again, apply again
-      } else if (w.reply() instanceof CommitReply.Overloaded) {
-        timers.startSingleTimer(w.reply().transactionId(), d, Duration.ofMillis(5));  // queue full: try again shortly
-      } else if (w.reply() instanceof CommitReply.Failed failed) {
-        d.replyTo().tell(StatusReply.error(failed.cause()));
+      } else if (w.reply() instanceof DatabaseProtocol.Failed f && f.reason() == DatabaseProtocol.FailureReason.OVERLOADED) {
+        timers.startSingleTimer(w.reply().correlation(), d, Duration.ofMillis(5));  // queue full: try again shortly
+      } else if (w.reply() instanceof DatabaseProtocol.Refusal refused) {
+        d.replyTo().tell(StatusReply.error(refused.message()));
       }
       return this;
     }
   }
-  // end README
 
   @Test
   void anActorCommitsAndHandlesTypedReplies() throws Exception {

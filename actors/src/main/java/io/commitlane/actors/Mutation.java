@@ -1,4 +1,4 @@
-package io.commitlane.cluster;
+package io.commitlane.actors;
 
 /**
  * One write of an atomic batch: a put, or a remove when {@code value} is null.
@@ -7,10 +7,10 @@ package io.commitlane.cluster;
  * @param key the key bytes
  * @param value the new value, or null to remove the key
  */
-public record Mutation(String store, byte[] key, byte[] value) implements CborSerializable {
+public record Mutation(String store, byte[] key, byte[] value) {
   public Mutation {
-    Names.store(store);
-    Names.key(key, "a Mutation");
+    RequestNames.store(store);
+    RequestNames.key(key, "a Mutation");
   }
 
   public static Mutation put(byte[] key, byte[] value) {

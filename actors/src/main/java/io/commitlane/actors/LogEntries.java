@@ -1,16 +1,16 @@
-package io.commitlane.cluster;
+package io.commitlane.actors;
 
 import java.util.List;
 
 /**
- * The transaction-log record a commit appends: the log's name and the record's entries.
+ * The transaction-log record a write appends: the log's name and the record's entries.
  *
  * @param log the log (a directory under the database's {@code txlog/}), created on first use
  * @param entries the record's entries, in order (may be empty: the record then only marks the commit)
  */
-public record LogEntries(String log, List<byte[]> entries) implements CborSerializable {
+public record LogEntries(String log, List<byte[]> entries) {
   public LogEntries {
-    Names.log(log);
+    RequestNames.log(log);
     entries = entries == null ? List.of() : List.copyOf(entries);
   }
 

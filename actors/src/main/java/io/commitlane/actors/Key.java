@@ -1,15 +1,15 @@
-package io.commitlane.cluster;
+package io.commitlane.actors;
 
 /**
- * A key in a store of a sharded database.
+ * A key in a store of a database.
  *
  * @param store the store (column family), or null for the default store
  * @param key the key bytes
  */
-public record Key(String store, byte[] key) implements CborSerializable {
+public record Key(String store, byte[] key) {
   public Key {
-    Names.store(store);
-    Names.key(key, "a Key");
+    RequestNames.store(store);
+    RequestNames.key(key, "a Key");
   }
 
   /** A key of the default store. */

@@ -1,18 +1,18 @@
-package io.commitlane.cluster;
+package io.commitlane.actors;
 
 /**
- * What a conditional commit expects a key to hold when the owner runs it: a value, or absence
- * when {@code value} is null. The owner reads the key inside the commit's transaction, so a
+ * What a conditional write expects a key to hold when the database runs it: a value, or absence
+ * when {@code value} is null. The database reads the key inside the write's transaction, so a
  * change between that read and the write is caught by optimistic validation.
  *
  * @param store the store, or null for the default store
  * @param key the key bytes
  * @param value the expected value, or null for "absent"
  */
-public record Expectation(String store, byte[] key, byte[] value) implements CborSerializable {
+public record Expectation(String store, byte[] key, byte[] value) {
   public Expectation {
-    Names.store(store);
-    Names.key(key, "an Expectation");
+    RequestNames.store(store);
+    RequestNames.key(key, "an Expectation");
   }
 
   public static Expectation value(byte[] key, byte[] value) {

@@ -1,0 +1,372 @@
+package io.commitlane.actors;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.stream.SourceRef;
+
+/**
+ * The messages a database actor understands, local ({@link DatabaseActor}, {@link
+ * CommitlaneDatabase#ref()}) or sharded (the cluster module's entity): self-contained, immutable
+ * and serializable, so an actor that holds only the database's reference can write,
+ * conditionally write, read, manage stores and follow a change feed.
+ *
+ * <p><b>Exactly one reply per request</b>, sent to the request's {@code replyTo} and carrying its
+ * {@code correlation} (a value of the sender's choosing, returned unchanged): also when the
+ * database is full ({@link Failed} with {@link FailureReason#OVERLOADED}), closed or closing
+ * ({@link FailureReason#DATABASE_CLOSED}), or its actor stopped before it read the request (the
+ * {@link Commitlane} extension answers those from the dead letters). A sharded database may also
+ * answer {@link Unavailable}.
+ *
+ * <p><b>Threads.</b> Requests are read and transactions built on the database actor's thread;
+ * commits run on the database's commit executors, and a write's reply is told from there (no hop
+ * back through the actor).
+ */
+public final class DatabaseProtocol {
+  private DatabaseProtocol() {}
+
+  // ---- requests -------------------------------------------------------------------------------
+
+  /**
+   * What a database actor accepts: the protocol's {@link Request}s, and messages of its own. Not
+   * sealed, so that a sharded database can add its lifecycle messages; send only requests.
+   */
+  public interface Command {}
+
+  /** A request of the protocol. */
+  public sealed interface Request extends Command, ProtocolMessage
+      permits Write, ConditionalWrite, Get, MultiGet, CreateStore, DropStore, GetStats, OpenChangeFeed {
+    /** The sender's value, returned in the reply. */
+    long correlation();
+
+    /** Answer this request with {@code refusal} (it was not served): for whoever cannot serve it. */
+    void answer(Refusal refusal);
+  }
+
+  /**
+   * Commit an atomic batch of puts and removes, and a transaction-log record if {@code log} is not
+   * null. Blind writes: use {@link ConditionalWrite} when they depend on what is stored.
+   */
+  public record Write(List<Mutation> mutations, LogEntries log, long correlation, ActorRef<WriteReply> replyTo) implements Request {
+    public Write {
+      mutations = copy(mutations, "Write.mutations");
+      if (mutations.isEmpty() && log == null) {
+        throw new InvalidRequestException("a Write needs at least one mutation or a log record");
+      }
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
+   * A conditional write: inside one transaction, read every expected key; if each holds its
+   * expected value (or is absent, for a null value), apply the mutations and commit. The reads are
+   * tracked, so a commit that changes one of them between the read and this commit makes it
+   * conflict at validation. Answers {@link Conflicted} with {@link ConflictCause#EXPECTATIONS} and
+   * what the keys hold now when an expectation does not hold, or with {@link
+   * ConflictCause#VALIDATION} when validation failed (a local database tries once; a sharded one
+   * tries again while the expectations hold, {@code commitlane.cluster.conflict-retries} times).
+   */
+  public record ConditionalWrite(List<Expectation> expected, List<Mutation> mutations, LogEntries log, long correlation,
+      ActorRef<WriteReply> replyTo) implements Request {
+    public ConditionalWrite {
+      expected = copy(expected, "ConditionalWrite.expected");
+      mutations = copy(mutations, "ConditionalWrite.mutations");
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /** Read the latest committed value of a key (null when absent, or when its store does not exist). */
+  public record Get(Key key, long correlation, ActorRef<ReadReply> replyTo) implements Request {
+    public Get {
+      if (key == null) {
+        throw new InvalidRequestException("a Get needs a key");
+      }
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /** Read several keys from one snapshot; the values come back in the order of the keys. */
+  public record MultiGet(List<Key> keys, long correlation, ActorRef<ReadReply> replyTo) implements Request {
+    public MultiGet {
+      keys = copy(keys, "MultiGet.keys");
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
+   * Create a named store, or confirm it exists. If an earlier store of that name is still being
+   * dropped, the reply comes once that drop finished and the new store exists.
+   */
+  public record CreateStore(String name, long correlation, ActorRef<StoreReply> replyTo) implements Request {
+    public CreateStore {
+      RequestNames.namedStore(name, "CreateStore");
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
+   * Drop a named store: logical when the database actor handles the message (later writes and
+   * reads of it fail with {@link FailureReason#STORE_DROPPED}), physical once every commit
+   * admitted before has ended; {@link StoreDropped} comes then.
+   */
+  public record DropStore(String name, long correlation, ActorRef<StoreReply> replyTo) implements Request {
+    public DropStore {
+      RequestNames.namedStore(name, "DropStore");
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /** Ask for the database's counters (and, for a sharded database, who owns it). */
+  public record GetStats(long correlation, ActorRef<StatsReply> replyTo) implements Request {
+    public GetStats {
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
+   * Open a live change feed of a transaction log: committed records after {@code afterPosition}
+   * (from the start when negative), then new ones as they commit. The reply carries a {@link
+   * SourceRef}; run its source within {@code pekko.stream.materializer.stream-ref.subscription-timeout}.
+   * The feed fails when the database closes: open it again from the last position handled.
+   */
+  public record OpenChangeFeed(String log, long afterPosition, long correlation, ActorRef<FeedReply> replyTo) implements Request {
+    public OpenChangeFeed {
+      RequestNames.log(log);
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  // ---- replies --------------------------------------------------------------------------------
+
+  /** Every reply: it carries the correlation of the request it answers. */
+  public sealed interface Reply extends ProtocolMessage permits WriteReply, ReadReply, StoreReply, StatsReply, FeedReply {
+    long correlation();
+  }
+
+  /** The reply to {@link Write} and {@link ConditionalWrite}. */
+  public sealed interface WriteReply extends Reply permits Committed, Conflicted, Refusal {
+    /** Whether sending the same request again may succeed. */
+    boolean retryable();
+  }
+
+  /** The reply to {@link Get} and {@link MultiGet}. */
+  public sealed interface ReadReply extends Reply permits Values, Refusal {}
+
+  /** The reply to {@link CreateStore} and {@link DropStore}. */
+  public sealed interface StoreReply extends Reply permits StoreCreated, StoreDropped, Refusal {}
+
+  /** The reply to {@link GetStats}. */
+  public sealed interface StatsReply extends Reply permits DatabaseStats, Refusal {}
+
+  /** The reply to {@link OpenChangeFeed}. */
+  public sealed interface FeedReply extends Reply permits FeedOpened, Refusal {}
+
+  /** The request was not served: it failed, or (sharded) the database could not be reached. */
+  public sealed interface Refusal extends WriteReply, ReadReply, StoreReply, StatsReply, FeedReply permits Failed, Unavailable {
+    String message();
+  }
+
+  /**
+   * Written (and, with {@code fsync} log durability, synced).
+   *
+   * @param stamp where the commit stands in the database's history
+   * @param logPosition the log record's position, or -1 when the write logged nothing
+   */
+  public record Committed(long correlation, CommitStamp stamp, long logPosition) implements WriteReply {
+    @Override
+    public boolean retryable() {
+      return false;
+    }
+  }
+
+  /** Why a write conflicted. */
+  public enum ConflictCause {
+    /** A conditional write's expectations did not hold: {@link Conflicted#actual()} says what the keys hold now. */
+    EXPECTATIONS,
+    /** Optimistic validation found a commit that changed what this write read (or, blind, wrote) after its snapshot. */
+    VALIDATION
+  }
+
+  /**
+   * Nothing was written. Retryable: send the write again (after reading again, for {@link
+   * ConflictCause#EXPECTATIONS}).
+   *
+   * @param cause why
+   * @param actual for a {@link ConditionalWrite}, what its keys hold now, usable as the next
+   *     attempt's expectations: after {@link ConflictCause#EXPECTATIONS} each expectation that did
+   *     not hold; after {@link ConflictCause#VALIDATION} every expected key, read after the
+   *     conflict. Empty for a {@link Write}.
+   * @param attempts attempts the database made (a sharded database retries validation conflicts)
+   */
+  public record Conflicted(long correlation, ConflictCause cause, List<Expectation> actual, int attempts) implements WriteReply {
+    public Conflicted {
+      Objects.requireNonNull(cause, "cause");
+      actual = actual == null ? List.of() : List.copyOf(actual);
+    }
+
+    @Override
+    public boolean retryable() {
+      return true;
+    }
+  }
+
+  /** Values read, in the order of the keys asked for; null for an absent key. */
+  public record Values(long correlation, List<byte[]> values) implements ReadReply {
+    public Values {
+      values = Collections.unmodifiableList(new ArrayList<>(values == null ? List.of() : values));
+    }
+  }
+
+  /** The store exists and is live (created now, or it already was); {@code generation} tells generations apart. */
+  public record StoreCreated(long correlation, String name, int generation) implements StoreReply {}
+
+  /** The store is dropped physically: no commit names it any more and its column family is gone. */
+  public record StoreDropped(long correlation, String name) implements StoreReply {}
+
+  /**
+   * A database's counters since it opened (on its owner, for a sharded database).
+   *
+   * @param database the database's name (its directory, or the sharded entity id)
+   * @param owner the address of the actor system it is open in
+   * @param ownerEpoch the sharded owner's epoch (see {@link CommitStamp}); 0 for a local database
+   * @param commitThreads the most commit executors it may run
+   * @param executorsStarted commit executors running now
+   * @param queueDepth commits admitted and not yet taken by an executor
+   * @param inFlight commits admitted and not yet completed
+   * @param admitted commits admitted
+   * @param committed commits that succeeded
+   * @param conflicts commits refused by validation
+   * @param failed commits that failed otherwise
+   * @param overloaded commits refused because the queue was full
+   */
+  public record DatabaseStats(
+      long correlation,
+      String database,
+      String owner,
+      long ownerEpoch,
+      int commitThreads,
+      int executorsStarted,
+      int queueDepth,
+      long inFlight,
+      long admitted,
+      long committed,
+      long conflicts,
+      long failed,
+      long overloaded) implements StatsReply {}
+
+  /** A change feed ready to be run (on any node). */
+  public record FeedOpened(long correlation, SourceRef<ChangeRecord> feed) implements FeedReply {
+    public FeedOpened {
+      Objects.requireNonNull(feed, "feed");
+    }
+  }
+
+  /** What kind of failure a {@link Failed} reply reports. */
+  public enum FailureReason {
+    /** The database's commit queue was full; nothing was written. Retryable later. */
+    OVERLOADED,
+    /** The database was closed, or its actor had stopped, before the request ran; nothing was written. */
+    DATABASE_CLOSED,
+    /** The request was malformed (for example {@code default} given to a drop); nothing was written. */
+    INVALID_REQUEST,
+    /** A store the request names was dropped; nothing was written. Create the name again to use it. */
+    STORE_DROPPED,
+    /** A drop named a store that does not exist; nothing was changed. */
+    UNKNOWN_STORE,
+    /** A storage or transaction-log failure (see the message). */
+    STORAGE
+  }
+
+  /** The request failed; {@code message} says what happened and what to do. */
+  public record Failed(long correlation, FailureReason reason, String message, boolean retryable) implements Refusal {
+    public Failed {
+      Objects.requireNonNull(reason, "reason");
+    }
+  }
+
+  /** Why a sharded database did not serve a request (a local database never answers {@link Unavailable}). */
+  public enum UnavailableReason {
+    /** The database is closing on its owner (moving, stopping, passivating): nothing written. */
+    CLOSING,
+    /** The previous owner still held the database past {@code open-timeout}: nothing written. */
+    PREVIOUS_OWNER_HOLDS,
+    /** Too many requests arrived while the database opened: nothing written. */
+    BUFFER_FULL,
+    /** No reply within the ask timeout (owner unreachable, gone, or slow): the outcome is unknown. */
+    NO_REPLY
+  }
+
+  /**
+   * The database could not serve the request. Always retryable; {@link #outcomeKnown()} says
+   * whether the request certainly did nothing.
+   */
+  public record Unavailable(long correlation, UnavailableReason reason, String message) implements Refusal {
+    public Unavailable {
+      Objects.requireNonNull(reason, "reason");
+    }
+
+    @Override
+    public boolean retryable() {
+      return true;
+    }
+
+    /** False only for {@code NO_REPLY}: a write may then have been applied. */
+    public boolean outcomeKnown() {
+      return reason != UnavailableReason.NO_REPLY;
+    }
+  }
+
+  private static <T> List<T> copy(List<T> list, String what) {
+    if (list == null) {
+      return List.of();
+    }
+    for (T each : list) {
+      if (each == null) {
+        throw new InvalidRequestException(what + " holds a null element");
+      }
+    }
+    return List.copyOf(list);
+  }
+}

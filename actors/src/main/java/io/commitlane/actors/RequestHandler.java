@@ -1,0 +1,335 @@
+package io.commitlane.actors;
+
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
+import io.commitlane.actors.DatabaseProtocol.ConflictCause;
+import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.CreateStore;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.DropStore;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.DatabaseProtocol.FeedOpened;
+import io.commitlane.actors.DatabaseProtocol.Get;
+import io.commitlane.actors.DatabaseProtocol.GetStats;
+import io.commitlane.actors.DatabaseProtocol.MultiGet;
+import io.commitlane.actors.DatabaseProtocol.OpenChangeFeed;
+import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.DatabaseProtocol.StoreCreated;
+import io.commitlane.actors.DatabaseProtocol.StoreDropped;
+import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.stream.ChangeFeed;
+import io.commitlane.storage.CommitResult;
+import io.commitlane.storage.CommitlaneException;
+import io.commitlane.storage.ConflictException;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.InvalidStoreNameException;
+import io.commitlane.storage.Store;
+import io.commitlane.storage.StoreDroppedException;
+import io.commitlane.storage.Transaction;
+import io.commitlane.storage.UnknownStoreException;
+import io.commitlane.txlog.ReadRequest;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletionException;
+import java.util.function.LongFunction;
+import java.util.function.Supplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.SourceRef;
+import org.apache.pekko.stream.javadsl.StreamRefs;
+
+/**
+ * Serves {@link DatabaseProtocol} requests against an open database handle, on the thread of the
+ * actor that received them: what a local {@link DatabaseActor} and a sharded database entity both
+ * run, so they answer alike. Transactions are built and reads served on the calling thread;
+ * commits are admitted into the database's queue (no further hop) and a write's reply is told by
+ * the thread that completed it. Not thread-safe: one actor owns each handler.
+ */
+public final class RequestHandler {
+  private final CommitlaneDatabase db;
+  private final String database;
+  private final String owner;
+  private final long ownerEpoch;
+  private final int conditionalRetries;
+  private final Supplier<Materializer> materializer;
+  private final LongFunction<Refusal> closed;
+
+  /**
+   * @param db the handle requests run against
+   * @param database the database's name in {@link DatabaseStats}
+   * @param owner the address of the actor system serving it, in {@link DatabaseStats}
+   * @param ownerEpoch the epoch in every {@link CommitStamp} (0 for a local database)
+   * @param conditionalRetries how often a {@link ConditionalWrite} whose validation conflicted is
+   *     run again while its expectations hold (0 for a local database)
+   * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
+   * @param closed the reply when the database is closed, by correlation
+   */
+  public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
+    this.db = Objects.requireNonNull(db, "db");
+    this.database = database;
+    this.owner = owner;
+    this.ownerEpoch = ownerEpoch;
+    this.conditionalRetries = conditionalRetries;
+    this.materializer = Objects.requireNonNull(materializer, "materializer");
+    this.closed = Objects.requireNonNull(closed, "closed");
+  }
+
+  /** The reply of a local database to a request it cannot serve because it is closed. */
+  public static Failed closedReply(long correlation, java.nio.file.Path path) {
+    return new Failed(correlation, FailureReason.DATABASE_CLOSED, "database " + path
+        + " is closed; nothing was written. Open it again and send the request to its new reference", false);
+  }
+
+  /** Serve {@code r}: exactly one reply goes to its {@code replyTo}, now or when its commit completes. */
+  public void handle(Request r) {
+    try {
+      if (r instanceof Write w) {
+        onWrite(w);
+      } else if (r instanceof ConditionalWrite c) {
+        onConditionalWrite(c, 1);
+      } else if (r instanceof Get g) {
+        onGet(g);
+      } else if (r instanceof MultiGet g) {
+        onMultiGet(g);
+      } else if (r instanceof CreateStore c) {
+        onCreateStore(c);
+      } else if (r instanceof DropStore d) {
+        onDropStore(d);
+      } else if (r instanceof GetStats g) {
+        onGetStats(g);
+      } else if (r instanceof OpenChangeFeed f) {
+        onOpenChangeFeed(f);
+      }
+    } catch (RuntimeException e) {
+      // Whatever failed before a commit was admitted: the request still gets its one reply.
+      r.answer(refusal(r.correlation(), e, closed));
+    }
+  }
+
+  private void onWrite(Write w) {
+    Transaction txn = db.begin();
+    apply(txn, w.mutations(), w.log());
+    db.admit(txn, replying(w.correlation(), w.replyTo(), ownerEpoch, 1, closed));
+  }
+
+  /**
+   * One attempt of a conditional write. The first runs on the calling actor's thread; a retry
+   * after a validation conflict runs on the completion dispatcher (it touches only the
+   * thread-safe database).
+   */
+  private void onConditionalWrite(ConditionalWrite c, int attempt) {
+    Transaction txn = db.begin();
+    List<Expectation> actual = new ArrayList<>();
+    try {
+      for (Expectation e : c.expected()) {
+        byte[] now = txn.get(store(e.store()), e.key()); // tracked: validated at commit
+        if (!Arrays.equals(now, e.value())) {
+          actual.add(new Expectation(e.store(), e.key(), now));
+        }
+      }
+    } catch (RuntimeException e) {
+      txn.abort();
+      throw e;
+    }
+    if (!actual.isEmpty()) {
+      txn.abort();
+      c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, actual, attempt));
+      return;
+    }
+    apply(txn, c.mutations(), c.log());
+    CommitRequest.Completion reply = replying(c.correlation(), c.replyTo(), ownerEpoch, attempt, closed);
+    db.admit(txn, new CommitRequest.Completion() {
+      @Override
+      public void committed(CommitResult result) {
+        reply.committed(result);
+      }
+
+      @Override
+      public void failed(Throwable cause) {
+        if (!(unwrap(cause) instanceof ConflictException)) {
+          reply.failed(cause);
+          return;
+        }
+        // Off the commit thread: run it again, or read what the keys hold now for the reply.
+        db.completions().execute(() -> {
+          try {
+            if (attempt <= conditionalRetries) {
+              onConditionalWrite(c, attempt + 1);
+            } else {
+              c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
+            }
+          } catch (RuntimeException e) {
+            c.replyTo().tell((WriteReply) refusal(c.correlation(), e, closed));
+          }
+        });
+      }
+    });
+  }
+
+  /** What each expected key holds now (read after a validation conflict, not tracked). */
+  private List<Expectation> readNow(List<Expectation> expected) {
+    Database storage = db.storage();
+    List<Expectation> now = new ArrayList<>(expected.size());
+    for (Expectation e : expected) {
+      Store s = existingStore(storage, e.store());
+      now.add(new Expectation(e.store(), e.key(), s == null ? null : storage.get(s, e.key())));
+    }
+    return now;
+  }
+
+  private void onGet(Get g) {
+    Database storage = db.storage();
+    Store s = existingStore(storage, g.key().store());
+    g.replyTo().tell(new Values(g.correlation(), Collections.singletonList(s == null ? null : storage.get(s, g.key().key()))));
+  }
+
+  private void onMultiGet(MultiGet g) {
+    Database storage = db.storage();
+    try (Transaction snapshot = storage.begin()) {
+      List<byte[]> values = new ArrayList<>(g.keys().size());
+      for (Key k : g.keys()) {
+        Store s = existingStore(storage, k.store());
+        values.add(s == null ? null : snapshot.getUntracked(s, k.key()));
+      }
+      g.replyTo().tell(new Values(g.correlation(), values));
+    }
+  }
+
+  /** The reply is told from the completion dispatcher: the actor does not wait for the store. */
+  private void onCreateStore(CreateStore c) {
+    db.createStore(c.name()).whenComplete((store, err) -> c.replyTo().tell(err == null
+        ? new StoreCreated(c.correlation(), c.name(), store.generation())
+        : refusal(c.correlation(), unwrap(err), closed)));
+  }
+
+  /** Logical here, on the actor's thread (it syncs one small file); the reply waits for the physical drop. */
+  private void onDropStore(DropStore d) {
+    db.dropStore(d.name()).whenComplete((done, err) -> d.replyTo().tell(err == null
+        ? new StoreDropped(d.correlation(), d.name())
+        : refusal(d.correlation(), unwrap(err), closed)));
+  }
+
+  private void onGetStats(GetStats g) {
+    g.replyTo().tell(stats(g.correlation()));
+  }
+
+  /** The database's counters (no latency histograms, so other readers' intervals are left alone). */
+  DatabaseStats stats(long correlation) {
+    Pipeline p = db.pipeline();
+    if (p.isReleased()) {
+      throw new DatabaseClosedException(p.db.path());
+    }
+    return new DatabaseStats(correlation, database, owner, ownerEpoch, p.settings.commitThreads(), p.queue.executors(),
+        p.queue.depth(), p.inFlight(), p.queue.admitted.sum(), p.runner.committed.sum(), p.runner.conflicts.sum(),
+        p.runner.failed.sum(), p.queue.overloaded.sum());
+  }
+
+  private void onOpenChangeFeed(OpenChangeFeed f) {
+    if (db.pipeline().isReleased()) {
+      throw new DatabaseClosedException(db.path());
+    }
+    ReadRequest from = f.afterPosition() < 0 ? ReadRequest.fromStart() : ReadRequest.fromPosition(f.afterPosition()).exclusive();
+    SourceRef<ChangeRecord> ref = ChangeFeed.live(db, f.log(), from)
+        .map(ChangeRecord::of)
+        .runWith(StreamRefs.sourceRef(), materializer.get());
+    f.replyTo().tell(new FeedOpened(f.correlation(), ref));
+  }
+
+  // ---- helpers ------------------------------------------------------------------------------
+
+  private void apply(Transaction txn, List<Mutation> mutations, LogEntries log) {
+    try {
+      Database storage = db.storage();
+      for (Mutation m : mutations) {
+        Store s = m.store() == null ? storage.defaultStore() : storage.store(m.store());
+        if (m.value() == null) {
+          txn.remove(s, m.key());
+        } else {
+          txn.put(s, m.key(), m.value());
+        }
+      }
+      if (log != null) {
+        txn.useLog(log.log());
+        log.entries().forEach(txn::addLogEntry);
+      }
+    } catch (RuntimeException e) {
+      txn.abort();
+      throw e;
+    }
+  }
+
+  /** The store to validate a read of (created on first use, as a write would). */
+  private Store store(String name) {
+    Database storage = db.storage();
+    return name == null ? storage.defaultStore() : storage.store(name);
+  }
+
+  /** The store to read, or null when it does not exist (reads create nothing). */
+  private static Store existingStore(Database db, String name) {
+    return name == null ? db.defaultStore() : db.findStore(name).orElse(null);
+  }
+
+  /**
+   * Where a write's outcome goes: {@code replyTo}, told by the thread that completes the commit.
+   * A local database's reply to a closed database is {@link FailureReason#DATABASE_CLOSED}.
+   */
+  static CommitRequest.Completion replying(long correlation, ActorRef<WriteReply> replyTo, long epoch, int attempts) {
+    return replying(correlation, replyTo, epoch, attempts, null);
+  }
+
+  private static CommitRequest.Completion replying(long correlation, ActorRef<WriteReply> replyTo, long epoch, int attempts,
+      LongFunction<Refusal> closed) {
+    return new CommitRequest.Completion() {
+      @Override
+      public void committed(CommitResult result) {
+        replyTo.tell(new Committed(correlation, new CommitStamp(epoch, result.version()),
+            LogAppend.of(result).map(LogAppend::position).orElse(-1L)));
+      }
+
+      @Override
+      public void failed(Throwable cause) {
+        Throwable c = unwrap(cause);
+        if (c instanceof ConflictException conflict) {
+          replyTo.tell(new Conflicted(correlation, ConflictCause.VALIDATION, List.of(), Math.max(attempts, conflict.attempts())));
+        } else {
+          replyTo.tell((WriteReply) refusal(correlation, c, closed));
+        }
+      }
+    };
+  }
+
+  /** The typed reply for a failure: what happened, and whether trying again may help. */
+  static Refusal refusal(long correlation, Throwable e, LongFunction<Refusal> closed) {
+    if (e instanceof DatabaseClosedException) {
+      return closed != null ? closed.apply(correlation) : new Failed(correlation, FailureReason.DATABASE_CLOSED, e.getMessage(), false);
+    }
+    if (e instanceof CommitQueueFullException q) {
+      return new Failed(correlation, FailureReason.OVERLOADED, q.getMessage(), true);
+    }
+    if (e instanceof StoreDroppedException) {
+      return new Failed(correlation, FailureReason.STORE_DROPPED, e.getMessage(), false);
+    }
+    if (e instanceof UnknownStoreException) {
+      return new Failed(correlation, FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+    }
+    if (e instanceof InvalidRequestException || e instanceof InvalidStoreNameException || e instanceof IllegalArgumentException
+        || e instanceof IllegalStateException) {
+      return new Failed(correlation, FailureReason.INVALID_REQUEST, String.valueOf(e.getMessage()), false);
+    }
+    boolean retryable = e instanceof CommitlaneException c && c.isRetryable();
+    return new Failed(correlation, FailureReason.STORAGE, e.toString(), retryable);
+  }
+
+  private static Throwable unwrap(Throwable e) {
+    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+}

@@ -1,0 +1,85 @@
+package io.commitlane.actors;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigValue;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The keys under {@code commitlane { ... }} that this module reads, and the check that refuses
+ * any other: a misspelt key would otherwise open with the default it meant to change.
+ */
+final class SettingKeys {
+  /** Every setting of a database, relative to {@code commitlane}. */
+  static final Set<String> SETTINGS = Set.of(
+      "commit-threads", "occ-lock-buckets", "occ-validation", "occ-blind-writes", "mode", "commit-queue-capacity",
+      "executor-batch", "completion-dispatcher", "wal",
+      "write-groups.enabled", "write-groups.max-members", "write-groups.max-keys", "write-groups.max-bytes",
+      "rocksdb-wal.manual-flush", "rocksdb-wal.sync-interval", "rocksdb-wal.ack-after-sync", "rocksdb-wal.unordered-write",
+      "rocksdb-wal.pipelined-write", "rocksdb-wal.two-write-queues",
+      "txlog.durability", "txlog.max-segment-size", "txlog.max-segment-age", "txlog.retention", "txlog.purge-interval",
+      "txlog.replay", "txlog.group-commit-max-wait", "txlog.append", "txlog.append-buffer-size", "txlog.completion-ring-slots",
+      "txlog.completion-ring-wait", "txlog.recovery");
+
+  /**
+   * Sections whose insides are not settings of a database: the dispatchers this module defines
+   * (Pekko dispatcher configuration), and the cluster module's own section, which it validates.
+   */
+  static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster");
+
+  private SettingKeys() {}
+
+  /** Add an error for every key of {@code commitlane} (the section itself) that is not known. */
+  static void refuseUnknown(Config commitlane, List<SettingError> errors) {
+    Set<String> unknown = new TreeSet<>();
+    for (Map.Entry<String, ConfigValue> e : commitlane.entrySet()) {
+      String key = e.getKey();
+      if (!SETTINGS.contains(key) && !SECTIONS.contains(key.split("\\.", 2)[0])) {
+        unknown.add(key);
+      }
+    }
+    for (String key : unknown) {
+      errors.add(new SettingError(PipelineSettings.ROOT + "." + key, commitlane.getValue(key).unwrapped(),
+          "is not a setting; the nearest known key is " + PipelineSettings.ROOT + "." + nearest(key)));
+    }
+  }
+
+  /** The known key (or section) closest to {@code key} by edit distance. */
+  static String nearest(String key) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (Set<String> names : List.of(SETTINGS, SECTIONS)) {
+      for (String known : new TreeSet<>(names)) {
+        int d = distance(key, known);
+        if (d < bestDistance) {
+          best = known;
+          bestDistance = d;
+        }
+      }
+    }
+    return best;
+  }
+
+  /** Levenshtein distance. */
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+      }
+      int[] t = previous;
+      previous = current;
+      current = t;
+    }
+    return previous[b.length()];
+  }
+}
