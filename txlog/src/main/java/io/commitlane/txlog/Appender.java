@@ -28,6 +28,8 @@ interface Appender {
 
   long finish(long position, LongSupplier sequenceSampler);
 
+  CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler);
+
   void abort(long position);
 
   /** Writes an abort marker for each recovered position (already checked) and marks it aborted. */
@@ -45,6 +47,14 @@ interface Appender {
   Lock rotationLock();
 
   Counters counters();
+
+  /** ACTOR mode: runs the writer on {@code host} ({@code null}: the log's own thread); others ignore it. */
+  default void hostWriter(LogWriterHost host) {}
+
+  /** ACTOR mode: one writer turn; see {@link TransactionLog#writeQueued()}. */
+  default boolean writeQueued() {
+    return false;
+  }
 
   /**
    * Refuses appends from now on and makes what was appended as durable as the mode promises at a

@@ -61,6 +61,12 @@ final class LeaderlessAppender implements Appender {
     return publish(sequenceSampler);
   }
 
+  @Override
+  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
+    finish(position, sequenceSampler);
+    return whenDurable(position);
+  }
+
   /**
    * The buffers moved the completion watermark; publish its payload (the end position of the
    * completed prefix) as the committed watermark, sample RocksDB's sequence now (every record

@@ -160,6 +160,12 @@ final class SerializedAppender implements Appender {
   }
 
   @Override
+  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
+    finish(position, sequenceSampler);
+    return whenDurable(position);
+  }
+
+  @Override
   public void abandon(List<Long> positions) {
     long lastMarker = -1;
     for (long position : positions) {

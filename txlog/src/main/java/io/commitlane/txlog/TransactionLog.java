@@ -154,9 +154,11 @@ public final class TransactionLog implements AutoCloseable {
       segments.activate(last);
     }
     segments.startNumbersAt(nextSegmentNumber);
-    this.appender = settings.appendMode() == AppendMode.LEADERLESS
-        ? new LeaderlessAppender(name, settings, segments, watermark, aborted, end)
-        : new SerializedAppender(name, settings, segments, watermark, aborted, end);
+    this.appender = switch (settings.appendMode()) {
+      case SERIALIZED -> new SerializedAppender(name, settings, segments, watermark, aborted, end);
+      case LEADERLESS -> new LeaderlessAppender(name, settings, segments, watermark, aborted, end);
+      case ACTOR -> new ActorAppender(this, name, settings, segments, watermark, aborted, end);
+    };
   }
 
   /** The log's name (the directory's name unless the settings give one). */
@@ -192,10 +194,10 @@ public final class TransactionLog implements AutoCloseable {
   /**
    * Appends a record and adds its position to the uncommitted set. {@link AppendMode#SERIALIZED}:
    * when this returns the frame has reached the operating system (one positional write), so a
-   * process crash loses nothing returned. LEADERLESS: the place is claimed and the frame reaches
-   * the file before {@link #finish} returns. With {@link Durability#FSYNC} use {@link
-   * #whenDurable} to learn when it is on disk. The buffers are read, not consumed (their positions
-   * do not move).
+   * process crash loses nothing returned. LEADERLESS and ACTOR: the place is claimed and the frame
+   * reaches the file before {@link #finish} returns (ACTOR: before {@link #finishAsync} completes).
+   * With {@link Durability#FSYNC} use {@link #whenDurable} to learn when it is on disk. The buffers
+   * are read, not consumed (their positions do not move).
    *
    * @param timestamp the caller's timestamp in millis, e.g. from a {@link MonotonicClock}
    * @param flags caller flags, 0..65535, returned in {@link LogRecord#flags()}
@@ -255,9 +257,9 @@ public final class TransactionLog implements AutoCloseable {
    * The caller's RocksDB write for {@code position} returned. Removes the position from the
    * uncommitted set, advances the committed watermark over the contiguous finished prefix, then
    * calls {@code sequenceSampler} (RocksDB's latest sequence) and records the pair (watermark,
-   * sequence) for {@link #onFlushCompleted}. The sampler runs under the log's state lock: keep it
-   * short and never call back into this log from it except for read-only queries. LEADERLESS: the
-   * record is in the file when this returns.
+   * sequence) for {@link #onFlushCompleted}. The sampler runs under the log's state lock (ACTOR:
+   * on the writer, once per batch): keep it short and never call back into this log from it except
+   * for read-only queries. LEADERLESS and ACTOR: the record is in the file when this returns.
    *
    * @return the committed watermark after this finish
    * @throws IllegalStateException if the position is not awaiting finish
@@ -267,10 +269,26 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   /**
+   * {@link #finish} as a commit's acknowledgement: the returned future completes once the record
+   * is finished and as durable as the log's durability promises (PROCESS and NONE: in the file;
+   * FSYNC: forced). {@link AppendMode#ACTOR}: this only queues the finish, without waiting; the
+   * writer finishes it in its next batch and completes the future on its own thread (hop to your
+   * executor before doing anything slow); it fails with {@link LogFailedException} if the log
+   * could not write or force the record, with {@link LogClosedException} if the log closed first,
+   * and with {@link IllegalStateException} if the position was not awaiting finish. The other
+   * modes finish before returning (throwing as {@link #finish} does) and return {@link
+   * #whenDurable}.
+   */
+  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
+    return appender.finishAsync(position, Objects.requireNonNull(sequenceSampler, "sequenceSampler"));
+  }
+
+  /**
    * RocksDB finished a flush holding every write up to {@code flushedSequence}: persists the
    * largest recorded committed prefix whose sequence is at most that as the flushed position
    * (atomically: temp file, force, rename, force directory), never moving it backwards, and drops
-   * the pairs it covered. Does nothing after close.
+   * the pairs it covered. {@link AppendMode#ACTOR}: handled between the writer's batches. Does
+   * nothing after close.
    *
    * @throws LogIOException if the flushed position could not be persisted (it stays where it was)
    */
@@ -300,12 +318,36 @@ public final class TransactionLog implements AutoCloseable {
     return watermark.get();
   }
 
+  // ---------------------------------------------------------------- the writer of ACTOR mode
+
+  /**
+   * {@link AppendMode#ACTOR}: runs this log's writer turns on {@code host} from now on, or on the
+   * log's own thread again with {@code null}. Call with {@code null} from the host's own thread
+   * when the host stops (for an actor: in its post-stop): a wake-up it took but will not run then
+   * goes to the log's thread. Other modes have no writer and ignore it.
+   */
+  public void hostWriter(LogWriterHost host) {
+    appender.hostWriter(host);
+  }
+
+  /**
+   * {@link AppendMode#ACTOR}: one writer turn, for the writer's host: writes what is queued (one
+   * batch), forces it if a commit waits for durability, finishes what it can and completes the
+   * acknowledgements it made good. Returns {@code true} if more is queued (call again; the host
+   * may let other work in between). Safe from any thread: turns never overlap. Other modes return
+   * {@code false}.
+   */
+  public boolean writeQueued() {
+    return appender.writeQueued();
+  }
+
   // ---------------------------------------------------------------- durability
 
   /**
    * Completes once the record at {@code position} is covered by an fsync ({@link
    * Durability#FSYNC}); already complete for NONE and PROCESS. Under FSYNC the future completes
-   * on the log's force thread ({@code commitlane-txlog-fsync-<name>}): callers must hop to their own
+   * on the thread that forced (SERIALIZED and LEADERLESS: the log's force thread {@code
+   * commitlane-txlog-fsync-<name>}; ACTOR: the writer's host): callers must hop to their own
    * executor ({@code thenRunAsync(..., executor)}) before doing anything slow. It fails with
    * {@link LogIOException} if the fsync failed and with {@link LogClosedException} if the log
    * closed first without covering it; it never hangs past {@link #close()}.
@@ -343,8 +385,8 @@ public final class TransactionLog implements AutoCloseable {
 
   /**
    * Completes when the committed watermark is above {@code position}. It completes on the thread
-   * that advanced the watermark (a {@link #finish} or {@link #abort} caller): hop to your own
-   * executor. Fails with {@link LogClosedException} when the log closes.
+   * that advanced the watermark (a {@link #finish} or {@link #abort} caller; ACTOR: the writer):
+   * hop to your own executor. Fails with {@link LogClosedException} when the log closes.
    */
   public CompletableFuture<Void> whenCommittedBeyond(long position) {
     if (watermark.get() > position) {
@@ -564,7 +606,7 @@ public final class TransactionLog implements AutoCloseable {
   /**
    * Closes the log; idempotent. New appends fail with {@link LogClosedException}; what was
    * appended reaches the file (under FSYNC a final force runs) and pending {@link #whenDurable}
-   * futures complete (or fail with the write's or force's error); {@link
+   * and {@link #finishAsync} futures complete (or fail with the write's or force's error); {@link
    * #whenCommittedBeyond} futures fail with {@link LogClosedException}.
    *
    * @throws LogFailedException if the log could not make every appended record durable (its
@@ -616,8 +658,8 @@ public final class TransactionLog implements AutoCloseable {
   // ---------------------------------------------------------------- for readers and tests
 
   /**
-   * The end of what a reader that includes uncommitted records may read. LEADERLESS: records not
-   * yet in the file are written out first (no fsync), so such a reader sees every
+   * The end of what a reader that includes uncommitted records may read. LEADERLESS and ACTOR:
+   * records not yet in the file are written out first (no fsync), so such a reader sees every
    * append.
    */
   long writtenEnd() {
