@@ -80,7 +80,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
       long instance = INSTANCES.incrementAndGet();
       Pipeline pipeline = new Pipeline(name, db, settings, completions, faults, logs);
       ActorRef<TransactionLogActor.Command> logActor = system.systemActorOf(
-          TransactionLogActor.create(logs, settings.purgeInterval()), "commitlane-" + name + "-" + instance + "-txlog",
+          TransactionLogActor.create(logs, settings.purgeInterval(), pipeline.callbacks), "commitlane-" + name + "-" + instance + "-txlog",
           DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
       pipeline.logActor = logActor;
       pipeline.flushListener = db.addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq)));
