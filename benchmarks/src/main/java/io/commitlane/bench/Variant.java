@@ -37,7 +37,7 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     }
   }
 
-  static final String KNOWN = "threads, legacy, two-lane, leaderless (pipeline modes), commit-sync, optimistic, write-batch, lmdb;"
+  static final String KNOWN = "threads, legacy, two-lane, leaderless, actor (pipeline modes), commit-sync, optimistic, write-batch, lmdb;"
       + " commitlane variants take settings in brackets: threads[occ-validation=serial;commit-threads=1]";
 
   /** Parses one {@code --variants} entry; unknown names and malformed settings are usage errors naming the flag. */
@@ -62,7 +62,7 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     PipelineOverrides o = PipelineOverrides.none();
     Kind kind;
     switch (name) {
-      case "threads", "legacy", "two-lane", "leaderless" -> {
+      case "threads", "legacy", "two-lane", "leaderless", "actor" -> {
         kind = Kind.PIPELINE;
         o = o.mode(where, name);
       }
@@ -88,7 +88,8 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
       default -> kind.label;
     };
     var extra = overrides.asMap().entrySet().stream()
-        .filter(e -> !(e.getKey().equals("mode") || e.getKey().equals("txlog.append") && kind == Kind.PIPELINE && spec.startsWith("leaderless")))
+        .filter(e -> !(e.getKey().equals("mode") || e.getKey().equals("txlog.append") && kind == Kind.PIPELINE
+            && (spec.startsWith("leaderless") || spec.startsWith("actor"))))
         .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
     return extra.isEmpty() ? base : base + " [" + extra + "]";
   }
