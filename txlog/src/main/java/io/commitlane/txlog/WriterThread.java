@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class WriterThread implements LogWriterHost {
   private final String threadName;
-  private Thread thread;
+  private volatile Thread thread;
   private volatile TransactionLog log;
   private volatile boolean pending;
   private volatile boolean stopping;
@@ -25,11 +25,17 @@ final class WriterThread implements LogWriterHost {
     LockSupport.unpark(started());
   }
 
-  private synchronized Thread started() {
+  private Thread started() {
+    Thread t = thread;
+    return t != null ? t : start();
+  }
+
+  private synchronized Thread start() {
     if (thread == null) {
-      thread = new Thread(this::run, threadName);
-      thread.setDaemon(true);
-      thread.start();
+      Thread t = new Thread(this::run, threadName);
+      t.setDaemon(true);
+      t.start();
+      thread = t;
     }
     return thread;
   }
