@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -293,9 +294,9 @@ class ActorAppendTest {
    * A finish queued while the writer samples RocksDB's sequence is not claimed by that sample. p0
    * &lt; p1 &lt; p2: p0 and p2 finish at sequence 10; while the writer samples for their batch,
    * p1's write returns at 11 and its finish is queued. The batch's pair may only claim p0 (the
-   * watermark stops at p1); had the writer sampled before taking the finishes out of the
-   * uncommitted set, or taken p1's finish into the batch after sampling, a pair (end, 10) would
-   * let a flush at 10 pass p1, whose data is at 11.
+   * watermark stops at p1); had the writer sampled before it had taken the whole batch off the
+   * queue, or taken p1's finish into the batch after sampling, a pair (end, 10) would let a flush
+   * at 10 pass p1, whose data is at 11.
    */
   @Test
   void aFinishQueuedWhileTheWriterSamplesIsNotCoveredByThatSample() {
@@ -307,13 +308,18 @@ class ActorAppendTest {
       assertFalse(log.writeQueued());
       AtomicLong latest = new AtomicLong(10);
       List<CompletableFuture<Void>> p1Ack = new ArrayList<>();
-      CompletableFuture<Void> ack0 = log.finishAsync(p0, latest::get);
-      CompletableFuture<Void> ack2 = log.finishAsync(p2, () -> {
+      // Whichever finish the writer samples with, p1's write returns and its finish is queued
+      // right after the first sample is read.
+      LongSupplier sampler = () -> {
         long sampled = latest.get();
-        latest.set(11); // p1's RocksDB write returns now
-        p1Ack.add(log.finishAsync(p1, latest::get));
+        if (p1Ack.isEmpty()) {
+          latest.set(11);
+          p1Ack.add(log.finishAsync(p1, latest::get));
+        }
         return sampled;
-      });
+      };
+      CompletableFuture<Void> ack0 = log.finishAsync(p0, sampler);
+      CompletableFuture<Void> ack2 = log.finishAsync(p2, sampler);
       assertTrue(log.writeQueued(), "p1's finish arrived during the batch: another turn is due");
       assertTrue(ack0.isDone() && ack2.isDone());
       assertEquals(p1, log.committedWatermark());
