@@ -94,8 +94,9 @@ final class ActorAppender implements Appender {
   @Override
   public TransactionLog.Appended append(long transactionId, long timestamp, MonotonicClock clock, int flags,
       List<ByteBuffer> entries, ByteBuffer writes, long payloadSize) {
-    BatchWriter.RecordItem item = new BatchWriter.RecordItem(FrameEncoder.get().ownedRecord(transactionId, timestamp, flags, entries, writes,
-        payloadSize));
+    // Encoded outside the lock into a buffer of its own: the frame outlives this call.
+    BatchWriter.RecordItem item = new BatchWriter.RecordItem(
+        FrameEncoder.get().ownedRecord(transactionId, timestamp, flags, entries, writes, payloadSize));
     int frameBytes = item.frame.remaining();
     claimLock.lock();
     try {
@@ -165,7 +166,8 @@ final class ActorAppender implements Appender {
   }
 
   private BatchWriter.MarkerItem claimMarker(long target, boolean finishesTarget) {
-    BatchWriter.MarkerItem item = new BatchWriter.MarkerItem(FrameEncoder.get().ownedAbort(clock.millis(), target), target, finishesTarget);
+    BatchWriter.MarkerItem item = new BatchWriter.MarkerItem(
+        FrameEncoder.get().ownedAbort(clock.millis(), target), target, finishesTarget);
     int frameBytes = item.frame.remaining();
     claimLock.lock();
     try {
@@ -321,8 +323,6 @@ final class ActorAppender implements Appender {
       releaseRole();
     }
   }
-
-  // ---------------------------------------------------------------- the writer (role holder)
 
   // ---------------------------------------------------------------- state
 

@@ -40,7 +40,7 @@ interface Appender {
 
   CompletableFuture<Void> whenDurable(long position);
 
-  /** The end of what a reader that includes uncommitted records may read (everything appended is in the file below it). */
+  /** The end of what a reader of uncommitted records may read: everything appended below it is in the file. */
   long readableEnd();
 
   /** Held by purge while it picks segments, so no rotation runs meanwhile. */

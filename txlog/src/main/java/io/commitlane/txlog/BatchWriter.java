@@ -294,7 +294,7 @@ final class BatchWriter {
     return true;
   }
 
-  /** The target is not awaiting finish: the marker (its place is claimed) names itself instead, which recovery ignores. */
+  /** The target is not awaiting finish: the marker (its place is claimed) names itself, which recovery ignores. */
   private void refuse(MarkerItem m) {
     m.refused = true;
     m.frame = FrameEncoder.get().ownedAbort(Frame.timestamp(m.frame, 0), m.position);

@@ -44,7 +44,7 @@ final class CommitWatermark {
     correlation.record(prefix, sequence);
   }
 
-  /** Under the lock: the largest prefix a flush at {@code flushedSequence} holds (-1 if none), forgetting the pairs it covers. */
+  /** Under the lock: the largest prefix a flush at {@code flushedSequence} holds (-1 if none); forgets those pairs. */
   long takeFlushed(long flushedSequence) {
     return correlation.takeFlushed(flushedSequence);
   }
