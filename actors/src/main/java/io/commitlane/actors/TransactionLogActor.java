@@ -35,6 +35,14 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   /** Records or finishes are queued for {@code log}'s writer: run a turn. */
   record WriteQueued(TransactionLog log) implements Command {}
 
+  /** This actor as the host of the logs' writers; equal across restarts (it names the same actor). */
+  private record Host(ActorRef<Command> actor) implements LogWriterHost {
+    @Override
+    public void wake(TransactionLog log) {
+      actor.tell(new WriteQueued(log));
+    }
+  }
+
   private final TransactionLogs logs;
   /** Where the callbacks of the commits a turn acknowledges go: collected per turn, one dispatcher task per batch. */
   private final CompletionBatcher callbacks;
@@ -45,8 +53,7 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
     super(ctx);
     this.logs = logs;
     this.callbacks = callbacks;
-    ActorRef<Command> self = ctx.getSelf();
-    LogWriterHost writer = log -> self.tell(new WriteQueued(log));
+    Host writer = new Host(ctx.getSelf());
     this.host = logs.hostWriters(writer) ? writer : null;
   }
 

@@ -159,10 +159,11 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
 
   /**
    * With {@code txlog.append = actor}: {@code host} runs the writer of every log, present and
-   * future, unless another host already does. Returns whether it took the role.
+   * future, unless another host already does (an equal host, the same actor restarted, takes it
+   * again). Returns whether it took the role.
    */
   synchronized boolean hostWriters(LogWriterHost host) {
-    if (settings.appendMode() != AppendMode.ACTOR || writerHost != null || closed) {
+    if (settings.appendMode() != AppendMode.ACTOR || (writerHost != null && !writerHost.equals(host)) || closed) {
       return false;
     }
     writerHost = host;
@@ -175,7 +176,7 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
    * took but will not run goes there too). Call it from the host's thread, after its last turn.
    */
   synchronized void releaseWriters(LogWriterHost host) {
-    if (writerHost != host || host == null) {
+    if (host == null || !host.equals(writerHost)) {
       return;
     }
     writerHost = null;

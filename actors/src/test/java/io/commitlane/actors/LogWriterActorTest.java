@@ -9,8 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.Transaction;
+import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
+import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.TransactionLog;
 import io.commitlane.txlog.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
@@ -22,8 +25,12 @@ import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.SupervisorStrategy;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,8 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * With {@code txlog.append = actor} the transaction-log actor is the log's only writer: every
- * write, force and segment creation runs on its thread, none on a commit thread; and a flush event
- * it receives while it writes a batch waits in its mailbox until the batch is finished.
+ * write, force and segment creation runs on its thread, none on a commit thread; a flush event it
+ * receives while it writes a batch waits in its mailbox until the batch is finished; it keeps the
+ * role across a restart and hands it back when it stops.
  */
 class LogWriterActorTest {
   private static final String LOG_THREAD = "commitlane.log-dispatcher";
@@ -146,6 +154,55 @@ class LogWriterActorTest {
     } finally {
       release.countDown();
     }
+  }
+
+  /**
+   * The actor keeps the writer's role across a restart (its supervisor restarts it after a
+   * failure) and hands it back to the log's own thread when it stops: no acknowledgement is lost
+   * either way.
+   */
+  @Test
+  void theWriterStaysWithARestartedActorAndGoesBackToTheLogsThreadWhenItStops() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    Set<String> writers = ConcurrentHashMap.newKeySet();
+    fs.beforeWrite(() -> writers.add(Thread.currentThread().getName()));
+    LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).fileSystem(fs).build();
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      TransactionLogs logs = TransactionLogs.open(db, settings, true);
+      try (Database.Registration hook = db.addCommitHook(logs)) {
+        ActorRef<TransactionLogActor.Command> actor = testKit.spawn(Behaviors.supervise(TransactionLogActor.create(logs,
+            Duration.ZERO, new CompletionBatcher(Runnable::run))).onFailure(RuntimeException.class,
+            SupervisorStrategy.restart()), "txlog-writer");
+        testKit.createTestProbe().awaitAssert(Duration.ofSeconds(30), () -> {
+          writers.clear();
+          acknowledged(db, "before");
+          assertTrue(!writers.isEmpty() && writers.stream().noneMatch(t -> t.startsWith("commitlane-txlog-writer-")),
+              writers.toString());
+          return null;
+        });
+
+        actor.tell(new TransactionLogActor.WriteQueued(null)); // fails the actor: its supervisor restarts it
+        writers.clear();
+        acknowledged(db, "after the restart");
+        assertTrue(writers.stream().noneMatch(t -> t.startsWith("commitlane-txlog-writer-")), writers.toString());
+
+        testKit.stop(actor);
+        writers.clear();
+        acknowledged(db, "after the stop");
+        assertEquals(Set.of("commitlane-txlog-writer-orders"), writers);
+      } finally {
+        logs.close();
+      }
+    }
+  }
+
+  /** A logged commit through storage alone, waiting for its log acknowledgement as the pipeline does. */
+  private static void acknowledged(Database db, String key) throws Exception {
+    Transaction t = db.begin().useLog("orders");
+    t.put(b(key), b("v"));
+    t.addLogEntry(b(key));
+    CommitResult r = t.commitSync();
+    TransactionLogs.whenDurable(r.attachment()).get(30, TimeUnit.SECONDS);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {
