@@ -4,6 +4,7 @@ import io.commitlane.storage.CommitResult;
 import io.commitlane.txlog.LogPosition;
 import io.commitlane.txlog.TransactionLog;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Where a commit's record went in its transaction log: the attachment of the {@link
@@ -14,6 +15,8 @@ public final class LogAppend {
   private final long position;
   private final long timestamp;
   final TransactionLog store;
+  /** {@code txlog.append = actor}: completes when the log's writer finished the record and made it durable. */
+  volatile CompletableFuture<Void> acknowledgement;
 
   LogAppend(String log, long position, long timestamp, TransactionLog store) {
     this.log = log;

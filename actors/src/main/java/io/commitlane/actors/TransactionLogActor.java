@@ -1,7 +1,11 @@
 package io.commitlane.actors;
 
+import io.commitlane.txlog.LogWriterHost;
+import io.commitlane.txlog.TransactionLog;
 import java.time.Duration;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -9,41 +13,85 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush
- * events off RocksDB's flush thread (recording a flushed position means an fsync and a rename)
- * and runs the periodic purge. It runs on {@code commitlane.log-dispatcher}, a dedicated thread,
- * because both block on I/O. The supervisor stops it before it closes the logs.
+ * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush events off RocksDB's flush
+ * thread (recording a flushed position means an fsync and a rename), runs the periodic purge, and
+ * with {@code txlog.append = actor} writes the logs: committing threads queue their records and
+ * finishes and send {@link WriteQueued} when no turn is pending; each one is a writer turn (a
+ * batch written, forced for {@code fsync}, finished, sampled, acknowledged). Turns, flush events
+ * and purges are handled one at a time in mailbox order, so a flush event never runs inside a
+ * batch. It runs on {@code commitlane.log-dispatcher}, a dedicated thread, because all of it
+ * blocks on I/O. The supervisor stops it before it closes the logs; when it stops, the logs'
+ * writers go back to their own threads.
  */
 final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
-  sealed interface Command permits FlushCompleted, Purge {}
+  sealed interface Command permits FlushCompleted, Purge, WriteQueued {}
 
   /** RocksDB finished a flush holding everything up to {@code sequence}. */
   record FlushCompleted(long sequence) implements Command {}
 
   enum Purge implements Command { INSTANCE }
 
-  private final TransactionLogs logs;
+  /** Records or finishes are queued for {@code log}'s writer: run a turn. */
+  record WriteQueued(TransactionLog log) implements Command {}
 
-  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs) {
-    super(ctx);
-    this.logs = logs;
+  /** This actor as the host of the logs' writers; equal across restarts (it names the same actor). */
+  private record Host(ActorRef<Command> actor) implements LogWriterHost {
+    @Override
+    public void wake(TransactionLog log) {
+      actor.tell(new WriteQueued(log));
+    }
   }
 
-  static Behavior<Command> create(TransactionLogs logs, Duration purgeInterval) {
+  private final TransactionLogs logs;
+  /** Where the callbacks of the commits a turn acknowledges go: collected per turn, one dispatcher task per batch. */
+  private final CompletionBatcher callbacks;
+  /** The writer host this actor is, if it took the role (null otherwise). */
+  private final LogWriterHost host;
+
+  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs, CompletionBatcher callbacks) {
+    super(ctx);
+    this.logs = logs;
+    this.callbacks = callbacks;
+    Host writer = new Host(ctx.getSelf());
+    this.host = logs.hostWriters(writer) ? writer : null;
+  }
+
+  /**
+   * @param callbacks the pipeline's completion batcher: the acknowledgements a writer turn completes
+   *     hand their commits' callbacks to the completion dispatcher together
+   */
+  static Behavior<Command> create(TransactionLogs logs, Duration purgeInterval, CompletionBatcher callbacks) {
     return Behaviors.setup(ctx -> Behaviors.withTimers((TimerScheduler<Command> timers) -> {
       if (!purgeInterval.isZero()) {
         timers.startTimerWithFixedDelay(Purge.INSTANCE, purgeInterval);
       }
-      return new TransactionLogActor(ctx, logs);
+      return new TransactionLogActor(ctx, logs, callbacks);
     }));
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
+        .onMessage(WriteQueued.class, this::onWriteQueued)
         .onMessage(FlushCompleted.class, this::onFlushCompleted)
         .onMessage(Purge.class, p -> onPurge())
+        .onSignal(PostStop.class, s -> onPostStop())
         .build();
+  }
+
+  /** One batch; if more is queued, the next turn comes after whatever else is in the mailbox. */
+  private Behavior<Command> onWriteQueued(WriteQueued w) {
+    boolean more;
+    callbacks.collect();
+    try {
+      more = w.log().writeQueued();
+    } finally {
+      callbacks.stop();
+    }
+    if (more) {
+      getContext().getSelf().tell(w);
+    }
+    return this;
   }
 
   private Behavior<Command> onFlushCompleted(FlushCompleted f) {
@@ -53,6 +101,12 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
 
   private Behavior<Command> onPurge() {
     logs.purgeExpired();
+    return this;
+  }
+
+  /** Turns sent to a stopped actor are lost: the logs' own threads take over (and take those). */
+  private Behavior<Command> onPostStop() {
+    logs.releaseWriters(host);
     return this;
   }
 }

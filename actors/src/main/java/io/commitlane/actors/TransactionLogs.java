@@ -5,9 +5,11 @@ import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.PendingCommit;
+import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.LogStats;
+import io.commitlane.txlog.LogWriterHost;
 import io.commitlane.txlog.MonotonicClock;
 import io.commitlane.txlog.TransactionLog;
 import io.commitlane.txlog.TransactionLogException;
@@ -22,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -42,9 +45,14 @@ import org.slf4j.LoggerFactory;
  * <p>Opening replays, merged across logs ({@link LogReplay}), what RocksDB does not hold. A clean
  * close flushes RocksDB and records every log as flushed, so the next open replays nothing.
  *
- * <p>Appends and sequence sampling are serialized by the log's own locks on the committing
- * thread rather than through an actor's mailbox: the append must happen under the commit's
- * bucket locks, and a thread hand-off there would hold those locks for the length of a wake-up.
+ * <p>How appends and sequence sampling are ordered depends on {@code txlog.append}. {@code
+ * serialized} and {@code leaderless}: by the log's own locks on the committing thread, which
+ * writes (or copies) the record under the commit's locks and finishes it after the write. {@code
+ * actor}: the committing thread only queues the record under the commit's locks and queues its
+ * finish after the write; the transaction-log actor is the logs' writer ({@link #hostWriters}):
+ * it writes each batch, forces it for {@code fsync}, finishes it, samples RocksDB's sequence and
+ * completes the commits' acknowledgements, and flush events reach the same actor, so sampling
+ * after removal holds by its mailbox order.
  */
 final class TransactionLogs implements CommitHook, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionLogs.class);
@@ -57,6 +65,8 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private final boolean replay;
   private final Map<String, TransactionLog> logs = new ConcurrentHashMap<>();
   private final MonotonicClock clock = new MonotonicClock();
+  /** Runs the writers of {@code actor}-mode logs (the transaction-log actor), or null: each log's own thread. */
+  private LogWriterHost writerHost;
   /** What replay did, per log, when the database was opened. */
   private volatile Map<String, ReplayStats> replayed = Map.of();
   private volatile boolean closed;
@@ -137,8 +147,40 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
       if (closed) {
         throw new DatabaseClosedException(db.path());
       }
-      return logs.computeIfAbsent(name, n -> TransactionLog.open(root.resolve(n), settings.toBuilder().name(n).build()));
+      return logs.computeIfAbsent(name, n -> {
+        TransactionLog opened = TransactionLog.open(root.resolve(n), settings.toBuilder().name(n).build());
+        if (writerHost != null) {
+          opened.hostWriter(writerHost);
+        }
+        return opened;
+      });
     }
+  }
+
+  /**
+   * With {@code txlog.append = actor}: {@code host} runs the writer of every log, present and
+   * future, unless another host already does (an equal host, the same actor restarted, takes it
+   * again). Returns whether it took the role.
+   */
+  synchronized boolean hostWriters(LogWriterHost host) {
+    if (settings.appendMode() != AppendMode.ACTOR || (writerHost != null && !writerHost.equals(host)) || closed) {
+      return false;
+    }
+    writerHost = host;
+    logs.values().forEach(log -> log.hostWriter(host));
+    return true;
+  }
+
+  /**
+   * {@code host} stops: every log's writer goes back to the log's own thread (a wake-up the host
+   * took but will not run goes there too). Call it from the host's thread, after its last turn.
+   */
+  synchronized void releaseWriters(LogWriterHost host) {
+    if (host == null || !host.equals(writerHost)) {
+      return;
+    }
+    writerHost = null;
+    logs.values().forEach(log -> log.hostWriter(null));
   }
 
   /** Each open log's stats, by name. */
@@ -175,7 +217,15 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
 
   @Override
   public void afterWrite(PendingCommit c) {
-    if (c.attachment() instanceof LogAppend a) {
+    if (c.attachment() instanceof LogAppend a && a.store.settings().appendMode() == AppendMode.ACTOR) {
+      // Queued for the log's writer, which samples after removal; the acknowledgement waits for it.
+      long txn = c.transactionId();
+      a.acknowledgement = a.store.finishAsync(a.position(), db::latestSequenceNumber).exceptionally(e -> {
+        throw new NotDurableException(txn, "its record in transaction log '" + a.log() + "' could not be written"
+            + (a.store.settings().durability() == Durability.FSYNC ? " and synced" : ""),
+            e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+      });
+    } else if (c.attachment() instanceof LogAppend a) {
       try {
         // Sampled inside finish(), after the position left the uncommitted set, so a flush at
         // that sequence never claims an earlier record that finished later.
@@ -194,8 +244,14 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     }
   }
 
-  /** Completes when the record is as durable as the log's durability promises (fsync: synced). */
+  /**
+   * Completes when the record is as durable as the log's durability promises (fsync: synced;
+   * {@code actor}: also finished and in the file), or null if there is nothing to wait for.
+   */
   static CompletableFuture<Void> whenDurable(Object attachment) {
+    if (attachment instanceof LogAppend a && a.acknowledgement != null) {
+      return a.acknowledgement;
+    }
     if (attachment instanceof LogAppend a && a.store.settings().durability() == Durability.FSYNC) {
       return a.store.whenDurable(a.position());
     }

@@ -67,7 +67,10 @@ class PipelineSettingsTest {
         "txlog.append", "leaderful", "txlog.append-buffer-size", "1 KiB", "txlog.completion-ring-slots", 1000)));
     assertEquals(java.util.Set.of("commitlane.txlog.append", "commitlane.txlog.append-buffer-size",
         "commitlane.txlog.completion-ring-slots"), java.util.Set.copyOf(e.fields()));
-    assertTrue(e.getMessage().contains("\"serialized\", \"leaderless\""), e.getMessage());
+    assertTrue(e.getMessage().contains("\"serialized\", \"leaderless\", \"actor\""), e.getMessage());
+    log = parse(Map.of("txlog.append", "actor", "txlog.append-buffer-size", "256 KiB")).log();
+    assertEquals(io.commitlane.txlog.AppendMode.ACTOR, log.appendMode());
+    assertEquals(256L << 10, log.appendBufferBytes(), "the most one batch of the log's writer takes");
   }
 
   @Test

@@ -36,7 +36,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 
 @ParameterizedClass(name = "txlog.append = {0}")
-@ValueSource(strings = {"serialized", "leaderless"})
+@ValueSource(strings = {"serialized", "leaderless", "actor"})
 class TransactionLogWiringTest {
   private static ActorTestKit testKit;
 

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -29,18 +30,32 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Log-bearing commits/s: serialized against leaderless transaction-log appends, with N committer
- * threads each running one-key transactions whose record is appended under the commit's locks
+ * Log-bearing commits/s: serialized, leaderless and actor transaction-log appends, with N committer
+ * threads each running transactions of K keys whose record is appended under the commit's locks
  * (what the actors' log hook does: append before the RocksDB write, finish after it, wait for the
- * fsync under FSYNC), plus RocksDB-WAL-on variants without a transaction log (default WAL; manual
- * flush with the group syncer acking after sync; manual flush with a 10 ms periodic sync). Process
- * CPU per commit is measured around each trial. Variants are rotated within every cell.
+ * fsync under FSYNC; in actor mode the finish is queued for the log's writer and the committer
+ * waits for the acknowledgement it completes), plus RocksDB-WAL-on variants without a transaction
+ * log (default WAL; manual flush with the group syncer acking after sync; manual flush with a 10 ms
+ * periodic sync). Process CPU per commit is measured around each trial. Variants are rotated
+ * within every cell.
  */
 @Command(name = "logappend", mixinStandardHelpOptions = true,
-    description = "Serialized vs leaderless transaction-log appends (and RocksDB WAL-on variants): commits/s and CPU per commit.")
+    description = "Serialized, leaderless and actor transaction-log appends (and RocksDB WAL-on variants): commits/s and CPU per commit.")
 final class LogAppendBench implements Callable<Integer> {
   @Option(names = "--committers", split = ",", defaultValue = "1,2,4,8", description = "Committer threads (list). Default: ${DEFAULT-VALUE}")
   List<Integer> committers;
+
+  @Option(names = "--keys", split = ",", defaultValue = "1",
+      description = "Keys per transaction (list); each is measured at every --committers count. Default: ${DEFAULT-VALUE}")
+  List<Integer> keysPerCommit;
+
+  @Option(names = "--loads", split = ",", converter = PipelineBench.LoadConverter.class,
+      description = "Instead of --committers x --keys: the exact loads, COMMITTERSxKEYS (list), e.g. 1x1,2x1,4x1,8x1,4x64")
+  List<Load> loads;
+
+  @Option(names = "--appends", split = ",", defaultValue = "serialized,leaderless,actor",
+      description = "Append modes to compare (list): serialized, leaderless, actor. Default: ${DEFAULT-VALUE}")
+  List<String> appends;
 
   @Option(names = "--record-sizes", split = ",", defaultValue = "100,1024", description = "Log entry bytes (list). Default: ${DEFAULT-VALUE}")
   List<Integer> sizes;
@@ -78,10 +93,38 @@ final class LogAppendBench implements Callable<Integer> {
     Checks.positive("--seconds", seconds);
     Checks.nonNegative("--warmup", warmup);
     committers.forEach(c -> Checks.range("--committers", c, 1, 256));
+    keysPerCommit.forEach(k -> Checks.range("--keys", k, 1, 65_536));
     sizes.forEach(s -> Checks.range("--record-sizes", s, 1, 1 << 20));
+    List<Load> cells = new ArrayList<>();
+    if (loads != null && !loads.isEmpty()) {
+      for (Load l : loads) {
+        Checks.range("--loads committers", l.threads(), 1, 256);
+        Checks.range("--loads keys", l.keys(), 1, 65_536);
+        cells.add(l);
+      }
+    } else {
+      for (int k : keysPerCommit) {
+        for (int c : committers) {
+          cells.add(new Load(c, k));
+        }
+      }
+    }
+    List<AppendMode> modes = new ArrayList<>();
+    for (String a : appends) {
+      modes.add(switch (a.trim().toLowerCase(Locale.ROOT)) {
+        case "serialized" -> AppendMode.SERIALIZED;
+        case "leaderless" -> AppendMode.LEADERLESS;
+        case "actor" -> AppendMode.ACTOR;
+        default -> throw Checks.usage("--appends: '" + a + "' is not serialized, leaderless or actor");
+      });
+    }
+    if (modes.isEmpty()) {
+      throw Checks.usage("--appends: name at least one append mode");
+    }
     Path root = dir != null ? dir : Files.createTempDirectory("commitlane-logappend-bench");
-    StringBuilder table = new StringBuilder("| durability | committers | record | variant | commits/s median [range] | x serialized | CPU µs/commit |\n"
-        + "|---|---|---|---|---|---|---|\n");
+    String baseline = name(modes.get(0));
+    StringBuilder table = new StringBuilder("| durability | committers x keys | record | variant | commits/s median [range] | x "
+        + baseline + " | x best other | CPU µs/commit |\n|---|---|---|---|---|---|---|---|\n");
     int cell = 0;
     for (String d : durabilities) {
       boolean fsync = switch (d) {
@@ -90,8 +133,9 @@ final class LogAppendBench implements Callable<Integer> {
         default -> throw Checks.usage("--durability: '" + d + "' is not process or fsync");
       };
       List<Variant> variants = new ArrayList<>();
-      variants.add(new Variant("serialized", fsync, AppendMode.SERIALIZED, null));
-      variants.add(new Variant("leaderless", fsync, AppendMode.LEADERLESS, null));
+      for (AppendMode m : modes) {
+        variants.add(new Variant(name(m), fsync, m, null));
+      }
       if (!skipWalVariants) {
         if (fsync) {
           variants.add(new Variant("wal: manual flush + group syncer, ack after sync", true, null,
@@ -103,7 +147,9 @@ final class LogAppendBench implements Callable<Integer> {
         }
       }
       for (int size : sizes) {
-        for (int c : committers) {
+        for (Load load : cells) {
+          int c = load.threads();
+          int keys = load.keys();
           Map<String, List<Result>> byVariant = new LinkedHashMap<>();
           variants.forEach(v -> byVariant.put(v.name(), new ArrayList<>()));
           for (int r = 0; r < runs; r++) {
@@ -112,21 +158,22 @@ final class LogAppendBench implements Callable<Integer> {
               if (!v.logged() && size != sizes.get(0)) {
                 continue; // the WAL variants carry no log record: one record size is enough
               }
-              Result m = trial(v, c, size, root.resolve("cell-" + cell++));
+              Result m = trial(v, c, keys, size, root.resolve("cell-" + cell++));
               byVariant.get(v.name()).add(m);
-              System.out.printf(Locale.ROOT, "  %s %d committers %5d B run %d  %-48s %10s commits/s  %7.1f CPU us/commit%n", d, c, size,
-                  r + 1, v.name(), Units.count(m.commitsPerSecond()), m.cpuMicrosPerCommit());
+              System.out.printf(Locale.ROOT, "  %s %dx%d %5d B run %d  %-48s %10s commits/s  %7.1f CPU us/commit%n", d, c, keys,
+                  size, r + 1, v.name(), Units.count(m.commitsPerSecond()), m.cpuMicrosPerCommit());
             }
           }
-          double serialized = Spread.of(rates(byVariant.get("serialized"))).median();
+          double base = Spread.of(rates(byVariant.get(baseline))).median();
           for (var e : byVariant.entrySet()) {
             if (e.getValue().isEmpty()) {
               continue;
             }
             Spread rate = Spread.of(rates(e.getValue()));
             double cpu = Spread.of(e.getValue().stream().map(Result::cpuMicrosPerCommit).toList()).median();
-            table.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %s | %.1f |%n", d, c,
-                e.getKey().startsWith("wal") ? "-" : size + " B", e.getKey(), rate.format(), Units.ratio(rate.median() / serialized), cpu));
+            table.append(String.format(Locale.ROOT, "| %s | %dx%d | %s | %s | %s | %s | %s | %.1f |%n", d, c, keys,
+                e.getKey().startsWith("wal") ? "-" : size + " B", e.getKey(), rate.format(), Units.ratio(rate.median() / base),
+                bestOther(e.getKey(), rate.median(), byVariant, modes), cpu));
           }
         }
       }
@@ -145,15 +192,40 @@ final class LogAppendBench implements Callable<Integer> {
     return results.stream().map(Result::commitsPerSecond).toList();
   }
 
+  private static String name(AppendMode m) {
+    return m.name().toLowerCase(Locale.ROOT);
+  }
+
+  /** This append mode's median over the best median of the other append modes ("-" for the WAL rows or a lone mode). */
+  private static String bestOther(String variant, double median, Map<String, List<Result>> byVariant, List<AppendMode> modes) {
+    double best = 0;
+    boolean isMode = false;
+    for (AppendMode m : modes) {
+      if (name(m).equals(variant)) {
+        isMode = true;
+      } else if (!byVariant.get(name(m)).isEmpty()) {
+        best = Math.max(best, Spread.of(rates(byVariant.get(name(m)))).median());
+      }
+    }
+    return isMode && best > 0 ? Units.ratio(median / best) : "-";
+  }
+
   /** The actors' log hook, reduced to what a commit does with its log. */
   private static final class LogHook implements CommitHook {
     private final TransactionLog log;
     private final Database db;
+    private final boolean queuedFinish;
     private final List<ByteBuffer> noEntries = List.of();
 
     LogHook(TransactionLog log, Database db) {
       this.log = log;
       this.db = db;
+      this.queuedFinish = log.settings().appendMode() == AppendMode.ACTOR;
+    }
+
+    @Override
+    public boolean writesLogs() {
+      return true;
     }
 
     @Override
@@ -162,21 +234,36 @@ final class LogAppendBench implements Callable<Integer> {
       for (byte[] e : c.logEntries()) {
         entries.add(ByteBuffer.wrap(e));
       }
-      c.attach(log.append(c.transactionId(), System.currentTimeMillis(), entries.isEmpty() ? noEntries : entries, null));
+      c.attach(new Logged(log.append(c.transactionId(), System.currentTimeMillis(), entries.isEmpty() ? noEntries : entries, null)));
     }
 
     @Override
     public void afterWrite(PendingCommit c) {
-      log.finish((Long) c.attachment(), db::latestSequenceNumber);
+      Logged l = (Logged) c.attachment();
+      if (queuedFinish) {
+        l.acknowledgement = log.finishAsync(l.position, db::latestSequenceNumber);
+      } else {
+        log.finish(l.position, db::latestSequenceNumber);
+      }
     }
 
     @Override
     public void aborted(PendingCommit c, Throwable cause) {
-      log.abort((Long) c.attachment());
+      log.abort(((Logged) c.attachment()).position);
     }
   }
 
-  private Result trial(Variant v, int threads, int recordBytes, Path where) throws Exception {
+  /** A commit's record: its position and, in actor mode, the acknowledgement the log's writer completes. */
+  private static final class Logged {
+    final long position;
+    CompletableFuture<Void> acknowledgement;
+
+    Logged(long position) {
+      this.position = position;
+    }
+  }
+
+  private Result trial(Variant v, int threads, int keys, int recordBytes, Path where) throws Exception {
     DatabaseOptions options = DatabaseOptions.defaults().withWal(!v.logged());
     if (!v.logged()) {
       options = options.withSettings(CommitlaneSettings.defaults().withRocksDbWal(v.wal()));
@@ -207,7 +294,9 @@ final class LogAppendBench implements Callable<Integer> {
             long i = 0;
             while (!stop.get()) {
               Transaction txn = db.begin();
-              txn.put(key(id, i++ & 0xFFFF), value);
+              for (int k = 0; k < keys; k++) {
+                txn.put(key(id, i++ & 0xFFFF), value);
+              }
               if (theLog != null) {
                 txn.useLog("bench").addLogEntry(record);
               }
@@ -217,8 +306,8 @@ final class LogAppendBench implements Callable<Integer> {
               } catch (io.commitlane.storage.ConflictException bucketCollision) {
                 continue; // distinct keys can share a version bucket: a false conflict, not a commit
               }
-              if (theLog != null && v.fsync()) {
-                theLog.awaitDurable(positionOf(r));
+              if (theLog != null) {
+                awaitAcknowledgement(theLog, (Logged) r.attachment(), v.fsync());
               }
               if (measuring.get()) {
                 commits.increment();
@@ -262,8 +351,13 @@ final class LogAppendBench implements Callable<Integer> {
     }
   }
 
-  private static long positionOf(io.commitlane.storage.CommitResult r) {
-    return (Long) r.attachment();
+  /** What the pipeline waits for before it acknowledges: the writer's acknowledgement, or the fsync. */
+  private static void awaitAcknowledgement(TransactionLog log, Logged l, boolean fsync) {
+    if (l.acknowledgement != null) {
+      l.acknowledgement.join();
+    } else if (fsync) {
+      log.awaitDurable(l.position);
+    }
   }
 
   private static byte[] key(int thread, long i) {

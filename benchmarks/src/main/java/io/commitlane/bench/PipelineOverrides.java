@@ -62,20 +62,21 @@ final class PipelineOverrides {
 
   /**
    * {@code --mode}: threads and legacy (and two-lane, if this build's {@link PipelineMode} has it)
-   * set {@code commitlane.mode}; leaderless runs threads mode with {@code commitlane.txlog.append = leaderless}.
+   * set {@code commitlane.mode}; leaderless and actor run threads mode with {@code commitlane.txlog.append} set to
+   * that append mode.
    */
   PipelineOverrides mode(String flag, String mode) {
     String m = mode.trim().toLowerCase(Locale.ROOT);
-    if (m.equals("leaderless")) {
-      return with(flag, "mode", "threads").with(flag, "txlog.append", "leaderless");
+    if (m.equals("leaderless") || m.equals("actor")) {
+      return with(flag, "mode", "threads").with(flag, "txlog.append", m);
     }
     if (Arrays.stream(PipelineMode.values()).noneMatch(pm -> pm.settingName().equals(m))) {
       String known = String.join(", ", Arrays.stream(PipelineMode.values()).map(PipelineMode::settingName).toList());
       if (m.equals("two-lane")) {
         throw Checks.usage(flag + " two-lane: not available: this build's pipeline has no two-lane mode (commitlane.mode accepts "
-            + known + "; leaderless is an append mode of the log)");
+            + known + "; leaderless and actor are append modes of the log)");
       }
-      throw Checks.usage(flag + ": unknown mode '" + mode + "'; known: " + known + ", leaderless");
+      throw Checks.usage(flag + ": unknown mode '" + mode + "'; known: " + known + ", leaderless, actor");
     }
     return with(flag, "mode", m);
   }

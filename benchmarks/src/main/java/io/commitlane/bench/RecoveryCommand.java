@@ -43,8 +43,9 @@ final class RecoveryCommand implements Callable<Integer> {
   @Option(names = "--wal", defaultValue = "both", description = "RocksDB WAL: on, off or both (alternating) (default: ${DEFAULT-VALUE})")
   String wal;
 
-  @Option(names = "--append", defaultValue = "both",
-      description = "Log append mode: serialized, leaderless or both (alternating) (default: ${DEFAULT-VALUE})")
+  @Option(names = "--append", defaultValue = "all",
+      description = "Log append mode: serialized, leaderless, actor, both (serialized and leaderless alternating) or all "
+          + "(the three in turn) (default: ${DEFAULT-VALUE})")
   String append;
 
   @Mixin
@@ -53,7 +54,7 @@ final class RecoveryCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Checks.oneOf("--wal", wal, List.of("on", "off", "both"));
-    Checks.oneOf("--append", append, List.of("serialized", "leaderless", "both"));
+    Checks.oneOf("--append", append, List.of("serialized", "leaderless", "actor", "both", "all"));
     Checks.positive("--runs", runs);
     Path root = dir.root("commitlane-recovery");
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-check");
@@ -65,7 +66,11 @@ final class RecoveryCommand implements Callable<Integer> {
         StopSignal.checkpoint();
         long s = seed + i;
         boolean walOn = wal.equals("both") ? i % 2 == 0 : wal.equals("on");
-        String mode = append.equals("both") ? (i / 2 % 2 == 0 ? "serialized" : "leaderless") : append;
+        String mode = switch (append) {
+          case "both" -> i / 2 % 2 == 0 ? "serialized" : "leaderless";
+          case "all" -> List.of("serialized", "leaderless", "actor").get(i / 2 % 3);
+          default -> append;
+        };
         Path runDir = Files.createDirectories(root.resolve("run-" + i));
         String violation = runOnce(system, runDir, s, walOn, mode);
         acknowledged += lastAcks;

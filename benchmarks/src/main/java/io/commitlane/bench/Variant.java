@@ -42,7 +42,7 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     }
   }
 
-  static final String KNOWN = "threads, legacy, two-lane, leaderless (pipeline modes), commit-sync, optimistic,"
+  static final String KNOWN = "threads, legacy, two-lane, leaderless, actor (pipeline modes), commit-sync, optimistic,"
       + " optimistic-async (raw commits on a pool of commit-threads threads, --concurrency in flight per worker), write-batch, lmdb;"
       + " commitlane variants take settings in brackets: threads[occ-validation=serial;commit-threads=1]";
 
@@ -68,7 +68,7 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     PipelineOverrides o = PipelineOverrides.none();
     Kind kind;
     switch (name) {
-      case "threads", "legacy", "two-lane", "leaderless" -> {
+      case "threads", "legacy", "two-lane", "leaderless", "actor" -> {
         kind = Kind.PIPELINE;
         o = o.mode(where, name);
       }
@@ -95,7 +95,8 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
       default -> kind.label;
     };
     var extra = overrides.asMap().entrySet().stream()
-        .filter(e -> !(e.getKey().equals("mode") || e.getKey().equals("txlog.append") && kind == Kind.PIPELINE && spec.startsWith("leaderless")))
+        .filter(e -> !(e.getKey().equals("mode") || e.getKey().equals("txlog.append") && kind == Kind.PIPELINE
+            && (spec.startsWith("leaderless") || spec.startsWith("actor"))))
         .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(", "));
     return extra.isEmpty() ? base : base + " [" + extra + "]";
   }

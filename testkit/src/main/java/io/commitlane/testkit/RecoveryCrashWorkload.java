@@ -16,7 +16,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * Runs the {@link RecoveryHistory} of a seed in a JVM that the harness kills: {@code ACK id} for
  * each commit that succeeded, {@code AT failed:id} for each that failed, {@code AT durable:n} when
  * a flush or reopen made the first n steps durable, and {@code AT done} at the end (it then waits
- * to be killed). Args: {@code seed=N wal=on|off append=serialized|leaderless}.
+ * to be killed). Args: {@code seed=N wal=on|off append=serialized|leaderless|actor}.
  */
 public final class RecoveryCrashWorkload implements CrashWorkload {
   @Override

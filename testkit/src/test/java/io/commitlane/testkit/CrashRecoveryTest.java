@@ -19,15 +19,21 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * kill -9 with the RocksDB WAL off: whatever moment the kill lands on, reopening (which replays
- * the transaction log) must show every acknowledged commit and no partial one.
+ * the transaction log) must show every acknowledged commit and no partial one, in every append mode.
  */
+@ParameterizedClass(name = "txlog.append = {0}")
+@ValueSource(strings = {"serialized", "leaderless", "actor"})
 class CrashRecoveryTest {
   private static ActorTestKit testKit;
+
+  @Parameter String append;
 
   @TempDir
   Path dir;
@@ -48,9 +54,12 @@ class CrashRecoveryTest {
     Random random = new Random(20261202L);
     java.util.Set<String> acknowledged = new HashSet<>();
     long attemptedUpTo = 0;
-    for (int round = 0; round < 20; round++) {
+    // The default mode gets the most rounds; the others have kill tests of their own too
+    // (LeaderlessCrashTest, ActorLogCrashTest).
+    int rounds = append.equals("serialized") ? 20 : 10;
+    for (int round = 0; round < rounds; round++) {
       int acks = 1 + random.nextInt(400);
-      CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on").killAfterAcks(acks).run();
+      CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on", "append=" + append).killAfterAcks(acks).run();
       assertTrue(run.killed(), "round " + round + ": the workload ended by itself: " + run.stderr());
       assertTrue(run.acknowledged().size() >= acks);
       // Each round numbers transactions from 1 again and rewrites the same keys with the same values,
@@ -67,7 +76,7 @@ class CrashRecoveryTest {
   void killsAtANamedStageLoseNothingAndExposeNoPartialTransaction(String stage) throws Exception {
     int nth = 150;
     CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir)
-        .args("replay=on", "hold=" + stage + ":" + nth).killAt(CrashPoints.marker(CommitStage.valueOf(stage), nth)).run();
+        .args("replay=on", "append=" + append, "hold=" + stage + ":" + nth).killAt(CrashPoints.marker(CommitStage.valueOf(stage), nth)).run();
     assertTrue(run.killed());
     assertEquals(List.of(CrashPoints.marker(CommitStage.valueOf(stage), nth)), run.markers());
     assertRecovered(new HashSet<>(run.acknowledged()), nth + 64, "kill at " + stage + " of commit " + nth);
@@ -77,7 +86,7 @@ class CrashRecoveryTest {
   @Test
   void aKillAfterAMergedGroupWasAcknowledgedLosesNoMember() throws Exception {
     String marker = LoggedCommitsWorkload.BURST_ACKED + " groups=1 members=7";
-    CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on", "burst=on").killAt(marker).run();
+    CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on", "append=" + append, "burst=on").killAt(marker).run();
     assertTrue(run.killed(), run.stderr());
     assertEquals(List.of(marker), run.markers(), "commits 2..8 were written as one group of 7");
     assertEquals(8, run.acknowledged().size());
@@ -87,7 +96,7 @@ class CrashRecoveryTest {
   /** The checker's own test: a recovery that cannot replay (records carry no writes) is caught. */
   @Test
   void aRecoveryWithoutReplayIsCaughtLosingAcknowledgedCommits() throws Exception {
-    CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=off").killAfterAcks(100).run();
+    CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=off", "append=" + append).killAfterAcks(100).run();
     List<String> violations = recover(new HashSet<>(run.acknowledged()), 200, "off");
     assertFalse(violations.isEmpty(), "with the WAL off and no replay, unflushed acknowledged commits must be lost");
     assertTrue(violations.get(0).startsWith("acknowledged transaction"), violations.get(0));
@@ -104,7 +113,7 @@ class CrashRecoveryTest {
       attempted.put(Long.toString(i), LoggedCommitsWorkload.writes(i));
     }
     try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir,
-        LoggedCommitsWorkload.settings(testKit.system(), replay))) {
+        LoggedCommitsWorkload.settings(testKit.system(), replay, 2, append))) {
       Database storage = db.storage();
       return RecoveryCheck.check(attempted, acknowledged, key -> {
         byte[] v = storage.get(key.getBytes(StandardCharsets.UTF_8));

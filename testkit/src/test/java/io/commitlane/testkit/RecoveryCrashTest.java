@@ -45,7 +45,7 @@ class RecoveryCrashTest {
   static Stream<Arguments> runs() {
     Stream.Builder<Arguments> b = Stream.builder();
     long[] seeds = {11, 12, 13};
-    for (String append : List.of("serialized", "leaderless")) {
+    for (String append : List.of("serialized", "leaderless", "actor")) {
       for (boolean wal : List.of(false, true)) {
         for (long seed : seeds) {
           b.add(Arguments.of(append, wal, seed));

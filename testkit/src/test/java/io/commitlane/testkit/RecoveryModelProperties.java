@@ -15,8 +15,11 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
@@ -26,7 +29,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * Recovery never goes back in time, checked against a model: random histories of puts and
  * removes over a small key set, through one to three logs and without a log, plain writes,
- * flushes, merged write groups, the RocksDB WAL on and off and both append modes; after every
+ * flushes, merged write groups, the RocksDB WAL on and off and every append mode; after every
  * clean close and reopen the database holds exactly the state of the commits that succeeded.
  */
 class RecoveryModelProperties {
@@ -44,11 +47,11 @@ class RecoveryModelProperties {
 
   @Property(tries = 1000, seed = "20261203")
   void aCleanReopenYieldsExactlyTheLastCommittedState(@ForAll long seed, @ForAll boolean walOn,
-      @ForAll boolean leaderless, @ForAll @IntRange(min = 1, max = 2) int commitThreads) throws IOException {
+      @ForAll("appendModes") String append, @ForAll @IntRange(min = 1, max = 2) int commitThreads) throws IOException {
     RecoveryHistory history = RecoveryHistory.generate(seed);
     Path dir = Files.createTempDirectory(scratch(), "recovery-model");
     try {
-      PipelineSettings settings = settings(walOn, leaderless ? "leaderless" : "serialized", commitThreads);
+      PipelineSettings settings = settings(walOn, append, commitThreads);
       List<Commit> succeeded = Collections.synchronizedList(new ArrayList<>());
       int[] step = {0};
       RecoveryRunner runner = new RecoveryRunner(history, () -> {
@@ -84,6 +87,11 @@ class RecoveryModelProperties {
     } finally {
       delete(dir);
     }
+  }
+
+  @Provide
+  Arbitrary<String> appendModes() {
+    return Arbitraries.of("serialized", "leaderless", "actor");
   }
 
   /** Commits succeeded in history order; within a burst keys are disjoint, so order is free there. */

@@ -18,5 +18,16 @@ public enum AppendMode {
    * LinkBufWatermark}. An I/O error after records were claimed stops the log for good ({@link
    * LogFailedException}).
    */
-  LEADERLESS
+  LEADERLESS,
+  /**
+   * One writer, after BookKeeper's journal: an append claims its position and timestamp and queues
+   * its frame in one short critical section (no I/O, no wait), and the log's writer (the
+   * transaction-log actor under commitlane's actors, see {@link LogWriterHost}; else a thread of
+   * the log's own) writes everything queued with one write per batch, forces once per batch under
+   * {@link Durability#FSYNC}, then finishes the batch's records, samples RocksDB's sequence once
+   * and completes the acknowledgements ({@link TransactionLog#finishAsync}) it made good. A
+   * committing thread never writes nor waits. An I/O error stops the log for good ({@link
+   * LogFailedException}).
+   */
+  ACTOR
 }

@@ -31,6 +31,27 @@ final class FrameEncoder {
     return buf.limit(Frame.HEADER_BYTES + payload).position(0);
   }
 
+  /**
+   * A record frame in a heap buffer of its own, positioned at 0 with its length as limit: for a
+   * frame that outlives this call (queued for a log's writer).
+   */
+  ByteBuffer ownedRecord(long transactionId, long timestamp, int userFlags, List<ByteBuffer> entries,
+      ByteBuffer writes, long payloadSize) {
+    int payload = (int) payloadSize;
+    ByteBuffer buf = ByteBuffer.allocate(Frame.HEADER_BYTES + payload);
+    RecordCodec.encode(buf, Frame.HEADER_BYTES, transactionId, entries, writes);
+    Frame.writeHeader(buf, 0, payload, Frame.flags(Frame.TYPE_RECORD, userFlags), timestamp, crc);
+    return buf.limit(Frame.HEADER_BYTES + payload).position(0);
+  }
+
+  /** An abort marker naming {@code abortedPosition}, in a heap buffer of its own. */
+  ByteBuffer ownedAbort(long timestamp, long abortedPosition) {
+    ByteBuffer buf = ByteBuffer.allocate(Frame.HEADER_BYTES + 8);
+    buf.putLong(Frame.HEADER_BYTES, abortedPosition);
+    Frame.writeHeader(buf, 0, 8, Frame.flags(Frame.TYPE_ABORT, 0), timestamp, crc);
+    return buf.limit(Frame.HEADER_BYTES + 8).position(0);
+  }
+
   /** An abort marker naming {@code abortedPosition}. */
   ByteBuffer abort(long timestamp, long abortedPosition) {
     ByteBuffer buf = room(Frame.HEADER_BYTES + 8);

@@ -181,7 +181,7 @@ public final class LogSettings {
       return this;
     }
 
-    /** SERIALIZED (default) or LEADERLESS; see {@link AppendMode}. */
+    /** SERIALIZED (default), LEADERLESS or ACTOR; see {@link AppendMode}. */
     public Builder appendMode(AppendMode mode) {
       this.appendMode = mode;
       return this;
@@ -189,8 +189,8 @@ public final class LogSettings {
 
     /**
      * LEADERLESS: bytes of each of the two ping-pong buffers (capped at maxSegmentBytes); a frame
-     * larger than a buffer is written straight to the file while appends wait. 4 KiB..256 MiB,
-     * default 1 MiB.
+     * larger than a buffer is written straight to the file while appends wait. ACTOR: the most
+     * the writer takes into one batch (one write). 4 KiB..256 MiB, default 1 MiB.
      */
     public Builder appendBufferBytes(long bytes) {
       this.appendBufferBytes = bytes;
@@ -316,7 +316,7 @@ public final class LogSettings {
         errors.add(new InvalidLogSettingException("clock", null, "a java.time.Clock, not null"));
       }
       if (appendMode == null) {
-        errors.add(new InvalidLogSettingException("appendMode", null, "SERIALIZED or LEADERLESS"));
+        errors.add(new InvalidLogSettingException("appendMode", null, "SERIALIZED, LEADERLESS or ACTOR"));
       }
       if (appendBufferBytes < (4L << 10) || appendBufferBytes > (256L << 20)) {
         errors.add(new InvalidLogSettingException(

@@ -1,7 +1,5 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.fs.LogFile;
-import io.commitlane.txlog.fs.LogFileSystem;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -9,31 +7,30 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 import java.util.function.LongSupplier;
 
 /**
  * One named transaction log: an append-only sequence of records in segment files, with a
  * committed watermark, readers, flush correlation, durability and retention. Thread-safe.
  *
- * <p>The life of a record: {@link #append} writes its frame and puts its position in the
+ * <p>The life of a record: {@link #append} claims its place and puts its position in the
  * uncommitted set; the caller then writes to RocksDB and calls {@link #finish} (or {@link #abort}
  * if that failed). The committed watermark is the first position still uncommitted: readers see
  * only records below it, so a record is never visible before its data, nor before earlier
  * records finished. {@link #finish} also pairs the watermark with RocksDB's sequence, and {@link
  * #onFlushCompleted} turns a flush into a persisted flushed position: where crash replay starts.
  *
- * <p>Locks: an append lock orders writes to the active segment (position claim + one positional
- * write per record); a state lock guards the uncommitted set, the watermark and the flush pairs.
- * Appends take the state lock inside the append lock, never the other way round. fsync runs on a
- * separate thread ({@link Durability#FSYNC} only) and never under either lock.
+ * <p>This class checks arguments and owns the segments ({@link SegmentSet}), the committed
+ * watermark ({@link CommitWatermark}), the aborted positions and the flushed position ({@link
+ * FlushedPosition}); how records are written depends on the {@link AppendMode} and lives in its
+ * {@link Appender}.
  *
  * <pre>{@code
  * try (TransactionLog log = TransactionLog.open(dbDir.resolve("txlog/main"), LogSettings.defaults())) {
@@ -52,35 +49,14 @@ public final class TransactionLog implements AutoCloseable {
   private final java.io.Closeable directoryLock;
   private final String name;
   private final LogSettings settings;
-  private final LogFileSystem fs;
   private final Clock clock;
   private final long maxFrameBytes;
-  private final long maxSegmentAgeMillis;
-  private final ConcurrentSkipListMap<Long, Segment> segments = new ConcurrentSkipListMap<>();
-
-  // Guarded by appendLock.
-  private final ReentrantLock appendLock = new ReentrantLock();
-  private volatile Segment active;
-  private long nextSegmentNumber;
-  private volatile long bytesWritten;
-  private volatile long recordsWritten;
-
-  // Guarded by stateLock.
-  private final ReentrantLock stateLock = new ReentrantLock();
-  private final UncommittedPositions uncommitted = new UncommittedPositions();
-  private final FlushCorrelation correlation = new FlushCorrelation();
-  private final WatermarkWaiters watermarkWaiters = new WatermarkWaiters();
-  private volatile long writtenEnd;
-  private volatile long committedWatermark;
-
+  private final SegmentSet segments;
+  private final CommitWatermark watermark;
   private final AbortedPositions aborted = new AbortedPositions();
-  private final FlushedPositionFile flushedFile;
-  private final Object flushedFileLock = new Object();
-  private volatile long flushedPosition;
+  private final FlushedPosition flushed;
+  private final Appender appender;
 
-  private final GroupCommitter committer;
-  /** The write path of {@link AppendMode#LEADERLESS}; {@code null} when serialized. */
-  private final LeaderlessAppender leaderless;
   private final long replayStart;
   private final long replayEnd;
   private final long recordsRecovered;
@@ -92,7 +68,6 @@ public final class TransactionLog implements AutoCloseable {
 
   private final AtomicBoolean closeStarted = new AtomicBoolean();
   private volatile boolean closed;
-  private volatile TransactionLogException failure;
 
   /**
    * Opens (creating if needed) the log in {@code directory} and recovers it: torn tails are
@@ -153,21 +128,20 @@ public final class TransactionLog implements AutoCloseable {
     this.settings = settings;
     this.name = settings.name() != null ? settings.name()
         : directory.getFileName() == null ? directory.toString() : directory.getFileName().toString();
-    this.fs = settings.fileSystem();
     this.clock = settings.clock();
     this.maxFrameBytes = settings.maxSegmentBytes() - SegmentHeader.BYTES;
-    this.maxSegmentAgeMillis = settings.maxSegmentAge().toMillis();
-    this.flushedFile = new FlushedPositionFile(fs, directory);
-    this.flushedPosition = flushedFile.read();
-    LogRecovery recovery = LogRecovery.run(fs, directory, clock.millis(), flushedPosition);
+    this.flushed = new FlushedPosition(settings.fileSystem(), directory, name);
+    long flushedPosition = flushed.get();
+    LogRecovery recovery = LogRecovery.run(settings.fileSystem(), directory, clock.millis(), flushedPosition);
     if (!recovery.damage.isEmpty() && settings.recoveryMode() == RecoveryMode.ABSOLUTE_CONSISTENCY) {
       for (Segment s : recovery.segments) {
         s.close();
       }
       throw new LogDamagedException(name, recovery.damage);
     }
+    this.segments = new SegmentSet(directory, name, settings);
     for (Segment s : recovery.segments) {
-      segments.put(s.number, s);
+      segments.add(s);
     }
     recovery.abortedPositions.forEach(aborted::add);
     this.recordsRecovered = recovery.records;
@@ -178,12 +152,11 @@ public final class TransactionLog implements AutoCloseable {
     this.newestRecoveredTimestamp = recovery.newestTimestamp;
 
     long end = recovery.end();
-    this.writtenEnd = end;
-    this.committedWatermark = end;
+    this.watermark = new CommitWatermark(end);
     this.replayStart = flushedPosition;
     this.replayEnd = end;
-    Segment last = segments.isEmpty() ? null : segments.lastEntry().getValue();
-    this.nextSegmentNumber = recovery.nextSegmentNumber;
+    Segment last = segments.last();
+    long nextSegmentNumber = recovery.nextSegmentNumber;
     if (last != null && settings.durability() == Durability.FSYNC) {
       // Recovered bytes may sit only in the page cache (after a process crash); they count as
       // committed now, so make them durable before anything builds on them.
@@ -200,21 +173,14 @@ public final class TransactionLog implements AutoCloseable {
         nextSegmentNumber = Math.max(nextSegmentNumber, LogPosition.segment(flushedPosition) + 1);
       }
     } else {
-      this.active = last;
+      segments.activate(last);
     }
-    if (settings.appendMode() == AppendMode.LEADERLESS) {
-      this.leaderless = new LeaderlessAppender(name, new LeaderlessSegments(), active, end, settings);
-    } else {
-      this.leaderless = null;
-    }
-    if (settings.durability() == Durability.FSYNC) {
-      this.committer = new GroupCommitter(name, end, this::forceActive,
-          leaderless == null ? () -> bytesWritten : leaderless::bytesClaimed,
-          leaderless == null ? () -> recordsWritten : leaderless::recordsClaimed, settings);
-      this.committer.start();
-    } else {
-      this.committer = null;
-    }
+    segments.startNumbersAt(nextSegmentNumber);
+    this.appender = switch (settings.appendMode()) {
+      case SERIALIZED -> new SerializedAppender(name, settings, segments, watermark, aborted, end);
+      case LEADERLESS -> new LeaderlessAppender(name, settings, segments, watermark, aborted, end);
+      case ACTOR -> new ActorAppender(this, name, settings, segments, watermark, aborted, end);
+    };
   }
 
   /** The log's name (the directory's name unless the settings give one). */
@@ -248,10 +214,12 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   /**
-   * Writes a record and adds its position to the uncommitted set. When this returns the frame
-   * has reached the operating system (one positional write), so a process crash loses nothing
-   * returned; with {@link Durability#FSYNC} use {@link #whenDurable} to learn when it is on disk.
-   * The buffers are read, not consumed (their positions do not move).
+   * Appends a record and adds its position to the uncommitted set. {@link AppendMode#SERIALIZED}:
+   * when this returns the frame has reached the operating system (one positional write), so a
+   * process crash loses nothing returned. LEADERLESS and ACTOR: the place is claimed and the frame
+   * reaches the file before {@link #finish} returns (ACTOR: before {@link #finishAsync} completes).
+   * With {@link Durability#FSYNC} use {@link #whenDurable} to learn when it is on disk. The buffers
+   * are read, not consumed (their positions do not move).
    *
    * @param timestamp the caller's timestamp in millis, e.g. from a {@link MonotonicClock}
    * @param flags caller flags, 0..65535, returned in {@link LogRecord#flags()}
@@ -277,8 +245,7 @@ public final class TransactionLog implements AutoCloseable {
    */
   public Appended append(long transactionId, MonotonicClock clock, int flags,
       List<ByteBuffer> entries, ByteBuffer writes) {
-    return appendRecord(transactionId, 0, java.util.Objects.requireNonNull(clock, "clock"), flags,
-        entries, writes);
+    return appendRecord(transactionId, 0, Objects.requireNonNull(clock, "clock"), flags, entries, writes);
   }
 
   /** Where a record went and the timestamp it was given. */
@@ -294,41 +261,7 @@ public final class TransactionLog implements AutoCloseable {
     if (frameBytes > maxFrameBytes) {
       throw new RecordTooLargeException(frameBytes, maxFrameBytes);
     }
-    // Encode outside the lock: only the position claim, the timestamp and the write are serialized.
-    ByteBuffer frame = FrameEncoder.get().record(transactionId, timestamp, flags, entries, writes,
-        payloadSize);
-    if (leaderless != null) {
-      checkOpen();
-      long position = leaderless.append(frame, clock);
-      return new Appended(position, Frame.timestamp(frame, frame.position()));
-    }
-    appendLock.lock();
-    try {
-      checkWritable();
-      Segment segment = segmentFor(frameBytes);
-      long offset = segment.end;
-      long position = LogPosition.of(segment.number, offset);
-      long stamped = timestamp;
-      if (clock != null) {
-        stamped = clock.next();
-        FrameEncoder.get().restamp(frame, stamped);
-      }
-      write(segment, frame, offset);
-      segment.noteRecord(stamped);
-      segment.end = offset + frameBytes;
-      bytesWritten += frameBytes;
-      recordsWritten++;
-      stateLock.lock();
-      try {
-        uncommitted.add(position);
-        writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
-      } finally {
-        stateLock.unlock();
-      }
-      return new Appended(position, stamped);
-    } finally {
-      appendLock.unlock();
-    }
+    return appender.append(transactionId, timestamp, clock, flags, entries, writes, payloadSize);
   }
 
   /**
@@ -339,172 +272,55 @@ public final class TransactionLog implements AutoCloseable {
    * @throws IllegalStateException if the position is not awaiting finish
    */
   public void abort(long position) {
-    if (leaderless != null) {
-      abortLeaderless(position);
-      return;
-    }
-    ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
-    long frameBytes = frame.remaining();
-    long markerPosition;
-    List<CompletableFuture<Void>> ready;
-    appendLock.lock();
-    try {
-      checkWritable();
-      stateLock.lock();
-      try {
-        requireUncommitted(position);
-      } finally {
-        stateLock.unlock();
-      }
-      Segment segment = segmentFor(frameBytes);
-      long offset = segment.end;
-      markerPosition = LogPosition.of(segment.number, offset);
-      write(segment, frame, offset);
-      segment.end = offset + frameBytes;
-      bytesWritten += frameBytes;
-      stateLock.lock();
-      try {
-        writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
-        // Mark aborted before the watermark can pass it, so no reader ever returns it.
-        aborted.add(position);
-        uncommitted.finish(position);
-        ready = advanceWatermark();
-      } finally {
-        stateLock.unlock();
-      }
-    } finally {
-      appendLock.unlock();
-    }
-    completeAll(ready);
-    if (committer != null) {
-      awaitDurable(markerPosition);
-    }
+    appender.abort(position);
   }
 
   /**
-   * The caller's RocksDB write for {@code position} returned. Under the state lock: removes the
-   * position from the uncommitted set, advances the committed watermark over the contiguous
-   * finished prefix, then calls {@code sequenceSampler} (RocksDB's latest sequence) and records
-   * the pair (watermark, sequence) for {@link #onFlushCompleted}. The sampler runs under the lock:
-   * keep it short and never call back into this log from it except for read-only queries.
+   * The caller's RocksDB write for {@code position} returned. Removes the position from the
+   * uncommitted set, advances the committed watermark over the contiguous finished prefix, then
+   * calls {@code sequenceSampler} (RocksDB's latest sequence) and records the pair (watermark,
+   * sequence) for {@link #onFlushCompleted}. The sampler runs under the log's state lock (ACTOR:
+   * on the writer, once per batch): keep it short and never call back into this log from it except
+   * for read-only queries. LEADERLESS and ACTOR: the record is in the file when this returns.
    *
    * @return the committed watermark after this finish
    * @throws IllegalStateException if the position is not awaiting finish
    */
   public long finish(long position, LongSupplier sequenceSampler) {
-    if (leaderless != null) {
-      checkOpen();
-      leaderless.complete(position);
-      return publishLeaderless(sequenceSampler);
-    }
-    List<CompletableFuture<Void>> ready;
-    long watermark;
-    stateLock.lock();
-    try {
-      checkOpen();
-      requireUncommitted(position);
-      uncommitted.finish(position);
-      long before = committedWatermark;
-      ready = advanceWatermark();
-      watermark = committedWatermark;
-      // The sample must come now, under this lock and after the position left the uncommitted
-      // set: every record below the watermark has then returned from its RocksDB write, so its
-      // sequence is <= the one read here. Sampled earlier (seed 000's race), an earlier position
-      // could commit at a later sequence and finish in between, and a flush at the stale sample
-      // would persist a flushed position past data that flush did not hold.
-      long sequence = sequenceSampler.getAsLong();
-      if (watermark > before) {
-        correlation.record(watermark, sequence);
-      }
-    } finally {
-      stateLock.unlock();
-    }
-    completeAll(ready);
-    return watermark;
+    return appender.finish(position, sequenceSampler);
   }
 
   /**
-   * Leaderless finish: the appender moved the completion watermark; publish its payload (the end
-   * position of the completed prefix) as the committed watermark, sample RocksDB's sequence now
-   * (every record below it finished its write before its completion was added, which happened
-   * before this read) and release waiters. Several finishers may race here: the lock keeps the
-   * watermark and the flush pairs monotonic.
+   * {@link #finish} as a commit's acknowledgement: the returned future completes once the record
+   * is finished and as durable as the log's durability promises (PROCESS and NONE: in the file;
+   * FSYNC: forced). {@link AppendMode#ACTOR}: this only queues the finish, without waiting; the
+   * writer finishes it in its next batch and completes the future on its own thread (hop to your
+   * executor before doing anything slow); it fails with {@link LogFailedException} if the log
+   * could not write or force the record, with {@link LogClosedException} if the log closed first,
+   * and with {@link IllegalStateException} if the position was not awaiting finish. The other
+   * modes finish before returning (throwing as {@link #finish} does) and return {@link
+   * #whenDurable}.
    */
-  private long publishLeaderless(LongSupplier sequenceSampler) {
-    List<CompletableFuture<Void>> ready = List.of();
-    long watermark;
-    stateLock.lock();
-    try {
-      long published = leaderless.committedPosition();
-      if (published > committedWatermark) {
-        committedWatermark = published;
-        if (!watermarkWaiters.isEmpty()) {
-          ready = watermarkWaiters.takeBelow(published);
-        }
-        if (sequenceSampler != null) {
-          correlation.record(published, sequenceSampler.getAsLong());
-        }
-      }
-      watermark = committedWatermark;
-    } finally {
-      stateLock.unlock();
-    }
-    completeAll(ready);
-    return watermark;
-  }
-
-  private void abortLeaderless(long position) {
-    checkOpen();
-    long ordinal = leaderless.requireUnfinished(position);
-    ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
-    long markerPosition = leaderless.append(frame, null);
-    stateLock.lock();
-    try {
-      // Marked aborted before the watermark can pass it, so no reader ever returns it.
-      aborted.add(position);
-    } finally {
-      stateLock.unlock();
-    }
-    leaderless.completeAborted(ordinal, markerPosition);
-    publishLeaderless(null);
-    if (committer != null) {
-      awaitDurable(markerPosition);
-    }
+  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
+    return appender.finishAsync(position, Objects.requireNonNull(sequenceSampler, "sequenceSampler"));
   }
 
   /**
    * RocksDB finished a flush holding every write up to {@code flushedSequence}: persists the
    * largest recorded committed prefix whose sequence is at most that as the flushed position
    * (atomically: temp file, force, rename, force directory), never moving it backwards, and drops
-   * the pairs it covered. Does nothing after close.
+   * the pairs it covered. {@link AppendMode#ACTOR}: handled between the writer's batches. Does
+   * nothing after close.
    *
    * @throws LogIOException if the flushed position could not be persisted (it stays where it was)
    */
   public void onFlushCompleted(long flushedSequence) {
-    long prefix;
-    stateLock.lock();
-    try {
-      if (closed) {
-        return;
-      }
-      prefix = correlation.takeFlushed(flushedSequence);
-    } finally {
-      stateLock.unlock();
-    }
-    if (prefix <= flushedPosition) {
+    if (closed) {
       return;
     }
-    synchronized (flushedFileLock) {
-      if (prefix <= flushedPosition || closed) {
-        return;
-      }
-      try {
-        flushedFile.write(prefix);
-      } catch (IOException e) {
-        throw new LogIOException("cannot persist the flushed position of transaction log '" + name
-            + "' (it stays at " + LogPosition.toString(flushedPosition) + ")", e);
-      }
-      flushedPosition = prefix;
+    long prefix = appender.takeFlushed(flushedSequence);
+    if (prefix > flushed.get()) {
+      flushed.advanceTo(prefix);
     }
   }
 
@@ -513,7 +329,7 @@ public final class TransactionLog implements AutoCloseable {
    * crash replay starts here. {@link LogPosition#START} until the first flush.
    */
   public long flushedPosition() {
-    return flushedPosition;
+    return flushed.get();
   }
 
   /**
@@ -521,7 +337,30 @@ public final class TransactionLog implements AutoCloseable {
    * any) has not. Readers without {@code includeUncommitted} stop here.
    */
   public long committedWatermark() {
-    return committedWatermark;
+    return watermark.get();
+  }
+
+  // ---------------------------------------------------------------- the writer of ACTOR mode
+
+  /**
+   * {@link AppendMode#ACTOR}: runs this log's writer turns on {@code host} from now on, or on the
+   * log's own thread again with {@code null}. Call with {@code null} from the host's own thread
+   * when the host stops (for an actor: in its post-stop): a wake-up it took but will not run then
+   * goes to the log's thread. Other modes have no writer and ignore it.
+   */
+  public void hostWriter(LogWriterHost host) {
+    appender.hostWriter(host);
+  }
+
+  /**
+   * {@link AppendMode#ACTOR}: one writer turn, for the writer's host: writes what is queued (one
+   * batch), forces it if a commit waits for durability, finishes what it can and completes the
+   * acknowledgements it made good. Returns {@code true} if more is queued (call again; the host
+   * may let other work in between). Safe from any thread: turns never overlap. Other modes return
+   * {@code false}.
+   */
+  public boolean writeQueued() {
+    return appender.writeQueued();
   }
 
   // ---------------------------------------------------------------- durability
@@ -529,22 +368,16 @@ public final class TransactionLog implements AutoCloseable {
   /**
    * Completes once the record at {@code position} is covered by an fsync ({@link
    * Durability#FSYNC}); already complete for NONE and PROCESS. Under FSYNC the future completes
-   * on the log's force thread ({@code commitlane-txlog-fsync-<name>}): callers must hop to their
-   * own executor ({@code thenRunAsync(..., executor)}) before doing anything slow. It fails with
+   * on the thread that forced (SERIALIZED and LEADERLESS: the log's force thread {@code
+   * commitlane-txlog-fsync-<name>}; ACTOR: the writer's host): callers must hop to their own
+   * executor ({@code thenRunAsync(..., executor)}) before doing anything slow. It fails with
    * {@link LogIOException} if the fsync failed and with {@link LogClosedException} if the log
    * closed first without covering it; it never hangs past {@link #close()}.
    *
    * @param position a position returned by {@link #append}
    */
   public CompletableFuture<Void> whenDurable(long position) {
-    if (committer == null) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (position >= (leaderless != null ? leaderless.claimedEnd() : writtenEnd)) {
-      throw new IllegalArgumentException("position " + LogPosition.toString(position)
-          + " was not appended to transaction log '" + name + "'");
-    }
-    return committer.whenDurable(position);
+    return appender.whenDurable(position);
   }
 
   /**
@@ -564,20 +397,6 @@ public final class TransactionLog implements AutoCloseable {
     }
   }
 
-  private long forceActive() throws IOException {
-    if (leaderless != null) {
-      return leaderless.force();
-    }
-    // Capture the end first: every byte below it is in the segment read next or in an older one,
-    // and rotation forced older ones before it published a newer active segment.
-    long target = writtenEnd;
-    Segment segment = active;
-    if (segment != null) {
-      segment.force();
-    }
-    return target;
-  }
-
   // ---------------------------------------------------------------- reading
 
   /** A reader positioned as {@code request} says. */
@@ -588,24 +407,24 @@ public final class TransactionLog implements AutoCloseable {
 
   /**
    * Completes when the committed watermark is above {@code position}. It completes on the thread
-   * that advanced the watermark (a {@link #finish} or {@link #abort} caller): hop to your own
-   * executor. Fails with {@link LogClosedException} when the log closes.
+   * that advanced the watermark (a {@link #finish} or {@link #abort} caller; ACTOR: the writer):
+   * hop to your own executor. Fails with {@link LogClosedException} when the log closes.
    */
   public CompletableFuture<Void> whenCommittedBeyond(long position) {
-    if (committedWatermark > position) {
+    if (watermark.get() > position) {
       return CompletableFuture.completedFuture(null);
     }
-    stateLock.lock();
+    watermark.lock.lock();
     try {
       if (closed) {
         return CompletableFuture.failedFuture(new LogClosedException(name));
       }
-      if (committedWatermark > position) {
+      if (watermark.get() > position) {
         return CompletableFuture.completedFuture(null);
       }
-      return watermarkWaiters.add(position);
+      return watermark.waiter(position);
     } finally {
-      stateLock.unlock();
+      watermark.lock.unlock();
     }
   }
 
@@ -687,53 +506,13 @@ public final class TransactionLog implements AutoCloseable {
    * @throws IllegalArgumentException if a position is not a recovered record
    */
   public void abandon(List<Long> positions) {
-    long lastMarker = -1;
     for (long position : positions) {
       if (position >= replayEnd || isAborted(position)) {
         throw new IllegalArgumentException("position " + LogPosition.toString(position)
             + " is not a recovered record of transaction log '" + name + "'");
       }
-      ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
-      if (leaderless != null) {
-        checkOpen();
-        lastMarker = leaderless.append(frame, null);
-        leaderless.complete(lastMarker);
-        stateLock.lock();
-        try {
-          aborted.add(position);
-        } finally {
-          stateLock.unlock();
-        }
-        publishLeaderless(null);
-        continue;
-      }
-      long frameBytes = frame.remaining();
-      appendLock.lock();
-      try {
-        checkWritable();
-        Segment segment = segmentFor(frameBytes);
-        long offset = segment.end;
-        lastMarker = LogPosition.of(segment.number, offset);
-        write(segment, frame, offset);
-        segment.end = offset + frameBytes;
-        bytesWritten += frameBytes;
-        List<CompletableFuture<Void>> ready;
-        stateLock.lock();
-        try {
-          writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
-          aborted.add(position);
-          ready = advanceWatermark();
-        } finally {
-          stateLock.unlock();
-        }
-        completeAll(ready);
-      } finally {
-        appendLock.unlock();
-      }
     }
-    if (lastMarker >= 0 && committer != null) {
-      awaitDurable(lastMarker);
-    }
+    appender.abandon(positions);
   }
 
   /**
@@ -746,19 +525,10 @@ public final class TransactionLog implements AutoCloseable {
    * @throws LogIOException if it could not be persisted
    */
   public void markFlushedThrough(long position) {
-    long target = Math.min(position, committedWatermark);
-    synchronized (flushedFileLock) {
-      if (target <= flushedPosition || closed) {
-        return;
-      }
-      try {
-        flushedFile.write(target);
-      } catch (IOException e) {
-        throw new LogIOException("cannot persist the flushed position of transaction log '" + name
-            + "' (it stays at " + LogPosition.toString(flushedPosition) + ")", e);
-      }
-      flushedPosition = target;
+    if (closed) {
+      return;
     }
+    flushed.advanceTo(Math.min(position, watermark.get()));
   }
 
   // ---------------------------------------------------------------- retention
@@ -770,14 +540,16 @@ public final class TransactionLog implements AutoCloseable {
    */
   public PurgeResult purge(Instant olderThan) {
     long cutoff = olderThan.toEpochMilli();
-    long flushed = flushedPosition;
+    long flushedAt = flushed.get();
     List<Segment> doomed = new ArrayList<>();
     int keptUnflushed = 0;
     boolean activeKept = false;
-    appendLock.lock();
+    Lock lock = appender.rotationLock();
+    lock.lock();
     try {
       checkOpen();
-      for (Segment s : segments.values()) {
+      Segment active = segments.active();
+      for (Segment s : segments.all()) {
         if (s.newestMillis() >= cutoff) {
           break;
         }
@@ -785,7 +557,7 @@ public final class TransactionLog implements AutoCloseable {
           activeKept = true;
           break;
         }
-        if (LogPosition.of(s.number, s.end) > flushed) {
+        if (LogPosition.of(s.number, s.end) > flushedAt) {
           keptUnflushed++;
           continue;
         }
@@ -794,25 +566,25 @@ public final class TransactionLog implements AutoCloseable {
         }
       }
       for (Segment s : doomed) {
-        segments.remove(s.number);
+        segments.remove(s);
         s.deleted = true;
       }
     } finally {
-      appendLock.unlock();
+      lock.unlock();
     }
     long bytes = 0;
     for (Segment s : doomed) {
       bytes += s.end;
       try {
         s.close();
-        fs.delete(s.path);
+        settings.fileSystem().delete(s.path);
       } catch (IOException e) {
         throw new LogIOException("cannot delete segment " + s.path, e);
       }
     }
-    Map.Entry<Long, Segment> first = segments.firstEntry();
+    Segment first = segments.first();
     if (first != null) {
-      aborted.dropBelow(LogPosition.of(first.getKey(), 0));
+      aborted.dropBelow(LogPosition.of(first.number, 0));
     }
     return new PurgeResult(doomed.size(), bytes, keptUnflushed, activeKept);
   }
@@ -829,38 +601,18 @@ public final class TransactionLog implements AutoCloseable {
     int files = 0;
     long totalBytes = 0;
     int keptUnflushed = 0;
-    long flushed = flushedPosition;
-    for (Segment s : segments.values()) {
+    long flushedAt = flushed.get();
+    for (Segment s : segments.all()) {
       files++;
       totalBytes += s.end;
-      if (s.sealed && LogPosition.of(s.number, s.end) > flushed) {
+      if (s.sealed && LogPosition.of(s.number, s.end) > flushedAt) {
         keptUnflushed++;
       }
     }
-    int unfinished;
-    int lag;
-    long records = recordsWritten;
-    long bytes = bytesWritten;
-    if (leaderless != null) {
-      lag = leaderless.lag();
-      unfinished = leaderless.unfinished();
-      records = leaderless.recordsClaimed();
-      bytes = leaderless.bytesClaimed();
-    } else {
-      stateLock.lock();
-      try {
-        unfinished = uncommitted.unfinished();
-        lag = uncommitted.size();
-      } finally {
-        stateLock.unlock();
-      }
-    }
-    long fsyncs = committer == null ? 0 : committer.forces();
-    double perFsync = fsyncs == 0 ? 0 : (double) committer.recordsForced() / fsyncs;
-    return new LogStats(files, totalBytes, records, bytes, recordsRecovered,
-        unfinished, lag, aborted.size(), recoveredCorruptFrames.size(), fsyncs, perFsync,
-        keptUnflushed, committedWatermark, flushedPosition,
-        committer == null ? 0 : committer.durableEnd());
+    Appender.Counters c = appender.counters();
+    return new LogStats(files, totalBytes, c.records(), c.bytes(), recordsRecovered,
+        c.unfinished(), c.lag(), aborted.size(), recoveredCorruptFrames.size(), c.fsyncs(), c.recordsPerFsync(),
+        keptUnflushed, watermark.get(), flushedAt, c.durablePosition());
   }
 
   /** The corrupt frames recovery found at open (each one lost record). */
@@ -874,9 +626,10 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   /**
-   * Closes the log; idempotent. New appends fail with {@link LogClosedException}; under FSYNC a
-   * final force runs and pending {@link #whenDurable} futures complete (or fail with the force's
-   * error); {@link #whenCommittedBeyond} futures fail with {@link LogClosedException}.
+   * Closes the log; idempotent. New appends fail with {@link LogClosedException}; what was
+   * appended reaches the file (under FSYNC a final force runs) and pending {@link #whenDurable}
+   * and {@link #finishAsync} futures complete (or fail with the write's or force's error); {@link
+   * #whenCommittedBeyond} futures fail with {@link LogClosedException}.
    *
    * @throws LogFailedException if the log could not make every appended record durable (its
    *     final write or force failed now or earlier): records may be missing after a crash
@@ -887,51 +640,22 @@ public final class TransactionLog implements AutoCloseable {
     if (!closeStarted.compareAndSet(false, true)) {
       return;
     }
-    IOException closeError = null;
-    TransactionLogException notDurable = null;
+    IOException closeError;
+    TransactionLogException notDurable;
     try {
-      appendLock.lock();
-      try {
-        closed = true;
-      } finally {
-        appendLock.unlock();
-      }
-      if (leaderless != null) {
-        leaderless.close();
-      }
-      if (committer != null) {
-        committer.close(); // a last force for everything written
-        notDurable = committer.failure();
-      } else if (leaderless != null) {
-        try {
-          // A clean close leaves every claimed record in the file.
-          leaderless.writeThrough(leaderless.claimedEnd());
-        } catch (TransactionLogException e) {
-          notDurable = e; // what reached the file is what recovery will find
-        }
-      }
-      if (notDurable == null) {
-        notDurable = failure;
-      }
+      closed = true;
+      notDurable = appender.close();
       List<CompletableFuture<Void>> waiting;
-      stateLock.lock();
+      watermark.lock.lock();
       try {
-        waiting = watermarkWaiters.takeAll();
+        waiting = watermark.takeAllWaiters();
       } finally {
-        stateLock.unlock();
+        watermark.lock.unlock();
       }
       LogClosedException closedError = new LogClosedException(name);
       waiting.forEach(f -> f.completeExceptionally(closedError));
-      synchronized (flushedFileLock) {
-        // Waits for a flushed-position write in progress.
-      }
-      for (Segment s : segments.values()) {
-        try {
-          s.close();
-        } catch (IOException e) {
-          closeError = e;
-        }
-      }
+      flushed.close(); // waits for a flushed-position write in progress
+      closeError = segments.closeAll();
     } finally {
       release(directoryLock);
       OPEN_DIRECTORIES.remove(directory);
@@ -951,31 +675,23 @@ public final class TransactionLog implements AutoCloseable {
   @Override
   public String toString() {
     return "TransactionLog[" + name + " at " + directory + ", watermark "
-        + LogPosition.toString(committedWatermark) + "]";
+        + LogPosition.toString(watermark.get()) + "]";
   }
 
-  // ---------------------------------------------------------------- internals
+  // ---------------------------------------------------------------- for readers and tests
 
   /**
-   * The end of what a reader that includes uncommitted records may read. Leaderless: records
-   * still in a buffer are written out first (no fsync), so such a reader sees every append.
+   * The end of what a reader that includes uncommitted records may read. LEADERLESS and ACTOR:
+   * records not yet in the file are written out first (no fsync), so such a reader sees every
+   * append.
    */
   long writtenEnd() {
-    if (leaderless != null) {
-      leaderless.writeThrough(leaderless.claimedEnd());
-      return leaderless.writtenEnd();
-    }
-    return writtenEnd;
+    return appender.readableEnd();
   }
 
   /** The recorded (committed prefix, sequence) pairs not yet taken by a flush, oldest first. */
   long[][] flushCorrelationPairs() {
-    stateLock.lock();
-    try {
-      return correlation.pairs();
-    } finally {
-      stateLock.unlock();
-    }
+    return watermark.pairs();
   }
 
   boolean isAborted(long position) {
@@ -983,201 +699,17 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   Segment segmentAtOrAfter(long number) {
-    Map.Entry<Long, Segment> e = segments.ceilingEntry(number);
-    return e == null ? null : e.getValue();
+    return segments.atOrAfter(number);
   }
 
   /** The latest segment whose first record is older than {@code timestamp}, else the oldest. */
   Segment segmentForTimestamp(long timestamp) {
-    for (Segment s : segments.descendingMap().values()) {
-      long first = s.firstTimestamp;
-      if (first != Long.MIN_VALUE && first < timestamp) {
-        return s;
-      }
-    }
-    Map.Entry<Long, Segment> e = segments.firstEntry();
-    return e == null ? null : e.getValue();
+    return segments.forTimestamp(timestamp);
   }
 
   void checkOpen() {
     if (closed) {
       throw new LogClosedException(name);
-    }
-  }
-
-  private void checkWritable() {
-    checkOpen();
-    if (leaderless != null && leaderless.failure() != null) {
-      throw new LogFailedException(leaderless.failure());
-    }
-    TransactionLogException failed = failure;
-    if (failed == null && committer != null) {
-      failed = committer.failure();
-    }
-    if (failed != null) {
-      throw new LogIOException("transaction log '" + name + "' refuses appends after an earlier"
-          + " I/O failure; reopen it to recover", failed);
-    }
-  }
-
-  private void requireUncommitted(long position) {
-    if (!uncommitted.contains(position)) {
-      throw new IllegalStateException("position " + LogPosition.toString(position)
-          + " is not awaiting finish in transaction log '" + name
-          + "': it was never appended, or it already finished or aborted");
-    }
-  }
-
-  /** Under the state lock: publishes the new watermark and takes the waiters it releases. */
-  private List<CompletableFuture<Void>> advanceWatermark() {
-    long watermark = uncommitted.watermark(writtenEnd);
-    if (watermark <= committedWatermark) {
-      return List.of();
-    }
-    committedWatermark = watermark;
-    return watermarkWaiters.isEmpty() ? List.of() : watermarkWaiters.takeBelow(watermark);
-  }
-
-  private static void completeAll(List<CompletableFuture<Void>> futures) {
-    for (int i = 0, n = futures.size(); i < n; i++) {
-      futures.get(i).complete(null);
-    }
-  }
-
-  /** Under the append lock: the segment the next frame goes to, rotating if it is full or old. */
-  private Segment segmentFor(long frameBytes) {
-    Segment current = active;
-    if (current != null && !needsRotation(current, current.end, frameBytes)) {
-      return current;
-    }
-    return rotate(current);
-  }
-
-  private Segment rotate(Segment previous) {
-    boolean fsync = settings.durability() == Durability.FSYNC;
-    if (previous != null && fsync) {
-      try {
-        // The force thread only forces the active segment, so the old one is forced here.
-        previous.force();
-      } catch (IOException e) {
-        failure = new LogIOException("fsync of segment " + previous.path + " failed", e);
-        throw failure;
-      }
-    }
-    Segment next;
-    try {
-      // Chain the new segment to the one it follows, so recovery notices if that one goes missing.
-      next = createSegment(previous != null && previous.number == nextSegmentNumber - 1
-          ? (int) previous.end : SegmentHeader.NO_PREDECESSOR);
-    } catch (IOException e) {
-      throw new LogIOException("cannot create segment " + directory.resolve(
-          Segment.fileName(nextSegmentNumber)) + " of transaction log '" + name + "'", e);
-    }
-    if (previous != null) {
-      previous.sealed = true;
-    }
-    active = next;
-    return next;
-  }
-
-  /**
-   * Creates, registers and returns the next segment file (header written, forced under FSYNC).
-   *
-   * @param previousEnd where the previous segment ends, for the header's chain
-   */
-  private Segment createSegment(int previousEnd) throws IOException {
-    boolean fsync = settings.durability() == Durability.FSYNC;
-    long number = nextSegmentNumber;
-    Path path = directory.resolve(Segment.fileName(number));
-    long created = clock.millis();
-    LogFile file = null;
-    try {
-      file = fs.create(path);
-      file.write(new SegmentHeader(number, created, previousEnd).encode(), 0);
-      if (fsync) {
-        file.force();
-        fs.forceDirectory(directory);
-      }
-    } catch (IOException e) {
-      closeQuietly(file);
-      try {
-        fs.delete(path);
-      } catch (IOException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    }
-    Segment next = new Segment(number, path, created, file, SegmentHeader.BYTES);
-    segments.put(number, next);
-    nextSegmentNumber = number + 1;
-    return next;
-  }
-
-  /** Whether a frame of {@code frameBytes} at {@code offset} of {@code s} goes to a new segment. */
-  private boolean needsRotation(Segment s, long offset, long frameBytes) {
-    boolean empty = offset <= SegmentHeader.BYTES;
-    boolean full = offset + frameBytes > settings.maxSegmentBytes();
-    boolean old = clock.millis() - s.createdMillis >= maxSegmentAgeMillis;
-    return !empty && (full || old);
-  }
-
-  /** The segment operations of the leaderless appender (it calls them under its sync lock). */
-  private final class LeaderlessSegments implements LeaderlessAppender.Segments {
-    @Override
-    public boolean needsSwitch(Segment s, long offset, long frameBytes) {
-      return needsRotation(s, offset, frameBytes);
-    }
-
-    @Override
-    public Segment openNext(Segment previous) throws IOException {
-      // Appends may still land in the previous segment until the switch: its end is chained in switched().
-      return createSegment(previous == null ? SegmentHeader.NO_PREDECESSOR : SegmentHeader.UNKNOWN_PREDECESSOR);
-    }
-
-    @Override
-    public void switched(Segment previous, Segment next) throws IOException {
-      if (previous != null) {
-        previous.sealed = true;
-        int previousEnd = previous.number == next.number - 1 ? (int) previous.end : SegmentHeader.NO_PREDECESSOR;
-        // Rewritten before anything of the new segment is written or forced: the next force of
-        // the segment carries the header with it.
-        next.file().write(new SegmentHeader(next.number, next.createdMillis, previousEnd).encode(), 0);
-      }
-      active = next;
-    }
-
-    @Override
-    public Segment segment(long number) {
-      return segments.get(number);
-    }
-  }
-
-  private void write(Segment segment, ByteBuffer frame, long offset) {
-    try {
-      segment.file().write(frame, offset);
-    } catch (IOException e) {
-      try {
-        // Remove whatever part of the frame made it, so the next append starts clean.
-        segment.file().truncate(offset);
-      } catch (IOException truncateError) {
-        e.addSuppressed(truncateError);
-        failure = new LogIOException("append to transaction log '" + name + "' failed and the"
-            + " partial frame could not be removed; reopen the log to recover", e);
-        throw failure;
-      }
-      throw new LogIOException("append to transaction log '" + name + "' failed at "
-          + LogPosition.toString(LogPosition.of(segment.number, offset))
-          + "; nothing was appended and the log is still usable", e);
-    }
-  }
-
-  private static void closeQuietly(LogFile file) {
-    if (file != null) {
-      try {
-        file.close();
-      } catch (IOException ignored) {
-        // Already failing; the original error is what matters.
-      }
     }
   }
 }

@@ -39,6 +39,9 @@ class WatermarkTest {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       long p3 = append(log, 3, "c");
+      // Reading the uncommitted records makes sure their segment exists (a tail registered before
+      // the first segment exists may wake early, as whenMoreCommitted allows).
+      assertEquals(3, readAll(log, ReadRequest.fromStart().includeUncommitted(true)).size());
       LogReader tail = log.reader(ReadRequest.fromStart());
       CompletableFuture<Void> beyondP1 = tail.whenMoreCommitted();
 

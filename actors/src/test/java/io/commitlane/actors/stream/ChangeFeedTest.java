@@ -48,7 +48,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.io.TempDir;
 
 @ParameterizedClass(name = "txlog.append = {0}")
-@ValueSource(strings = {"serialized", "leaderless"})
+@ValueSource(strings = {"serialized", "leaderless", "actor"})
 class ChangeFeedTest {
   @Parameter String append;
 

@@ -17,14 +17,16 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
  * {@link LoggedCommitsWorkload}'s commits (same keys and values, WAL off, replay on) with the
- * transaction log in leaderless mode at fsync durability and 4 KiB segments, so buffer syncs and
- * segment switches happen all the time. Args: {@code hold=sync:n} parks the n-th buffer write or
- * fsync of the log (a sync in progress: the buffer swapped, its bytes not yet in the file or not
- * yet forced) and reports marker {@code sync-n}; {@code hold=switch:n} parks the n-th segment
- * creation (a switch in progress: appenders wait, the full buffer is not yet written) and reports
- * {@code switch-n}. The parent kills the process there.
+ * transaction log at fsync durability and 4 KiB segments and buffers, so buffer writes, forces and
+ * segment switches happen all the time. Args: {@code append=leaderless|actor} (default
+ * leaderless); {@code hold=KIND:n} parks the n-th such operation of the log and reports marker
+ * {@code KIND-n}, and the parent kills the process there. Kinds: {@code sync} (a write or fsync:
+ * a leaderless sync in progress, its buffer swapped but its bytes not yet in the file or not yet
+ * forced), {@code write} (a write: an actor-written batch half on its way to the file), {@code
+ * force} (an fsync: a batch written, not yet durable, its commits not acknowledged), {@code switch}
+ * (a segment creation: appends claimed in the new segment, the full one not yet sealed).
  */
-public final class LeaderlessLogWorkload implements CrashWorkload {
+public final class FsyncLogWorkload implements CrashWorkload {
 
   @Override
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
@@ -49,12 +51,14 @@ public final class LeaderlessLogWorkload implements CrashWorkload {
           fs.beforeWrite(park);
           fs.beforeForce(park);
         }
+        case "write" -> fs.beforeWrite(park);
+        case "force" -> fs.beforeForce(park);
         case "switch" -> fs.beforeCreate(park);
         default -> throw new IllegalArgumentException("hold=" + opts.get("hold"));
       }
     }
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "leaderless-crash-workload");
-    PipelineSettings base = settings(system);
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "fsync-log-crash-workload");
+    PipelineSettings base = settings(system, opts.getOrDefault("append", "leaderless"));
     PipelineSettings settings = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
         base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
         base.purgeInterval(), base.writeGroups());
@@ -78,10 +82,10 @@ public final class LeaderlessLogWorkload implements CrashWorkload {
     }
   }
 
-  /** WAL off, fsync durability, leaderless appends, small segments and buffers. */
-  static PipelineSettings settings(ActorSystem<?> system) {
+  /** WAL off, fsync durability, appends in {@code append} mode, small segments and buffers. */
+  static PipelineSettings settings(ActorSystem<?> system, String append) {
     Map<String, Object> m = Map.of("wal", "off", "commit-threads", 2, "txlog.durability", "fsync", "txlog.replay", "on",
-        "txlog.append", "leaderless", "txlog.max-segment-size", "4 KiB", "txlog.append-buffer-size", "4 KiB");
+        "txlog.append", append, "txlog.max-segment-size", "4 KiB", "txlog.append-buffer-size", "4 KiB");
     return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane").withFallback(system.settings().config()));
   }
 

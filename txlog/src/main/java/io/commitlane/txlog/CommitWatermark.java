@@ -1,0 +1,78 @@
+package io.commitlane.txlog;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A log's committed watermark and what hangs off it: the futures of readers waiting for it to
+ * move, and the (committed prefix, RocksDB sequence) pairs of flush correlation. It only moves
+ * forward. One state lock guards the waiters and the pairs (and whatever uncommitted-position
+ * bookkeeping the append mode keeps with them); the watermark itself is a volatile read.
+ *
+ * <p>The flush-correlation rule every append mode keeps: a pair is recorded with a sequence
+ * sampled after every record below its prefix returned from its RocksDB write (its position
+ * left the uncommitted set first), so a flush at that sequence holds all of them.
+ */
+final class CommitWatermark {
+  /** Guards the waiters, the pairs and the append mode's uncommitted set. */
+  final ReentrantLock lock = new ReentrantLock();
+  private final WatermarkWaiters waiters = new WatermarkWaiters();
+  private final FlushCorrelation correlation = new FlushCorrelation();
+  private volatile long position;
+
+  CommitWatermark(long start) {
+    this.position = start;
+  }
+
+  /** Every record below it has finished or aborted; the record at it (if any) has not. */
+  long get() {
+    return position;
+  }
+
+  /** Under the lock: publishes {@code to} if it is further; returns the waiters it releases. */
+  List<CompletableFuture<Void>> advanceTo(long to) {
+    if (to <= position) {
+      return List.of();
+    }
+    position = to;
+    return waiters.isEmpty() ? List.of() : waiters.takeBelow(to);
+  }
+
+  /** Under the lock: records that every record below {@code prefix} is in RocksDB at {@code sequence}. */
+  void pair(long prefix, long sequence) {
+    correlation.record(prefix, sequence);
+  }
+
+  /** Under the lock: the largest prefix a flush at {@code flushedSequence} holds (-1 if none); forgets those pairs. */
+  long takeFlushed(long flushedSequence) {
+    return correlation.takeFlushed(flushedSequence);
+  }
+
+  /** Under the lock: a future completing when the watermark passes {@code at}. */
+  CompletableFuture<Void> waiter(long at) {
+    return waiters.add(at);
+  }
+
+  /** Under the lock: every waiter, for close to fail. */
+  List<CompletableFuture<Void>> takeAllWaiters() {
+    return waiters.takeAll();
+  }
+
+  /** The recorded pairs not yet taken by a flush, oldest first. */
+  long[][] pairs() {
+    lock.lock();
+    try {
+      return correlation.pairs();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Completes released waiters; call after unlocking. */
+  static void completeAll(List<CompletableFuture<Void>> futures) {
+    for (int i = 0, n = futures.size(); i < n; i++) {
+      futures.get(i).complete(null);
+    }
+  }
+}

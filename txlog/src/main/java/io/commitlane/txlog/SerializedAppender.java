@@ -1,0 +1,367 @@
+package io.commitlane.txlog;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.time.Clock;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+
+/**
+ * The {@link AppendMode#SERIALIZED} write path: an append lock orders writes to the active
+ * segment (position claim, then one positional write per record, on the appending thread), so a
+ * returned append is in the operating system. The uncommitted set lives under the watermark's
+ * state lock, which appends take inside the append lock, never the other way round. fsync runs
+ * on the force thread ({@link GroupCommitter}) and never under either lock.
+ */
+final class SerializedAppender implements Appender {
+  private final String name;
+  private final Clock clock;
+  private final boolean fsync;
+  private final SegmentSet segments;
+  private final CommitWatermark watermark;
+  private final AbortedPositions aborted;
+
+  private final ReentrantLock appendLock = new ReentrantLock();
+  // Guarded by appendLock.
+  private volatile long bytesWritten;
+  private volatile long recordsWritten;
+  private boolean closed;
+
+  // Guarded by watermark.lock.
+  private final UncommittedPositions uncommitted = new UncommittedPositions();
+  private volatile long writtenEnd;
+
+  private final GroupCommitter committer;
+  private volatile TransactionLogException failure;
+
+  SerializedAppender(String name, LogSettings settings, SegmentSet segments, CommitWatermark watermark,
+      AbortedPositions aborted, long end) {
+    this.name = name;
+    this.clock = settings.clock();
+    this.fsync = settings.durability() == Durability.FSYNC;
+    this.segments = segments;
+    this.watermark = watermark;
+    this.aborted = aborted;
+    this.writtenEnd = end;
+    if (fsync) {
+      this.committer = new GroupCommitter(name, end, this::forceActive, () -> bytesWritten, () -> recordsWritten,
+          settings);
+      this.committer.start();
+    } else {
+      this.committer = null;
+    }
+  }
+
+  @Override
+  public TransactionLog.Appended append(long transactionId, long timestamp, MonotonicClock clock, int flags,
+      List<ByteBuffer> entries, ByteBuffer writes, long payloadSize) {
+    // Encode outside the lock: only the position claim, the timestamp and the write are serialized.
+    ByteBuffer frame = FrameEncoder.get().record(transactionId, timestamp, flags, entries, writes, payloadSize);
+    long frameBytes = frame.remaining();
+    appendLock.lock();
+    try {
+      checkWritable();
+      Segment segment = segmentFor(frameBytes);
+      long offset = segment.end;
+      long position = LogPosition.of(segment.number, offset);
+      long stamped = timestamp;
+      if (clock != null) {
+        stamped = clock.next();
+        FrameEncoder.get().restamp(frame, stamped);
+      }
+      write(segment, frame, offset);
+      segment.noteRecord(stamped);
+      segment.end = offset + frameBytes;
+      bytesWritten += frameBytes;
+      recordsWritten++;
+      watermark.lock.lock();
+      try {
+        uncommitted.add(position);
+        writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
+      } finally {
+        watermark.lock.unlock();
+      }
+      return new TransactionLog.Appended(position, stamped);
+    } finally {
+      appendLock.unlock();
+    }
+  }
+
+  @Override
+  public void abort(long position) {
+    ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
+    long frameBytes = frame.remaining();
+    long markerPosition;
+    List<CompletableFuture<Void>> ready;
+    appendLock.lock();
+    try {
+      checkWritable();
+      watermark.lock.lock();
+      try {
+        requireUncommitted(position);
+      } finally {
+        watermark.lock.unlock();
+      }
+      Segment segment = segmentFor(frameBytes);
+      long offset = segment.end;
+      markerPosition = LogPosition.of(segment.number, offset);
+      write(segment, frame, offset);
+      segment.end = offset + frameBytes;
+      bytesWritten += frameBytes;
+      watermark.lock.lock();
+      try {
+        writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
+        // Mark aborted before the watermark can pass it, so no reader ever returns it.
+        aborted.add(position);
+        uncommitted.finish(position);
+        ready = watermark.advanceTo(uncommitted.watermark(writtenEnd));
+      } finally {
+        watermark.lock.unlock();
+      }
+    } finally {
+      appendLock.unlock();
+    }
+    CommitWatermark.completeAll(ready);
+    if (committer != null) {
+      awaitDurable(markerPosition);
+    }
+  }
+
+  @Override
+  public long finish(long position, LongSupplier sequenceSampler) {
+    List<CompletableFuture<Void>> ready;
+    long committed;
+    watermark.lock.lock();
+    try {
+      checkOpen();
+      requireUncommitted(position);
+      uncommitted.finish(position);
+      long before = watermark.get();
+      ready = watermark.advanceTo(uncommitted.watermark(writtenEnd));
+      committed = watermark.get();
+      // The sample must come now, under this lock and after the position left the uncommitted
+      // set: every record below the watermark has then returned from its RocksDB write, so its
+      // sequence is <= the one read here. Sampled earlier, an earlier position could commit at a
+      // later sequence and finish in between, and a flush at the stale sample would persist a
+      // flushed position past data that flush did not hold.
+      long sequence = sequenceSampler.getAsLong();
+      if (committed > before) {
+        watermark.pair(committed, sequence);
+      }
+    } finally {
+      watermark.lock.unlock();
+    }
+    CommitWatermark.completeAll(ready);
+    return committed;
+  }
+
+  @Override
+  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
+    finish(position, sequenceSampler);
+    return whenDurable(position);
+  }
+
+  @Override
+  public void abandon(List<Long> positions) {
+    long lastMarker = -1;
+    for (long position : positions) {
+      ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
+      long frameBytes = frame.remaining();
+      appendLock.lock();
+      try {
+        checkWritable();
+        Segment segment = segmentFor(frameBytes);
+        long offset = segment.end;
+        lastMarker = LogPosition.of(segment.number, offset);
+        write(segment, frame, offset);
+        segment.end = offset + frameBytes;
+        bytesWritten += frameBytes;
+        List<CompletableFuture<Void>> ready;
+        watermark.lock.lock();
+        try {
+          writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
+          aborted.add(position);
+          ready = watermark.advanceTo(uncommitted.watermark(writtenEnd));
+        } finally {
+          watermark.lock.unlock();
+        }
+        CommitWatermark.completeAll(ready);
+      } finally {
+        appendLock.unlock();
+      }
+    }
+    if (lastMarker >= 0 && committer != null) {
+      awaitDurable(lastMarker);
+    }
+  }
+
+  @Override
+  public long takeFlushed(long flushedSequence) {
+    watermark.lock.lock();
+    try {
+      return watermark.takeFlushed(flushedSequence);
+    } finally {
+      watermark.lock.unlock();
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> whenDurable(long position) {
+    if (committer == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (position >= writtenEnd) {
+      throw new IllegalArgumentException("position " + LogPosition.toString(position)
+          + " was not appended to transaction log '" + name + "'");
+    }
+    return committer.whenDurable(position);
+  }
+
+  @Override
+  public long readableEnd() {
+    return writtenEnd;
+  }
+
+  @Override
+  public Lock rotationLock() {
+    return appendLock;
+  }
+
+  @Override
+  public Counters counters() {
+    int unfinished;
+    int lag;
+    watermark.lock.lock();
+    try {
+      unfinished = uncommitted.unfinished();
+      lag = uncommitted.size();
+    } finally {
+      watermark.lock.unlock();
+    }
+    long fsyncs = committer == null ? 0 : committer.forces();
+    double perFsync = fsyncs == 0 ? 0 : (double) committer.recordsForced() / fsyncs;
+    return new Counters(recordsWritten, bytesWritten, unfinished, lag, fsyncs, perFsync,
+        committer == null ? 0 : committer.durableEnd());
+  }
+
+  @Override
+  public TransactionLogException close() {
+    appendLock.lock();
+    try {
+      closed = true;
+    } finally {
+      appendLock.unlock();
+    }
+    TransactionLogException notDurable = null;
+    if (committer != null) {
+      committer.close(); // a last force for everything written
+      notDurable = committer.failure();
+    }
+    return notDurable != null ? notDurable : failure;
+  }
+
+  private void awaitDurable(long position) {
+    try {
+      whenDurable(position).join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof TransactionLogException t) {
+        throw t;
+      }
+      throw e;
+    }
+  }
+
+  private long forceActive() throws IOException {
+    // Capture the end first: every byte below it is in the segment read next or in an older one,
+    // and rotation forced older ones before it published a newer active segment.
+    long target = writtenEnd;
+    Segment segment = segments.active();
+    if (segment != null) {
+      segment.force();
+    }
+    return target;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new LogClosedException(name);
+    }
+  }
+
+  private void checkWritable() {
+    checkOpen();
+    TransactionLogException failed = failure;
+    if (failed == null && committer != null) {
+      failed = committer.failure();
+    }
+    if (failed != null) {
+      throw new LogIOException("transaction log '" + name + "' refuses appends after an earlier"
+          + " I/O failure; reopen it to recover", failed);
+    }
+  }
+
+  private void requireUncommitted(long position) {
+    if (!uncommitted.contains(position)) {
+      throw new IllegalStateException("position " + LogPosition.toString(position)
+          + " is not awaiting finish in transaction log '" + name
+          + "': it was never appended, or it already finished or aborted");
+    }
+  }
+
+  /** Under the append lock: the segment the next frame goes to, rotating if it is full or old. */
+  private Segment segmentFor(long frameBytes) {
+    Segment current = segments.active();
+    if (current != null && !segments.needsRotation(current, current.end, frameBytes)) {
+      return current;
+    }
+    return rotate(current);
+  }
+
+  private Segment rotate(Segment previous) {
+    if (previous != null && fsync) {
+      try {
+        // The force thread only forces the active segment, so the old one is forced here.
+        previous.force();
+      } catch (IOException e) {
+        failure = new LogIOException("fsync of segment " + previous.path + " failed", e);
+        throw failure;
+      }
+    }
+    Segment next;
+    try {
+      // Chain the new segment to the one it follows, so recovery notices if that one goes missing.
+      next = segments.create(previous != null && previous.number == segments.nextNumber() - 1
+          ? (int) previous.end : SegmentHeader.NO_PREDECESSOR);
+    } catch (IOException e) {
+      throw segments.cannotCreate(e);
+    }
+    if (previous != null) {
+      previous.sealed = true;
+    }
+    segments.activate(next);
+    return next;
+  }
+
+  private void write(Segment segment, ByteBuffer frame, long offset) {
+    try {
+      segment.file().write(frame, offset);
+    } catch (IOException e) {
+      try {
+        // Remove whatever part of the frame made it, so the next append starts clean.
+        segment.file().truncate(offset);
+      } catch (IOException truncateError) {
+        e.addSuppressed(truncateError);
+        failure = new LogIOException("append to transaction log '" + name + "' failed and the"
+            + " partial frame could not be removed; reopen the log to recover", e);
+        throw failure;
+      }
+      throw new LogIOException("append to transaction log '" + name + "' failed at "
+          + LogPosition.toString(LogPosition.of(segment.number, offset))
+          + "; nothing was appended and the log is still usable", e);
+    }
+  }
+}
