@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Command;
@@ -17,22 +18,35 @@ import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.japi.function.Function;
+import org.apache.pekko.pattern.Patterns;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Databases spread over a Pekko cluster, one owner node per database: registers {@link
@@ -54,24 +68,35 @@ import org.apache.pekko.japi.function.Function;
 public final class DatabaseSharding {
   /** The downing provider this module expects: Pekko's split-brain resolver. */
   public static final String SPLIT_BRAIN_RESOLVER = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider";
+  private static final Logger LOG = LoggerFactory.getLogger(DatabaseSharding.class);
+  private static final Duration READY_POLL = Duration.ofMillis(100);
+  /** Actor systems whose Up line is registered (once each, however often init is called). */
+  private static final Set<ActorSystem<?>> UP_LOGGED = Collections.newSetFromMap(Collections.synchronizedMap(new WeakHashMap<>()));
 
   private final ActorSystem<?> system;
   private final ClusterSharding sharding;
   private final ClusterSettings settings;
   private final ActorRef<ShardingEnvelope<Command>> region;
   private final Executor executor;
+  private final boolean hosts;
+  private final DispatcherFuture<Done> ready;
   /** Correlations of the requests sent here, so that a NO_REPLY names the request it is for. */
   private final AtomicLong correlations = new AtomicLong();
   /** Requests waiting for a reply: answered NO_REPLY if this node's actor system terminates first (its timers stop). */
   private final Set<Pending<?>> pending = ConcurrentHashMap.newKeySet();
 
   private DatabaseSharding(ActorSystem<?> system, ClusterSharding sharding, ClusterSettings settings,
-      ActorRef<ShardingEnvelope<Command>> region) {
+      ActorRef<ShardingEnvelope<Command>> region, boolean hosts) {
     this.system = system;
     this.sharding = sharding;
     this.settings = settings;
     this.region = region;
+    this.hosts = hosts;
     this.executor = system.dispatchers().lookup(DispatcherSelector.defaultDispatcher());
+    this.ready = new DispatcherFuture<>(executor);
+    org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
+    pollReady(org.apache.pekko.cluster.sharding.ClusterSharding.get(classic).shardRegion(ShardedDatabase.TYPE_KEY.name()),
+        org.apache.pekko.cluster.Cluster.get(classic).selfAddress());
     system.getWhenTerminated().whenCompleteAsync((done, err) -> {
       for (Pending<?> p : pending) {
         p.noReply("this node's actor system terminated before the reply came");
@@ -85,20 +110,41 @@ public final class DatabaseSharding {
   }
 
   /**
-   * Register databases with Cluster Sharding on this node (every node that may own databases
-   * calls it once at start; a second call returns a client of the same region). Fails with
-   * {@link InvalidSettingsException} for bad {@code commitlane} settings, or when the cluster
-   * does not use the split-brain resolver and {@code require-split-brain-resolver} is on.
+   * Register databases with Cluster Sharding on this node (every node calls it once at start; a
+   * second call returns a client of the same region). The node hosts databases unless {@code
+   * commitlane.cluster.role} names a role it does not have: then it is client-only (a shard
+   * region proxy) and sends requests to the nodes that host them. Fails with {@link
+   * InvalidSettingsException} for bad {@code commitlane} settings, a hosting node without {@code
+   * data-dir}, seed nodes of another actor system name, or a cluster without the split-brain
+   * resolver while {@code require-split-brain-resolver} is on.
    */
   public static DatabaseSharding init(ActorSystem<?> system, ClusterSettings settings) {
     Objects.requireNonNull(system, "system");
     Objects.requireNonNull(settings, "settings");
     PipelineSettings pipeline = PipelineSettings.fromConfig(system.settings().config());
-    String downing = system.settings().config().getString("pekko.cluster.downing-provider-class");
+    Config config = system.settings().config();
+    List<SettingError> errors = new ArrayList<>();
+    String downing = config.getString("pekko.cluster.downing-provider-class");
     if (settings.requireSplitBrainResolver() && !SPLIT_BRAIN_RESOLVER.equals(downing)) {
-      throw new InvalidSettingsException(List.of(new SettingError("pekko.cluster.downing-provider-class", downing,
+      errors.add(new SettingError("pekko.cluster.downing-provider-class", downing,
           "must be \"" + SPLIT_BRAIN_RESOLVER + "\" so that a lost owner is downed and never keeps writing beside its successor"
-              + " (or set " + ClusterSettings.ROOT + ".require-split-brain-resolver = off)")));
+              + " (or set " + ClusterSettings.ROOT + ".require-split-brain-resolver = off)"));
+    }
+    for (String seed : config.getStringList("pekko.cluster.seed-nodes")) {
+      String seedSystem = seed.replaceFirst("^[a-z]+://", "").replaceFirst("@.*$", "");
+      if (!seedSystem.equals(system.name())) {
+        errors.add(new SettingError("pekko.cluster.seed-nodes", seed, "names actor system \"" + seedSystem + "\" but this node's"
+            + " actor system is \"" + system.name() + "\": a node joins only nodes of its own name. Create the ActorSystem as \""
+            + seedSystem + "\" or fix the seed address"));
+      }
+    }
+    boolean hosts = settings.role().map(r -> Cluster.get(system).selfMember().hasRole(r)).orElse(true);
+    if (hosts && settings.dataDir() == null) {
+      errors.add(new SettingError(ClusterSettings.ROOT + ".data-dir", "", "must be set on a node that hosts databases"
+          + settings.role().map(r -> " (this node has role " + r + ")").orElse("") + ": the directory of its databases"));
+    }
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
     }
     ClusterSharding sharding = ClusterSharding.get(system);
     ClusterShardingSettings shardingSettings = ClusterShardingSettings.create(system);
@@ -106,16 +152,63 @@ public final class DatabaseSharding {
         ? shardingSettings.withPassivationStrategy(
             shardingSettings.passivationStrategySettings().withIdleEntityPassivation(settings.passivateIdleAfter().get()))
         : shardingSettings.withNoPassivationStrategy();
-    ActorRef<ShardingEnvelope<Command>> region = sharding.init(
-        Entity.of(ShardedDatabase.TYPE_KEY, ctx -> ShardedDatabase.create(ctx.getEntityId(), ctx.getShard(), settings, pipeline))
+    Entity<Command, ShardingEnvelope<Command>> entity =
+        Entity.of(ShardedDatabase.TYPE_KEY, ctx -> ShardedDatabase.create(ctx.getEntityId(), settings, pipeline))
             .withStopMessage(ShardedDatabase.Stop.INSTANCE)
             .withSettings(shardingSettings)
-            .withEntityProps(DispatcherSelector.fromConfig(settings.entityDispatcher())));
+            .withEntityProps(DispatcherSelector.fromConfig(settings.entityDispatcher()));
+    if (settings.role().isPresent()) {
+      entity = entity.withRole(settings.role().get()); // a node without the role gets a proxy
+    }
+    ActorRef<ShardingEnvelope<Command>> region = sharding.init(entity);
+    logWhenUp(system);
     // A request left in a stopping entity's mailbox was never served; its next owner will serve it.
     Commitlane.get(system).answerDeadLetters("/system/sharding/" + ShardedDatabase.TYPE_KEY.name() + "/",
         correlation -> new Unavailable(correlation, UnavailableReason.CLOSING, "the database's entity stopped (moving to another node,"
             + " stopping or passivating) before it read this request; nothing was written. Retry: the next owner will serve it"));
-    return new DatabaseSharding(system, sharding, settings, region);
+    return new DatabaseSharding(system, sharding, settings, region, hosts);
+  }
+
+  /** Says at INFO when this node is Up, and how many members are: the line to look for when a node starts. */
+  private static void logWhenUp(ActorSystem<?> system) {
+    if (UP_LOGGED.add(system)) {
+      org.apache.pekko.cluster.Cluster cluster = org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system));
+      cluster.registerOnMemberUp(() -> {
+        long up = 0;
+        for (Member m : cluster.state().getMembers()) {
+          up += m.status() == MemberStatus.up() ? 1 : 0;
+        }
+        LOG.info("cluster up ({} members): {} is Up, actor system {}", up, cluster.selfAddress(), system.name());
+      });
+    }
+  }
+
+  /**
+   * Completes when this node's requests can reach databases: sharding's coordinator is running
+   * and knows this node's region (client-only: knows some hosting region). Requests sent earlier
+   * are not lost (the region buffers them), but on a fresh cluster they wait for the coordinator
+   * and its state, which can take seconds under load, longer than a short {@code ask-timeout}.
+   * Never fails; completes on Pekko's default dispatcher.
+   */
+  public CompletionStage<Done> whenReady() {
+    return ready;
+  }
+
+  /** Whether this node hosts databases (false: client-only, see {@code commitlane.cluster.role}). */
+  public boolean hostsDatabases() {
+    return hosts;
+  }
+
+  private void pollReady(org.apache.pekko.actor.ActorRef classicRegion, Address self) {
+    Patterns.ask(classicRegion, ShardRegion.getCurrentRegionsInstance(), Duration.ofSeconds(1)).whenCompleteAsync((reply, err) -> {
+      if (reply instanceof ShardRegion.CurrentRegions regions
+          && (hosts ? regions.getRegions().contains(self) : !regions.getRegions().isEmpty())) {
+        LOG.debug("sharded databases ready on {}: the coordinator knows {} region(s)", self, regions.getRegions().size());
+        ready.complete(Done.getInstance());
+      } else if (!system.whenTerminated().isCompleted()) {
+        system.scheduler().scheduleOnce(READY_POLL, () -> pollReady(classicRegion, self), system.executionContext());
+      }
+    }, executor);
   }
 
   public ClusterSettings settings() {

@@ -55,7 +55,7 @@ class OwnerHandoverTest {
       assertTrue(held.outcomeKnown() && held.retryable());
       assertTrue(held.message().contains("still held by its previous owner a stuck owner elsewhere"), held.message());
 
-      // Released: the next request starts a new entity, which takes the lock as the next owner.
+      // Released: the next request starts a new open, which takes the lock as the next owner.
       Committed c = result(databases.write("held", List.of(Mutation.put(b("k"), b("v3")))), Committed.class);
       assertEquals(2, c.stamp().ownerEpoch());
       Values v = result(databases.get("held", Key.of(b("k"))), Values.class);

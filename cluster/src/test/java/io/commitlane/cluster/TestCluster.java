@@ -49,6 +49,7 @@ final class TestCluster implements AutoCloseable {
       for (ActorTestKit node : c.nodes) {
         c.databases.add(DatabaseSharding.init(node.system()));
       }
+      c.awaitReady();
       return c;
     } catch (RuntimeException | Error e) {
       c.close();
@@ -90,6 +91,21 @@ final class TestCluster implements AutoCloseable {
       }
       return null;
     });
+  }
+
+  /**
+   * Wait until sharding's coordinator knows every node's region: before that, a fresh cluster's
+   * first requests wait for the coordinator's state and the regions' registration (seconds under
+   * load), longer than a test's short ask timeout.
+   */
+  void awaitReady() {
+    for (int i = 0; i < databases.size(); i++) {
+      try {
+        databases.get(i).whenReady().toCompletableFuture().get(UP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      } catch (Exception e) {
+        throw new AssertionError("sharding on node " + i + " was not ready within " + UP_TIMEOUT, e);
+      }
+    }
   }
 
   /** The index of the node whose address is {@code address}. */
