@@ -15,6 +15,7 @@ import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.PipelineSettings;
+import io.commitlane.actors.RequestId;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;
@@ -232,9 +233,18 @@ public final class DatabaseSharding {
 
   /** Commit an atomic batch and append {@code log} (may be null) to the database's transaction log. */
   public CompletionStage<WriteReply> write(String name, List<Mutation> mutations, LogEntries log) {
+    return write(name, mutations, log, null);
+  }
+
+  /**
+   * Commit an atomic batch, idempotently: a database that already applied {@code requestId} (may
+   * be null) answers with that outcome and applies nothing. Send a write answered {@code
+   * NO_REPLY} again with the same id (see {@link DatabaseProtocol.Write}).
+   */
+  public CompletionStage<WriteReply> write(String name, List<Mutation> mutations, LogEntries log, RequestId requestId) {
     long correlation = correlations.incrementAndGet();
-    DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, correlation, deadLetters()); // validate before sending
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), correlation, replyTo));
+    DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, requestId, correlation, deadLetters()); // validate first
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
   /** Commit {@code mutations} if every expectation holds on the owner (see {@link DatabaseProtocol.ConditionalWrite}). */
@@ -243,10 +253,17 @@ public final class DatabaseSharding {
   }
 
   public CompletionStage<WriteReply> compareAndWrite(String name, List<Expectation> expected, List<Mutation> mutations, LogEntries log) {
+    return compareAndWrite(name, expected, mutations, log, null);
+  }
+
+  /** {@link #compareAndWrite} with a request id (may be null): a repeat is answered with the outcome that wrote. */
+  public CompletionStage<WriteReply> compareAndWrite(String name, List<Expectation> expected, List<Mutation> mutations, LogEntries log,
+      RequestId requestId) {
     long correlation = correlations.incrementAndGet();
-    DatabaseProtocol.ConditionalWrite valid = new DatabaseProtocol.ConditionalWrite(expected, mutations, log, correlation, deadLetters());
-    return ask(name, correlation,
-        replyTo -> new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), correlation, replyTo));
+    DatabaseProtocol.ConditionalWrite valid =
+        new DatabaseProtocol.ConditionalWrite(expected, mutations, log, requestId, correlation, deadLetters());
+    return ask(name, correlation, replyTo ->
+        new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
   /** The latest committed value of {@code key} ({@code Values} holds one element, null if absent). */
@@ -319,8 +336,8 @@ public final class DatabaseSharding {
     @SuppressWarnings("unchecked")
     void noReply(String why) {
       complete((R) new Unavailable(correlation, UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within " + timeout
-          + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: retry a conditional commit"
-          + " safely, or read before retrying a blind write"));
+          + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: a write sent with a request id"
+          + " (or a conditional write) can be sent again safely; a blind write without one may have been applied"));
     }
   }
 
