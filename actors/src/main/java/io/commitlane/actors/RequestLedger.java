@@ -171,6 +171,9 @@ final class RequestLedger implements CommitHook {
         break;
       }
       if (running.join(correlation, replyTo)) {
+        if (LOG.isDebugEnabled()) {
+          LOG.debug("request {} joins its attempt in flight in {}", id, db.path());
+        }
         return null;
       }
       // It completed meanwhile and left: its record, if it wrote, is findable now.
