@@ -35,7 +35,7 @@ import picocli.CommandLine.Option;
  * same clients and databases; and the latency of one commit (one caller, one in flight) through
  * the facade, through sharding to a local owner, and through sharding to an owner on another node.
  */
-@Command(name = "cluster", mixinStandardHelpOptions = true, subcommands = ClusterNode.class,
+@Command(name = "cluster", mixinStandardHelpOptions = true, subcommands = {ClusterNode.class, ClusterHost.class, FailoverBench.class},
     description = "Cluster Sharding: 3 nodes against 1 (commits/s, clients on every node), and the remote hop's p50/p99 against a local commit.")
 final class ClusterBench implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--runs", defaultValue = "3", description = "Rounds, variants rotated. Default: ${DEFAULT-VALUE}")
@@ -365,7 +365,7 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
   /**
    * The config of a node: loopback, {@code port} (0 = any free port), the given seed nodes, the
    * split-brain resolver, Jackson CBOR for the protocol (from the cluster module), its databases
-   * under {@code data}.
+   * under {@code data} (null: none, a client-only node).
    */
   static Config nodeConfig(int port, List<String> seeds, Path data) {
     String seedList = seeds.stream().map(s -> "\"" + s + "\"").reduce((a, b) -> a + ", " + b).orElse("");
@@ -380,7 +380,7 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
             "pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]",
             "pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"",
             "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = on",
-            "commitlane.cluster.data-dir = \"" + data.toAbsolutePath().toString().replace("\\", "/") + "\""))
+            data == null ? "" : "commitlane.cluster.data-dir = \"" + data.toAbsolutePath().toString().replace("\\", "/") + "\""))
         .withFallback(ConfigFactory.load());
   }
 
