@@ -15,6 +15,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -36,20 +37,22 @@ import org.slf4j.LoggerFactory;
  * returned, having put a committed outcome in {@link #recent} first). (3) Across owners, the
  * owner lock and the shared data make the next owner see the previous one's records.
  *
- * <p>Keys, in commitlane's column family (transaction-log markers begin with a log name, never a
- * 0 byte): {@code 0 'i' id} holds {@code [1][owner epoch][log position][recorded-at ms]}, and
- * {@code 0 't' recorded-at id} (empty) orders records by age for {@link #purge}, which deletes
- * those past {@code window} or beyond {@code max-ids}.
+ * <p>One record per id, in commitlane's column family (transaction-log markers begin with a log
+ * name, never a 0 byte): {@code 0 'i' id} holds {@code [1][owner epoch][log position][recorded-at
+ * ms]}. One key per write keeps the commit's extra cost to one memtable insert; {@link #purge},
+ * which deletes records past {@code window} or beyond {@code max-ids}, reads them all instead
+ * (once per {@code purge-interval}, on the transaction-log actor).
  */
 final class RequestLedger implements CommitHook {
   private static final Logger LOG = LoggerFactory.getLogger(RequestLedger.class);
   private static final byte BY_ID = 'i';
-  private static final byte BY_TIME = 't';
   private static final byte FORMAT = 1;
-  private static final byte[] EMPTY = {};
+  private static final int VALUE_BYTES = 25;
   /** Committed outcomes kept in memory (exact stamps for repeats while open); the disk record is the truth. */
   private static final int RECENT = 1024;
   private static final int PURGE_BATCH = 1024;
+  private static final byte[] FIRST_KEY = {0, BY_ID};
+  private static final byte[] END_KEY = {0, BY_ID + 1};
 
   private final Database db;
   private final RequestIdSettings settings;
@@ -81,7 +84,7 @@ final class RequestLedger implements CommitHook {
   /** Count the records on disk (after replay restored what the crash left only in the logs). */
   void countRecords() {
     long[] n = {0};
-    db.scanInternal(prefix(BY_TIME), prefixEnd(BY_TIME), (k, v) -> {
+    db.scanInternal(FIRST_KEY, END_KEY, (k, v) -> {
       n[0]++;
       return true;
     });
@@ -103,6 +106,8 @@ final class RequestLedger implements CommitHook {
   /** One attempt of a request id: the requester and the repeats that joined it. */
   final class Attempt implements Answer {
     final RequestId id;
+    /** The id's key in commitlane's column family. */
+    final byte[] key;
     final long epoch;
     private final long correlation;
     private final ActorRef<WriteReply> replyTo;
@@ -113,6 +118,7 @@ final class RequestLedger implements CommitHook {
 
     private Attempt(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
       this.id = id;
+      this.key = idKey(id.bytes());
       this.epoch = epoch;
       this.correlation = correlation;
       this.replyTo = replyTo;
@@ -180,7 +186,7 @@ final class RequestLedger implements CommitHook {
     }
     Committed known;
     try {
-      known = find(id, correlation);
+      known = find(id, mine.key, correlation);
     } catch (RuntimeException e) {
       inFlight.remove(id, mine);
       throw e;
@@ -193,7 +199,7 @@ final class RequestLedger implements CommitHook {
   }
 
   /** The committed outcome recorded for {@code id}, as a reply to {@code correlation}; null if none. */
-  private Committed find(RequestId id, long correlation) {
+  private Committed find(RequestId id, byte[] key, long correlation) {
     Committed c;
     synchronized (recent) {
       c = recent.get(id);
@@ -201,8 +207,8 @@ final class RequestLedger implements CommitHook {
     if (c != null) {
       return (Committed) withCorrelation(c, correlation);
     }
-    byte[] v = db.getInternal(idKey(id.bytes()));
-    if (v == null || v.length < 25 || v[0] != FORMAT) {
+    byte[] v = db.getInternal(key);
+    if (v == null || v.length < VALUE_BYTES || v[0] != FORMAT) {
       return null;
     }
     ByteBuffer b = ByteBuffer.wrap(v, 1, 24);
@@ -242,7 +248,7 @@ final class RequestLedger implements CommitHook {
 
   /**
    * For the transaction-log hook, before it encodes the commit's record: the request record to
-   * carry in it ({@code id length, id, epoch, recorded-at}), or null when the commit has no id.
+   * carry in it ({@code key length, key, epoch, recorded-at}), or null when the commit has no id.
    * Runs on the committing thread, under the commit's locks.
    */
   byte[] logged(PendingCommit c) {
@@ -253,8 +259,8 @@ final class RequestLedger implements CommitHook {
     if (b == null) {
       return null;
     }
-    byte[] id = b.attempt.id.bytes();
-    return ByteBuffer.allocate(4 + id.length + 16).putInt(id.length).put(id).putLong(b.attempt.epoch).putLong(b.recordedAt()).array();
+    byte[] key = b.attempt.key;
+    return ByteBuffer.allocate(4 + key.length + 16).putInt(key.length).put(key).putLong(b.attempt.epoch).putLong(b.recordedAt()).array();
   }
 
   /** Adds the id's record to the commit's write (after the log hook: the record's position is known). */
@@ -268,10 +274,7 @@ final class RequestLedger implements CommitHook {
       return;
     }
     long position = c.attachment() instanceof LogAppend a ? a.position() : -1;
-    byte[] id = b.attempt.id.bytes();
-    long at = b.recordedAt();
-    c.addInternalWrite(idKey(id), value(b.attempt.epoch, position, at));
-    c.addInternalWrite(timeKey(at, id), EMPTY);
+    c.addInternalWrite(b.attempt.key, value(b.attempt.epoch, position, b.recordedAt()));
   }
 
   @Override
@@ -284,67 +287,70 @@ final class RequestLedger implements CommitHook {
   /** Replay applied a logged commit whose record carried {@code logged} ({@link #logged}): restore the id's record. */
   void restore(ByteBuffer logged, long position) {
     ByteBuffer b = logged.duplicate();
-    byte[] id = new byte[b.getInt()];
-    b.get(id);
+    byte[] key = new byte[b.getInt()];
+    b.get(key);
     long epoch = b.getLong();
     long at = b.getLong();
-    db.writeInternal(List.of(idKey(id), timeKey(at, id)), Arrays.asList(value(epoch, position, at), EMPTY));
+    db.writeInternal(List.of(key), List.of(value(epoch, position, at)));
   }
 
   // ---- purge ----------------------------------------------------------------------------------
 
   /**
-   * Delete the records older than the window, and the oldest beyond {@code max-ids}. An id key
-   * is deleted only if it still holds the record this time key indexes (a record written again
-   * later, for example replayed after a crash that lost an earlier purge, stays). Returns how many
-   * records went.
+   * Delete the records older than the window, and the oldest beyond {@code max-ids}. Reads every
+   * record. A record no request can be writing meanwhile: an id with a record is never applied
+   * again, so nothing rewrites the key between this read and the delete. Returns how many records
+   * went.
    */
   int purge() {
     long cutoff = millis.getAsLong() - settings.window().toMillis();
-    long[] excess = {recorded.get() - settings.maxIds()};
-    List<byte[]> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    int[] purged = {0};
-    db.scanInternal(prefix(BY_TIME), prefixEnd(BY_TIME), (k, v) -> {
-      long at = ByteBuffer.wrap(k, 2, 8).getLong();
-      if (at >= cutoff && excess[0] <= 0) {
-        return false; // time keys are in age order: everything after is newer and within the count
+    List<byte[]> expired = new ArrayList<>();
+    // The oldest of the records within the window, as many as exceed max-ids (a max-heap by age).
+    PriorityQueue<Object[]> oldest = new PriorityQueue<>((a, b) -> Long.compare((Long) b[0], (Long) a[0]));
+    long[] within = {0};
+    long excess = recorded.get() - settings.maxIds();
+    db.scanInternal(FIRST_KEY, END_KEY, (k, v) -> {
+      long at = v.length >= VALUE_BYTES ? ByteBuffer.wrap(v, 17, 8).getLong() : 0;
+      if (at < cutoff) {
+        expired.add(k);
+        return true;
       }
-      excess[0]--;
-      byte[] id = Arrays.copyOfRange(k, 10, k.length);
-      byte[] idKey = idKey(id);
-      byte[] record = db.getInternal(idKey);
-      keys.add(k);
-      values.add(null);
-      if (record != null && record.length >= 25 && ByteBuffer.wrap(record, 17, 8).getLong() == at) {
-        keys.add(idKey);
-        values.add(null);
-        synchronized (recent) {
-          recent.remove(new RequestId(new String(id, StandardCharsets.UTF_8)));
+      within[0]++;
+      if (excess > 0) {
+        oldest.add(new Object[] {at, k});
+        if (oldest.size() > excess) {
+          oldest.poll();
         }
-      }
-      purged[0]++;
-      if (keys.size() >= PURGE_BATCH) {
-        db.writeInternal(keys, values);
-        keys.clear();
-        values.clear();
       }
       return true;
     });
-    if (!keys.isEmpty()) {
-      db.writeInternal(keys, values);
+    long over = within[0] - settings.maxIds(); // the count is exact now: keep the newest max-ids
+    while (oldest.size() > Math.max(0, over)) {
+      oldest.poll();
     }
-    recorded.addAndGet(-purged[0]);
-    if (purged[0] > 0) {
-      LOG.debug("purged {} request id record(s) of {}", purged[0], db.path());
+    for (Object[] o : oldest) {
+      expired.add((byte[]) o[1]);
     }
-    return purged[0];
+    for (int from = 0; from < expired.size(); from += PURGE_BATCH) {
+      List<byte[]> keys = expired.subList(from, Math.min(expired.size(), from + PURGE_BATCH));
+      db.writeInternal(keys, Arrays.asList(new byte[keys.size()][]));
+    }
+    synchronized (recent) {
+      for (byte[] k : expired) {
+        recent.remove(new RequestId(new String(k, 2, k.length - 2, StandardCharsets.UTF_8)));
+      }
+    }
+    recorded.set(within[0] - oldest.size());
+    if (!expired.isEmpty()) {
+      LOG.debug("purged {} request id record(s) of {}", expired.size(), db.path());
+    }
+    return expired.size();
   }
 
   // ---- encoding -------------------------------------------------------------------------------
 
   private static byte[] value(long epoch, long position, long at) {
-    return ByteBuffer.allocate(25).put(FORMAT).putLong(epoch).putLong(position).putLong(at).array();
+    return ByteBuffer.allocate(VALUE_BYTES).put(FORMAT).putLong(epoch).putLong(position).putLong(at).array();
   }
 
   private static byte[] idKey(byte[] id) {
@@ -352,18 +358,6 @@ final class RequestLedger implements CommitHook {
     k[1] = BY_ID;
     System.arraycopy(id, 0, k, 2, id.length);
     return k;
-  }
-
-  private static byte[] timeKey(long at, byte[] id) {
-    return ByteBuffer.allocate(10 + id.length).put((byte) 0).put(BY_TIME).putLong(at).put(id).array();
-  }
-
-  private static byte[] prefix(byte kind) {
-    return new byte[] {0, kind};
-  }
-
-  private static byte[] prefixEnd(byte kind) {
-    return new byte[] {0, (byte) (kind + 1)};
   }
 
   /** {@code reply} as the answer to another request of the same id. */
