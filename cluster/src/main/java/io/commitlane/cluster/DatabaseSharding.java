@@ -55,16 +55,17 @@ import org.slf4j.LoggerFactory;
  *
  * <pre>{@code
  * DatabaseSharding databases = DatabaseSharding.init(system);     // on every node, at start
- * databases.write("orders", List.of(Mutation.put(key, value)))    // routed to the owner of "orders"
+ * databases.write("orders", List.of(Mutation.put(key, value)), null, RequestId.random())  // routed to the owner of "orders"
  *     .thenAccept(reply -> ...);                                   // Committed, Conflicted, Unavailable or Failed
  * }</pre>
  *
  * <p>Actors talk to a database directly, in the protocol a local database speaks: {@code
- * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, correlation,
- * replyTo))}. The methods here ask and map a missing reply
- * (after {@code commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code
- * NO_REPLY}: retryable, outcome unknown. The returned stages never fail; they complete on Pekko's
- * default dispatcher, and {@code *Async} stages without an executor run there too.
+ * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, requestId,
+ * correlation, replyTo))}. The methods here ask and map a missing reply (after {@code
+ * commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code NO_REPLY}:
+ * retryable, outcome unknown (send a write again with its request id). The returned stages never
+ * fail; they complete on Pekko's default dispatcher, and {@code *Async} stages without an
+ * executor run there too. See docs/cluster.md.
  */
 public final class DatabaseSharding {
   /** The downing provider this module expects: Pekko's split-brain resolver. */

@@ -1,6 +1,5 @@
 package io.commitlane.cluster;
 
-import static io.commitlane.cluster.Await.as;
 import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;
 import static io.commitlane.cluster.Await.s;
@@ -8,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.Expectation;
@@ -21,7 +19,6 @@ import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
-import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.testkit.History;
@@ -34,9 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -200,43 +195,6 @@ class ClusterRoutingTest {
     Committed c = result(client.write("reads", List.of(Mutation.put("users", b("alice"), b("admin")))), Committed.class);
     assertNotEquals(0, c.stamp().version());
     assertEquals("admin", s((result(cluster.databases.get(2).get("reads", Key.of("users", b("alice"))), Values.class)).values().get(0)));
-  }
-
-  /** The README's Cluster snippet, as written there (between the markers). */
-  @Test
-  void readmeExample() throws Exception {
-    ActorSystem<Void> system = cluster.system(1);
-    List<String> printed = new ArrayList<>();
-    // README-begin
-    DatabaseSharding databases = DatabaseSharding.init(system);          // on every node, once, at start
-    byte[] key = "order-1".getBytes(UTF_8);
-    WriteReply placed = databases.write("shop", List.of(Mutation.put(key, "placed".getBytes(UTF_8))),
-            LogEntries.of("orders", "order-1 placed".getBytes(UTF_8)))   // routed to the owner of "shop", wherever it is
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-    if (placed instanceof Committed c) {
-      printed.add("committed at " + c.stamp());                          // owner epoch . commit version
-    } else if (placed instanceof Unavailable u && !u.outcomeKnown()) {
-      printed.add("no reply: " + u.message());                           // retryable, outcome unknown
-    }
-
-    // Optimistic concurrency across nodes: write only if the key still holds what was read.
-    byte[] seen = ((Values) databases.get("shop", Key.of(key)).toCompletableFuture().get(10, TimeUnit.SECONDS)).values().get(0);
-    WriteReply paid = databases.compareAndWrite("shop", List.of(Expectation.value(key, seen)),
-            List.of(Mutation.put(key, "paid".getBytes(UTF_8))))
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);              // Conflicted(actual) if another node got there first
-
-    // The shop's change feed, read on this node from whichever node owns the shop.
-    FeedOpened feed = (FeedOpened) databases.changeFeed("shop", "orders", -1).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    feed.feed().getSource()
-        .take(1)                                                         // a real consumer runs until cancelled
-        .runForeach(r -> printed.add(r.position() + ": " + new String(r.entries().get(0), UTF_8)), system)
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-    // README-end
-    as(Committed.class, placed);
-    as(Committed.class, paid);
-    assertEquals(2, printed.size());
-    assertTrue(printed.get(0).startsWith("committed at 1."), printed.get(0));
-    assertTrue(printed.get(1).endsWith(": order-1 placed"), printed.get(1));
   }
 
   /** A commit stamp as one number that orders commits of a database across owners. */
