@@ -48,14 +48,29 @@ public final class DatabaseProtocol {
   /**
    * Commit an atomic batch of puts and removes, and a transaction-log record if {@code log} is not
    * null. Blind writes: use {@link ConditionalWrite} when they depend on what is stored.
+   *
+   * <p><b>Request ids.</b> With a {@code requestId} (may be null), the database records the id
+   * and the outcome in the same RocksDB write as the data (and in the log record, if it logs one),
+   * and answers any later request with the same id with that outcome, applying nothing again: on
+   * any owner, after a crash and after a handoff, for as long as it keeps the record ({@code
+   * commitlane.request-ids}). A repeat that arrives while the first is still running gets the
+   * first's outcome when it completes. So a write answered {@code NO_REPLY} (outcome unknown) may
+   * be sent again with the same id. An attempt that wrote nothing (a conflict, a refusal) leaves
+   * no record: sending it again runs it again.
    */
-  public record Write(List<Mutation> mutations, LogEntries log, long correlation, ActorRef<WriteReply> replyTo) implements Request {
+  public record Write(List<Mutation> mutations, LogEntries log, RequestId requestId, long correlation, ActorRef<WriteReply> replyTo)
+      implements Request {
     public Write {
       mutations = copy(mutations, "Write.mutations");
       if (mutations.isEmpty() && log == null) {
         throw new InvalidRequestException("a Write needs at least one mutation or a log record");
       }
       Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    /** A write without a request id. */
+    public Write(List<Mutation> mutations, LogEntries log, long correlation, ActorRef<WriteReply> replyTo) {
+      this(mutations, log, null, correlation, replyTo);
     }
 
     @Override
@@ -72,13 +87,21 @@ public final class DatabaseProtocol {
    * what the keys hold now when an expectation does not hold, or with {@link
    * ConflictCause#VALIDATION} when validation failed (a local database tries once; a sharded one
    * tries again while the expectations hold, {@code commitlane.cluster.conflict-retries} times).
+   * A {@code requestId} (may be null) works as for {@link Write}: a repeat is answered with the
+   * first outcome that wrote, instead of being checked against expectations its own write changed.
    */
-  public record ConditionalWrite(List<Expectation> expected, List<Mutation> mutations, LogEntries log, long correlation,
-      ActorRef<WriteReply> replyTo) implements Request {
+  public record ConditionalWrite(List<Expectation> expected, List<Mutation> mutations, LogEntries log, RequestId requestId,
+      long correlation, ActorRef<WriteReply> replyTo) implements Request {
     public ConditionalWrite {
       expected = copy(expected, "ConditionalWrite.expected");
       mutations = copy(mutations, "ConditionalWrite.mutations");
       Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    /** A conditional write without a request id. */
+    public ConditionalWrite(List<Expectation> expected, List<Mutation> mutations, LogEntries log, long correlation,
+        ActorRef<WriteReply> replyTo) {
+      this(expected, mutations, log, null, correlation, replyTo);
     }
 
     @Override
@@ -210,6 +233,11 @@ public final class DatabaseProtocol {
 
   /**
    * Written (and, with {@code fsync} log durability, synced).
+   *
+   * <p>The answer to a repeated {@link RequestId} is the first attempt's: the same stamp and log
+   * position while the database that committed it is still open; from the record kept on disk
+   * (after a restart, a crash or a handoff) the same owner epoch and log position, with version 0
+   * (versions count commits within one opening and are not kept).
    *
    * @param stamp where the commit stands in the database's history
    * @param logPosition the log record's position, or -1 when the write logged nothing

@@ -50,8 +50,11 @@ final class LogReplay {
 
   private LogReplay() {}
 
-  /** Replays {@code logs} into {@code db}; returns what happened, per log name. */
-  static Map<String, ReplayStats> run(Database db, Collection<TransactionLog> logs) {
+  /**
+   * Replays {@code logs} into {@code db}, restoring the request ids the replayed commits recorded
+   * into {@code requests}; returns what happened, per log name.
+   */
+  static Map<String, ReplayStats> run(Database db, Collection<TransactionLog> logs, RequestLedger requests) {
     List<Candidate> toApply = new ArrayList<>();
     Map<TransactionLog, List<Long>> abandoned = new HashMap<>();
     Map<String, long[]> counts = new HashMap<>(); // applied, skipped writes, already durable, not replayed
@@ -107,7 +110,7 @@ final class LogReplay {
     toApply.sort(Comparator.comparingLong((Candidate c) -> c.record().timestamp()));
     for (Candidate c : toApply) {
       long[] n = counts.get(c.log().name());
-      n[1] += apply(db, c.record().writes());
+      n[1] += apply(db, c.record().writes(), c.record().position(), requests);
       n[0]++;
     }
     boolean anything = false;
@@ -159,15 +162,20 @@ final class LogReplay {
   }
 
   /**
-   * Apply one record's writes, leaving out writes to stores dropped before the crash; returns how
-   * many were left out. A store dropped while this runs (another handle of the path) is left out
-   * too, on the next round: each round has one store fewer, so this ends.
+   * Apply one record's writes, leaving out writes to stores dropped before the crash, then its
+   * request record; returns how many writes were left out. A store dropped while this runs
+   * (another handle of the path) is left out too, on the next round: each round has one store
+   * fewer, so this ends. (The two writes need not be one: replay is done again from the log until
+   * the flush at its end has made both durable.)
    */
-  private static int apply(Database db, ByteBuffer writes) {
+  private static int apply(Database db, ByteBuffer writes, long position, RequestLedger requests) {
     while (true) {
       WriteSetCodec.Decoded d = WriteSetCodec.decode(writes, db);
       try {
         db.write(d.batch());
+        if (d.request() != null && requests != null) {
+          requests.restore(d.request(), position);
+        }
         return d.skipped();
       } catch (StoreDroppedException e) {
         // decode again: the dropped store is no longer found

@@ -39,6 +39,9 @@ final class Pipeline {
   final LongAdder retries = new LongAdder();
   final TransactionLogs logs;
   private final Database.Registration logHook;
+  /** The request ids this database applied (a commit hook after the log's: it needs the record's position). */
+  final RequestLedger requests;
+  private final Database.Registration requestHook;
   volatile Database.Registration flushListener;
   /** The gates of the handles admitting into this pipeline; guarded by this. */
   private final List<AdmissionGate> gates = new ArrayList<>();
@@ -49,10 +52,12 @@ final class Pipeline {
   private volatile Throwable closeFailure;
 
   private Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults, TransactionLogs logs,
-      Database.Registration logHook) {
+      Database.Registration logHook, RequestLedger requests, Database.Registration requestHook) {
     this.name = name;
     this.logs = logs;
     this.logHook = logHook;
+    this.requests = requests;
+    this.requestHook = requestHook;
     this.db = db;
     this.settings = settings;
     this.completions = completions;
@@ -71,9 +76,12 @@ final class Pipeline {
     Database db = Database.open(path, DatabaseOptions.defaults().withWal(settings.walEnabled()).withSettings(settings.storage()));
     TransactionLogs logs = null;
     try {
-      logs = TransactionLogs.open(db, settings.log(), settings.replay());
+      RequestLedger requests = new RequestLedger(db, settings.requestIds());
+      logs = TransactionLogs.open(db, settings.log(), settings.replay(), requests);
+      requests.countRecords();
       Database.Registration hook = db.addCommitHook(logs);
-      return new Pipeline(name, db, settings, completions, faults, logs, hook);
+      Database.Registration requestHook = db.addCommitHook(requests); // after the log's hook
+      return new Pipeline(name, db, settings, completions, faults, logs, hook, requests, requestHook);
     } catch (RuntimeException | Error e) {
       if (logs != null) {
         logs.close();
@@ -263,6 +271,7 @@ final class Pipeline {
         if (r != null) {
           r.close();
         }
+        requestHook.close();
         logHook.close();
         logs.close();
       } catch (RuntimeException e) {

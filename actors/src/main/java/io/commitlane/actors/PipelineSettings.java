@@ -42,7 +42,8 @@ public record PipelineSettings(
     LogSettings log,
     boolean replay,
     Duration purgeInterval,
-    WriteGroupSettings writeGroups) {
+    WriteGroupSettings writeGroups,
+    RequestIdSettings requestIds) {
 
   public static final String ROOT = "commitlane";
 
@@ -72,12 +73,36 @@ public record PipelineSettings(
     if (writeGroups == null) {
       errors.add(new SettingError(ROOT + ".write-groups", null, "write-group settings are required"));
     }
+    if (requestIds == null) {
+      errors.add(new SettingError(ROOT + ".request-ids", null, "request-id settings are required"));
+    } else {
+      if (requestIds.window() == null || requestIds.window().compareTo(Duration.ofSeconds(1)) < 0
+          || requestIds.window().compareTo(Duration.ofDays(30)) > 0) {
+        errors.add(new SettingError(ROOT + ".request-ids.window", requestIds.window(), "must be a duration in 1 s..30 days"));
+      }
+      if (requestIds.maxIds() < 1 || requestIds.maxIds() > RequestIdSettings.MAX_IDS) {
+        errors.add(new SettingError(ROOT + ".request-ids.max-ids", requestIds.maxIds(), "must be an integer in 1..100000000"));
+      }
+      if (requestIds.purgeInterval() == null || requestIds.purgeInterval().compareTo(Duration.ofMillis(100)) < 0
+          || requestIds.purgeInterval().compareTo(Duration.ofDays(1)) > 0) {
+        errors.add(new SettingError(ROOT + ".request-ids.purge-interval", requestIds.purgeInterval(),
+            "must be a duration in 100 ms..1 day"));
+      }
+    }
     if (storage != null && !walEnabled && storage.rocksDbWal().isCustomized()) {
       errors.add(new SettingError(ROOT + ".rocksdb-wal", storage.rocksDbWal(), "its options need RocksDB's WAL on (commitlane.wal = on)"));
     }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
+  }
+
+  /** Settings without {@code request-ids}: their defaults. */
+  public PipelineSettings(CommitlaneSettings storage, PipelineMode mode, int commitQueueCapacity, int executorBatch,
+      String completionDispatcher, boolean walEnabled, LogSettings log, boolean replay, Duration purgeInterval,
+      WriteGroupSettings writeGroups) {
+    this(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay, purgeInterval, writeGroups,
+        RequestIdSettings.defaults());
   }
 
   /** The defaults of {@code reference.conf}. */
@@ -110,17 +135,23 @@ public record PipelineSettings(
     boolean replay = bool(c, "txlog.replay", true, errors);
     Duration purge = duration(c, "txlog.purge-interval", Duration.ofHours(1), errors);
     WriteGroupSettings groups = writeGroups(c, errors);
+    RequestIdSettings d = RequestIdSettings.defaults();
+    Duration window = durationIn(c, "request-ids.window", Duration.ofSeconds(1), Duration.ofDays(30), "1 s..30 days", d.window(),
+        errors);
+    int maxIds = intIn(c, "request-ids.max-ids", 1, (int) RequestIdSettings.MAX_IDS, (int) d.maxIds(), errors);
+    Duration idPurge = durationIn(c, "request-ids.purge-interval", Duration.ofMillis(100), Duration.ofDays(1), "100 ms..1 day",
+        d.purgeInterval(), errors);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
     return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal), mode, capacity, batch,
-        completion, wal, log, replay, purge, groups);
+        completion, wal, log, replay, purge, groups, new RequestIdSettings(window, maxIds, idPurge));
   }
 
   /** These settings with other storage settings (lock buckets, validation, commit threads, blind writes, RocksDB WAL options). */
   public PipelineSettings withStorage(CommitlaneSettings storage) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code commit-threads}: commit executors of the database, 1..64. */
@@ -151,37 +182,37 @@ public record PipelineSettings(
   /** {@code mode}. */
   public PipelineSettings withMode(PipelineMode mode) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code commit-queue-capacity}: commits admitted and not yet executed, 1..10000000. */
   public PipelineSettings withCommitQueueCapacity(int capacity) {
     return new PipelineSettings(storage, mode, capacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code executor-batch}: commits an executor runs per wake-up, 1..65536. */
   public PipelineSettings withExecutorBatch(int batch) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, batch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code completion-dispatcher}: the dispatcher path that runs commit callbacks. */
   public PipelineSettings withCompletionDispatcher(String dispatcher) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, dispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code wal}: RocksDB's own write-ahead log on or off. */
   public PipelineSettings withWalEnabled(boolean enabled) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, enabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code txlog { ... }} (all but {@code replay} and {@code purge-interval}): build one with {@code LogSettings.builder()}. */
   public PipelineSettings withLog(LogSettings log) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code txlog.durability}. */
@@ -197,19 +228,25 @@ public record PipelineSettings(
   /** {@code txlog.replay}: write each logged commit's writes into its record, for replay after a crash. */
   public PipelineSettings withReplay(boolean replay) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, requestIds);
   }
 
   /** {@code txlog.purge-interval}: 0 = never. */
   public PipelineSettings withPurgeInterval(Duration interval) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        interval, writeGroups);
+        interval, writeGroups, requestIds);
   }
 
   /** {@code write-groups { ... }}. */
   public PipelineSettings withWriteGroups(WriteGroupSettings groups) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
-        replay, purgeInterval, groups);
+        replay, purgeInterval, groups, requestIds);
+  }
+
+  /** {@code request-ids { ... }}: how long and how many applied request ids a database remembers. */
+  public PipelineSettings withRequestIds(RequestIdSettings ids) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
+        replay, purgeInterval, writeGroups, ids);
   }
 
   private static WriteGroupSettings writeGroups(Config c, List<SettingError> errors) {
@@ -336,6 +373,19 @@ public record PipelineSettings(
       errors.add(new SettingError(path(key), c.hasPath(key) ? c.getValue(key).unwrapped() : null, "must be a duration such as 1 hour"));
       return fallback;
     }
+  }
+
+  private static Duration durationIn(Config c, String key, Duration min, Duration max, String range, Duration fallback,
+      List<SettingError> errors) {
+    Duration d = duration(c, key, null, errors);
+    if (d == null) {
+      return fallback;
+    }
+    if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+      errors.add(new SettingError(path(key), c.getValue(key).unwrapped(), "must be a duration in " + range));
+      return fallback;
+    }
+    return d;
   }
 
   public int commitThreads() {

@@ -61,6 +61,7 @@ public final class RequestHandler {
   private final int conditionalRetries;
   private final Supplier<Materializer> materializer;
   private final LongFunction<Refusal> closed;
+  private final RequestLedger ledger;
 
   /**
    * @param db the handle requests run against
@@ -81,6 +82,7 @@ public final class RequestHandler {
     this.conditionalRetries = conditionalRetries;
     this.materializer = Objects.requireNonNull(materializer, "materializer");
     this.closed = Objects.requireNonNull(closed, "closed");
+    this.ledger = db.pipeline().requests;
   }
 
   /** The reply of a local database to a request it cannot serve because it is closed. */
@@ -95,7 +97,7 @@ public final class RequestHandler {
       if (r instanceof Write w) {
         onWrite(w);
       } else if (r instanceof ConditionalWrite c) {
-        onConditionalWrite(c, 1);
+        onConditionalWrite(c);
       } else if (r instanceof Get g) {
         onGet(g);
       } else if (r instanceof MultiGet g) {
@@ -116,9 +118,60 @@ public final class RequestHandler {
   }
 
   private void onWrite(Write w) {
-    Transaction txn = db.begin();
-    apply(txn, w.mutations(), w.log());
-    db.admit(txn, replying(w.correlation(), w.replyTo(), ownerEpoch, 1, closed));
+    RequestLedger.Answer to = answerFor(w.requestId(), w.correlation(), w.replyTo());
+    if (to == null) {
+      return; // answered from the id's record, or joined the attempt of the id running now
+    }
+    try {
+      Transaction txn = db.begin();
+      apply(txn, w.mutations(), w.log());
+      admit(txn, to, replying(w.correlation(), to, ownerEpoch, 1, closed));
+    } catch (RuntimeException e) {
+      to.tell((WriteReply) refusal(w.correlation(), e, closed));
+    }
+  }
+
+  /**
+   * Where the write's reply goes: its {@code replyTo}, or with a request id the attempt of that
+   * id ({@link RequestLedger#claim}); null when the request needs nothing more.
+   */
+  private RequestLedger.Answer answerFor(RequestId id, long correlation, ActorRef<WriteReply> replyTo) {
+    return id == null ? replyTo::tell : ledger.claim(id, ownerEpoch, correlation, replyTo);
+  }
+
+  /** Admit {@code txn}; an attempt of a request id is bound to it, so that its write records the id. */
+  private void admit(Transaction txn, RequestLedger.Answer to, CommitRequest.Completion completion) {
+    if (!(to instanceof RequestLedger.Attempt attempt)) {
+      db.admit(txn, completion);
+      return;
+    }
+    long id = txn.id();
+    ledger.bind(id, attempt);
+    db.admit(txn, new CommitRequest.Completion() {
+      @Override
+      public void committed(CommitResult result) {
+        ledger.unbind(id);
+        completion.committed(result);
+      }
+
+      @Override
+      public void failed(Throwable cause) {
+        ledger.unbind(id);
+        completion.failed(cause);
+      }
+    });
+  }
+
+  private void onConditionalWrite(ConditionalWrite c) {
+    RequestLedger.Answer to = answerFor(c.requestId(), c.correlation(), c.replyTo());
+    if (to == null) {
+      return;
+    }
+    try {
+      runConditionalWrite(c, to, 1);
+    } catch (RuntimeException e) {
+      to.tell((WriteReply) refusal(c.correlation(), e, closed));
+    }
   }
 
   /**
@@ -126,7 +179,7 @@ public final class RequestHandler {
    * after a validation conflict runs on the completion dispatcher (it touches only the
    * thread-safe database).
    */
-  private void onConditionalWrite(ConditionalWrite c, int attempt) {
+  private void runConditionalWrite(ConditionalWrite c, RequestLedger.Answer to, int attempt) {
     Transaction txn = db.begin();
     List<Expectation> actual = new ArrayList<>();
     try {
@@ -142,12 +195,12 @@ public final class RequestHandler {
     }
     if (!actual.isEmpty()) {
       txn.abort();
-      c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, actual, attempt));
+      to.tell(new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, actual, attempt));
       return;
     }
     apply(txn, c.mutations(), c.log());
-    CommitRequest.Completion reply = replying(c.correlation(), c.replyTo(), ownerEpoch, attempt, closed);
-    db.admit(txn, new CommitRequest.Completion() {
+    CommitRequest.Completion reply = replying(c.correlation(), to, ownerEpoch, attempt, closed);
+    admit(txn, to, new CommitRequest.Completion() {
       @Override
       public void committed(CommitResult result) {
         reply.committed(result);
@@ -163,12 +216,12 @@ public final class RequestHandler {
         db.completions().execute(() -> {
           try {
             if (attempt <= conditionalRetries) {
-              onConditionalWrite(c, attempt + 1);
+              runConditionalWrite(c, to, attempt + 1);
             } else {
-              c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
+              to.tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
             }
           } catch (RuntimeException e) {
-            c.replyTo().tell((WriteReply) refusal(c.correlation(), e, closed));
+            to.tell((WriteReply) refusal(c.correlation(), e, closed));
           }
         });
       }
@@ -283,10 +336,10 @@ public final class RequestHandler {
    * A local database's reply to a closed database is {@link FailureReason#DATABASE_CLOSED}.
    */
   static CommitRequest.Completion replying(long correlation, ActorRef<WriteReply> replyTo, long epoch, int attempts) {
-    return replying(correlation, replyTo, epoch, attempts, null);
+    return replying(correlation, replyTo::tell, epoch, attempts, null);
   }
 
-  private static CommitRequest.Completion replying(long correlation, ActorRef<WriteReply> replyTo, long epoch, int attempts,
+  private static CommitRequest.Completion replying(long correlation, RequestLedger.Answer replyTo, long epoch, int attempts,
       LongFunction<Refusal> closed) {
     return new CommitRequest.Completion() {
       @Override

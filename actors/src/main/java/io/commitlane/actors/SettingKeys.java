@@ -22,7 +22,8 @@ final class SettingKeys {
       "rocksdb-wal.pipelined-write", "rocksdb-wal.two-write-queues",
       "txlog.durability", "txlog.max-segment-size", "txlog.max-segment-age", "txlog.retention", "txlog.purge-interval",
       "txlog.replay", "txlog.group-commit-max-wait", "txlog.append", "txlog.append-buffer-size", "txlog.completion-ring-slots",
-      "txlog.completion-ring-wait", "txlog.recovery");
+      "txlog.completion-ring-wait", "txlog.recovery",
+      "request-ids.window", "request-ids.max-ids", "request-ids.purge-interval");
 
   /**
    * Sections whose insides are not settings of a database: the dispatchers this module defines

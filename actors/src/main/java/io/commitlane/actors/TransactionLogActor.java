@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.txlog.LogWriterHost;
 import io.commitlane.txlog.TransactionLog;
 import java.time.Duration;
@@ -14,7 +15,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush events off RocksDB's flush
- * thread (recording a flushed position means an fsync and a rename), runs the periodic purge, and
+ * thread (recording a flushed position means an fsync and a rename), runs the periodic purges (of
+ * log segments, and of request-id records past their window), and
  * with {@code txlog.append = actor} writes the logs: committing threads queue their records and
  * finishes and send {@link WriteQueued} when no turn is pending; each one is a writer turn (a
  * batch written, forced for {@code fsync}, finished, sampled, acknowledged). Turns, flush events
@@ -24,12 +26,15 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * writers go back to their own threads.
  */
 final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
-  sealed interface Command permits FlushCompleted, Purge, WriteQueued {}
+  sealed interface Command permits FlushCompleted, Purge, PurgeRequestIds, WriteQueued {}
 
   /** RocksDB finished a flush holding everything up to {@code sequence}. */
   record FlushCompleted(long sequence) implements Command {}
 
   enum Purge implements Command { INSTANCE }
+
+  /** Delete request-id records past their window or count. */
+  enum PurgeRequestIds implements Command { INSTANCE }
 
   /** Records or finishes are queued for {@code log}'s writer: run a turn. */
   record WriteQueued(TransactionLog log) implements Command {}
@@ -43,14 +48,16 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   }
 
   private final TransactionLogs logs;
+  private final RequestLedger requests;
   /** Where the callbacks of the commits a turn acknowledges go: collected per turn, one dispatcher task per batch. */
   private final CompletionBatcher callbacks;
   /** The writer host this actor is, if it took the role (null otherwise). */
   private final LogWriterHost host;
 
-  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs, CompletionBatcher callbacks) {
+  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs, RequestLedger requests, CompletionBatcher callbacks) {
     super(ctx);
     this.logs = logs;
+    this.requests = requests;
     this.callbacks = callbacks;
     Host writer = new Host(ctx.getSelf());
     this.host = logs.hostWriters(writer) ? writer : null;
@@ -60,12 +67,14 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
    * @param callbacks the pipeline's completion batcher: the acknowledgements a writer turn completes
    *     hand their commits' callbacks to the completion dispatcher together
    */
-  static Behavior<Command> create(TransactionLogs logs, Duration purgeInterval, CompletionBatcher callbacks) {
+  static Behavior<Command> create(TransactionLogs logs, Duration purgeInterval, RequestLedger requests,
+      Duration requestPurgeInterval, CompletionBatcher callbacks) {
     return Behaviors.setup(ctx -> Behaviors.withTimers((TimerScheduler<Command> timers) -> {
       if (!purgeInterval.isZero()) {
         timers.startTimerWithFixedDelay(Purge.INSTANCE, purgeInterval);
       }
-      return new TransactionLogActor(ctx, logs, callbacks);
+      timers.startTimerWithFixedDelay(PurgeRequestIds.INSTANCE, requestPurgeInterval);
+      return new TransactionLogActor(ctx, logs, requests, callbacks);
     }));
   }
 
@@ -75,6 +84,7 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
         .onMessage(WriteQueued.class, this::onWriteQueued)
         .onMessage(FlushCompleted.class, this::onFlushCompleted)
         .onMessage(Purge.class, p -> onPurge())
+        .onMessage(PurgeRequestIds.class, p -> onPurgeRequestIds())
         .onSignal(PostStop.class, s -> onPostStop())
         .build();
   }
@@ -101,6 +111,17 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
 
   private Behavior<Command> onPurge() {
     logs.purgeExpired();
+    return this;
+  }
+
+  private Behavior<Command> onPurgeRequestIds() {
+    try {
+      requests.purge();
+    } catch (DatabaseClosedException e) {
+      // the database closes; this actor stops with it
+    } catch (RuntimeException e) {
+      getContext().getLog().error("purging the request ids of {} failed; the next purge tries again", requests, e);
+    }
     return this;
   }
 

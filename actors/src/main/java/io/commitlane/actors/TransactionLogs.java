@@ -63,6 +63,8 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private final Path root;
   private final LogSettings settings;
   private final boolean replay;
+  /** The database's request ids: a commit's request record goes into its log record. */
+  private final RequestLedger requests;
   private final Map<String, TransactionLog> logs = new ConcurrentHashMap<>();
   private final MonotonicClock clock = new MonotonicClock();
   /** Runs the writers of {@code actor}-mode logs (the transaction-log actor), or null: each log's own thread. */
@@ -71,8 +73,9 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private volatile Map<String, ReplayStats> replayed = Map.of();
   private volatile boolean closed;
 
-  private TransactionLogs(Database db, LogSettings settings, boolean replay) {
+  private TransactionLogs(Database db, LogSettings settings, boolean replay, RequestLedger requests) {
     this.db = db;
+    this.requests = requests;
     this.root = db.path().resolve(DIRECTORY);
     this.settings = settings;
     this.replay = replay;
@@ -83,14 +86,14 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
    * commit hook. Run before any commit reaches the database. On failure every log opened here is
    * closed again.
    */
-  static TransactionLogs open(Database db, LogSettings settings, boolean replay) {
-    TransactionLogs logs = new TransactionLogs(db, settings, replay);
+  static TransactionLogs open(Database db, LogSettings settings, boolean replay, RequestLedger requests) {
+    TransactionLogs logs = new TransactionLogs(db, settings, replay, requests);
     try {
       for (String name : logs.existingLogNames()) {
         TransactionLog log = logs.logFor(name);
         logs.clock.advancePast(log.newestRecoveredTimestamp());
       }
-      logs.replayed = Map.copyOf(LogReplay.run(db, logs.logs.values()));
+      logs.replayed = Map.copyOf(LogReplay.run(db, logs.logs.values(), requests));
       return logs;
     } catch (RuntimeException | Error e) {
       logs.closeLogs();
@@ -206,8 +209,8 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     for (byte[] e : c.logEntries()) {
       entries.add(ByteBuffer.wrap(e));
     }
-    // Encoded before the marker is added: the record holds the transaction's writes only.
-    ByteBuffer writes = replay ? WriteSetCodec.encode(c) : null;
+    // Encoded before the marker is added: the record holds the transaction's writes (and its request record) only.
+    ByteBuffer writes = replay ? WriteSetCodec.encode(c, requests == null ? null : requests.logged(c)) : null;
     TransactionLog.Appended a = log.append(c.transactionId(), clock, 0, entries, writes);
     if (replay) {
       ReplayMarkers.mark(c, name, a.position());

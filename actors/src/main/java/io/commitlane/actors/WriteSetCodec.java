@@ -13,20 +13,31 @@ import java.util.Optional;
 /**
  * Encodes a commit's writes into its log record so that replay can apply them after a crash:
  * {@code -2:int (format 2), count:int}, then per write {@code store:short-length UTF-8,
- * generation:int, key:int-length bytes, value:int-length bytes (-1 for a removal)}. Format 1
+ * generation:int, key:int-length bytes, value:int-length bytes (-1 for a removal)}. Format 3
+ * ({@code -3}) is format 2 followed by the commit's request record ({@code length:int, bytes}, see
+ * {@link RequestLedger#logged}), so replay restores the request id with the data. Format 1
  * (records written before stores could be dropped) starts with the count and has no generation.
  * Replaying a record re-applies final values, so replaying the same records twice gives the same
  * data.
  */
 final class WriteSetCodec {
   private static final int FORMAT_2 = -2;
+  private static final int FORMAT_3 = -3;
 
   private WriteSetCodec() {}
 
-  /** A record's writes as a batch, and how many writes named a store that no longer exists. */
-  record Decoded(Batch batch, int skipped) {}
+  /**
+   * A record's writes as a batch, how many writes named a store that no longer exists, and the
+   * commit's request record (null when it had no request id).
+   */
+  record Decoded(Batch batch, int skipped, ByteBuffer request) {}
 
   static ByteBuffer encode(PendingCommit c) {
+    return encode(c, null);
+  }
+
+  /** The commit's writes, and {@code request} (may be null) after them. */
+  static ByteBuffer encode(PendingCommit c, byte[] request) {
     List<byte[]> names = new ArrayList<>();
     int[] size = {8};
     c.forEachWrite((store, key, value) -> {
@@ -34,8 +45,8 @@ final class WriteSetCodec {
       names.add(name);
       size[0] += 2 + name.length + 4 + 4 + key.length + 4 + (value == null ? 0 : value.length);
     });
-    ByteBuffer out = ByteBuffer.allocate(size[0]);
-    out.putInt(FORMAT_2).putInt(c.writeCount());
+    ByteBuffer out = ByteBuffer.allocate(size[0] + (request == null ? 0 : 4 + request.length));
+    out.putInt(request == null ? FORMAT_2 : FORMAT_3).putInt(c.writeCount());
     int[] i = {0};
     c.forEachWrite((store, key, value) -> {
       byte[] name = names.get(i[0]++);
@@ -48,6 +59,9 @@ final class WriteSetCodec {
         out.putInt(value.length).put(value);
       }
     });
+    if (request != null) {
+      out.putInt(request.length).put(request);
+    }
     return out.flip();
   }
 
@@ -59,7 +73,8 @@ final class WriteSetCodec {
   static Decoded decode(ByteBuffer in, Database db) {
     ByteBuffer b = in.duplicate();
     int first = b.getInt();
-    boolean withGeneration = first == FORMAT_2;
+    boolean withRequest = first == FORMAT_3;
+    boolean withGeneration = first == FORMAT_2 || withRequest;
     int count = withGeneration ? b.getInt() : first;
     Batch batch = Batch.create();
     int skipped = 0;
@@ -84,6 +99,11 @@ final class WriteSetCodec {
         batch.put(store.get(), key, value);
       }
     }
-    return new Decoded(batch, skipped);
+    ByteBuffer request = null;
+    if (withRequest) {
+      int length = b.getInt();
+      request = b.slice(b.position(), length);
+    }
+    return new Decoded(batch, skipped, request);
   }
 }

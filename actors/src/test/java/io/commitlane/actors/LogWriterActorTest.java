@@ -168,10 +168,10 @@ class LogWriterActorTest {
     fs.beforeWrite(() -> writers.add(Thread.currentThread().getName()));
     LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).fileSystem(fs).build();
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
-      TransactionLogs logs = TransactionLogs.open(db, settings, true);
+      TransactionLogs logs = TransactionLogs.open(db, settings, true, null);
       try (Database.Registration hook = db.addCommitHook(logs)) {
         ActorRef<TransactionLogActor.Command> actor = testKit.spawn(Behaviors.supervise(TransactionLogActor.create(logs,
-            Duration.ZERO, new CompletionBatcher(Runnable::run))).onFailure(RuntimeException.class,
+            Duration.ZERO, new RequestLedger(db, RequestIdSettings.defaults()), Duration.ofHours(1), new CompletionBatcher(Runnable::run))).onFailure(RuntimeException.class,
             SupervisorStrategy.restart()), "txlog-writer");
         testKit.createTestProbe().awaitAssert(Duration.ofSeconds(30), () -> {
           writers.clear();

@@ -90,6 +90,18 @@ class PipelineSettingsTest {
   }
 
   @Test
+  void requestIdWindowCountAndPurgeAreReadAndChecked() {
+    assertEquals(RequestIdSettings.defaults(), parse(Map.of()).requestIds());
+    assertEquals(new RequestIdSettings(java.time.Duration.ofHours(2), 5000, java.time.Duration.ofSeconds(5)),
+        parse(Map.of("request-ids.window", "2 hours", "request-ids.max-ids", 5000, "request-ids.purge-interval", "5 s")).requestIds());
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of(
+        "request-ids.window", "0 s", "request-ids.max-ids", 0, "request-ids.purge-interval", "10 ms")));
+    assertEquals(java.util.List.of("commitlane.request-ids.window", "commitlane.request-ids.max-ids",
+        "commitlane.request-ids.purge-interval"), e.fields());
+    assertTrue(e.getMessage().contains("commitlane.request-ids.window = \"0 s\": must be a duration in 1 s..30 days"), e.getMessage());
+  }
+
+  @Test
   void limitsAreInclusive() {
     PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "legacy"));
     assertEquals(64, s.commitThreads());

@@ -6,6 +6,7 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.Mutation;
+import io.commitlane.actors.RequestId;
 import io.commitlane.cluster.DatabaseSharding;
 import io.commitlane.storage.Transaction;
 import java.nio.file.Files;
@@ -35,7 +36,7 @@ import picocli.CommandLine.Option;
  * same clients and databases; and the latency of one commit (one caller, one in flight) through
  * the facade, through sharding to a local owner, and through sharding to an owner on another node.
  */
-@Command(name = "cluster", mixinStandardHelpOptions = true, subcommands = ClusterNode.class,
+@Command(name = "cluster", mixinStandardHelpOptions = true, subcommands = {ClusterNode.class, ClusterHost.class, FailoverBench.class},
     description = "Cluster Sharding: 3 nodes against 1 (commits/s, clients on every node), and the remote hop's p50/p99 against a local commit.")
 final class ClusterBench implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--runs", defaultValue = "3", description = "Rounds, variants rotated. Default: ${DEFAULT-VALUE}")
@@ -56,7 +57,8 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
   @Option(names = "--in-flight", defaultValue = "8", description = "Commits each client keeps in flight. Default: ${DEFAULT-VALUE}")
   int inFlight;
 
-  @Option(names = "--scenarios", split = ",", defaultValue = "throughput,latency", description = "throughput and/or latency. Default: ${DEFAULT-VALUE}")
+  @Option(names = "--scenarios", split = ",", defaultValue = "throughput,latency",
+      description = "throughput, latency and/or request-ids (the 1-node cluster's writes with and without request ids). Default: ${DEFAULT-VALUE}")
   List<String> scenarios;
 
   @Option(names = "--dir", description = "Directory for the databases (default: a temporary directory)")
@@ -64,6 +66,8 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
 
   private static final int VALUE_BYTES = 100;
   private static final int KEY_SPACE = 1 << 20;
+  /** Request ids of the request-ids scenario: unique in the run. */
+  private static final java.util.concurrent.atomic.AtomicLong REQUESTS = new java.util.concurrent.atomic.AtomicLong();
 
   @Override
   public Integer call() throws Exception {
@@ -74,8 +78,8 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     Checks.range("--clients", clients, 1, 256);
     Checks.range("--in-flight", inFlight, 1, 1024);
     for (String s : scenarios) {
-      if (!s.equals("throughput") && !s.equals("latency")) {
-        throw Checks.usage("--scenarios: '" + s + "' is not throughput or latency");
+      if (!s.equals("throughput") && !s.equals("latency") && !s.equals("request-ids")) {
+        throw Checks.usage("--scenarios: '" + s + "' is not throughput, latency or request-ids");
       }
     }
     Path root = dir != null ? dir : Files.createTempDirectory("commitlane-cluster-bench");
@@ -84,13 +88,18 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     try {
       System.out.println("starting a 1-node and a 3-node cluster in this JVM (loopback)...");
       single = startCluster("bench-single", 1, root.resolve("single"));
-      three = startCluster("bench-three", 3, root.resolve("three"));
+      if (scenarios.contains("throughput") || scenarios.contains("latency")) {
+        three = startCluster("bench-three", 3, root.resolve("three"));
+      }
       StringBuilder out = new StringBuilder();
       if (scenarios.contains("throughput")) {
         out.append(throughput(single, three));
       }
       if (scenarios.contains("latency")) {
         out.append(latency(three, root.resolve("facade")));
+      }
+      if (scenarios.contains("request-ids")) {
+        out.append(requestIds(single));
       }
       System.out.println();
       System.out.print(out);
@@ -154,6 +163,40 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     return t.append('\n').toString();
   }
 
+  // ---- request ids --------------------------------------------------------------------------
+
+  /** The 1-node cluster's clients, rotated between writes without and with a request id each. */
+  private String requestIds(List<ActorSystem<Void>> single) throws Exception {
+    List<DatabaseSharding> nodes = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      nodes.add(DatabaseSharding.init(single.get(0)));
+    }
+    openAll(nodes.get(0));
+    String without = "without request ids";
+    String with = "with a request id each";
+    Map<String, List<Double>> rates = new LinkedHashMap<>();
+    rates.put(without, new ArrayList<>());
+    rates.put(with, new ArrayList<>());
+    for (int r = 0; r < runs; r++) {
+      for (int i = 0; i < 2; i++) {
+        boolean ids = (i + r) % 2 == 1;
+        double rate = drive(nodes, ids)[0];
+        rates.get(ids ? with : without).add(rate);
+        System.out.printf(Locale.ROOT, "  request ids run %d  %-24s %10s commits/s%n", r + 1, ids ? with : without, Units.count(rate));
+      }
+    }
+    StringBuilder t = new StringBuilder(String.format(Locale.ROOT,
+        "1 node, %d clients x %d in flight, 1-key writes of %d-byte values to %d databases:%n%n", 3 * clients, inFlight, VALUE_BYTES,
+        databases));
+    t.append("| writes | commits/s median [range] | x without |\n|---|---|---|\n");
+    double base = Spread.of(rates.get(without)).median();
+    for (String name : rates.keySet()) {
+      Spread s = Spread.of(rates.get(name));
+      t.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", name, s.format(), Units.ratio(s.median() / base)));
+    }
+    return t.append('\n').toString();
+  }
+
   /** Opens every database (so the measurement starts with them open) and says where they are. */
   private void openAll(DatabaseSharding d) throws Exception {
     for (int i = 0; i < databases; i++) {
@@ -172,6 +215,11 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
 
   /** Every client keeps {@code inFlight} commits going for warm-up + measured seconds; returns {commits/s, conflicts/s, failed/s}. */
   private double[] drive(List<DatabaseSharding> nodes) throws InterruptedException {
+    return drive(nodes, false);
+  }
+
+  /** {@link #drive(List)}, each write with a request id of its own when {@code ids}. */
+  private double[] drive(List<DatabaseSharding> nodes, boolean ids) throws InterruptedException {
     LongAdder committed = new LongAdder();
     LongAdder conflicted = new LongAdder();
     LongAdder failed = new LongAdder();
@@ -182,7 +230,7 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
       for (int c = 0; c < clients; c++) {
         for (int f = 0; f < inFlight; f++) {
           outstanding.increment();
-          next(node, committed, conflicted, failed, measuring, stop, outstanding);
+          next(node, ids, committed, conflicted, failed, measuring, stop, outstanding);
         }
       }
     }
@@ -202,8 +250,8 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     return new double[] {c / elapsed, x / elapsed, f / elapsed};
   }
 
-  private void next(DatabaseSharding node, LongAdder committed, LongAdder conflicted, LongAdder failed, AtomicBoolean measuring,
-      AtomicBoolean stop, LongAdder outstanding) {
+  private void next(DatabaseSharding node, boolean ids, LongAdder committed, LongAdder conflicted, LongAdder failed,
+      AtomicBoolean measuring, AtomicBoolean stop, LongAdder outstanding) {
     if (stop.get()) {
       outstanding.decrement();
       return;
@@ -213,7 +261,8 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
     byte[] key = java.nio.ByteBuffer.allocate(8).putLong(rnd.nextInt(KEY_SPACE)).array();
     byte[] value = new byte[VALUE_BYTES];
     rnd.nextBytes(value);
-    node.write(db, List.of(Mutation.put(key, value))).whenComplete((reply, err) -> {
+    RequestId id = ids ? RequestId.of("w" + REQUESTS.incrementAndGet()) : null;
+    node.write(db, List.of(Mutation.put(key, value)), null, id).whenComplete((reply, err) -> {
       if (measuring.get()) {
         if (reply instanceof DatabaseProtocol.Committed) {
           committed.increment();
@@ -223,7 +272,7 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
           failed.increment();
         }
       }
-      next(node, committed, conflicted, failed, measuring, stop, outstanding);
+      next(node, ids, committed, conflicted, failed, measuring, stop, outstanding);
     });
   }
 
@@ -365,7 +414,7 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
   /**
    * The config of a node: loopback, {@code port} (0 = any free port), the given seed nodes, the
    * split-brain resolver, Jackson CBOR for the protocol (from the cluster module), its databases
-   * under {@code data}.
+   * under {@code data} (null: none, a client-only node).
    */
   static Config nodeConfig(int port, List<String> seeds, Path data) {
     String seedList = seeds.stream().map(s -> "\"" + s + "\"").reduce((a, b) -> a + ", " + b).orElse("");
@@ -380,7 +429,7 @@ final class ClusterBench implements java.util.concurrent.Callable<Integer> {
             "pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]",
             "pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"",
             "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = on",
-            "commitlane.cluster.data-dir = \"" + data.toAbsolutePath().toString().replace("\\", "/") + "\""))
+            data == null ? "" : "commitlane.cluster.data-dir = \"" + data.toAbsolutePath().toString().replace("\\", "/") + "\""))
         .withFallback(ConfigFactory.load());
   }
 

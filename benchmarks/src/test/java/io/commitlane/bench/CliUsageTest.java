@@ -53,6 +53,12 @@ class CliUsageTest {
       "pipeline --variants optimistic-sync                  | --variants",
       "txlog --durability sometimes                         | --durability",
       "memory --busy 4by64                                  | --busy",
+      "cluster failover --events kill,melt                  | --events",
+      "cluster failover --hosts 3 --events kill,freeze      | --events",
+      "cluster failover --profiles slow                     | --profiles",
+      "cluster failover --ids maybe                         | --ids",
+      "cluster node --port 2551 --client-only               | --client-only needs --role",
+      "cluster node --port 2551                             | --data-dir",
       "inspect                                              | <directory>"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));

@@ -15,7 +15,8 @@ import java.util.Optional;
  * The {@code commitlane.cluster { ... }} settings (see {@code reference.conf} for units, ranges and
  * defaults). Construction validates every field and reports all bad ones together.
  *
- * @param dataDir where this node keeps the databases it owns, {@code <dataDir>/<name>}
+ * @param dataDir where this node keeps the databases it owns, {@code <dataDir>/<name>}; null on a
+ *     node that hosts none (a client-only node)
  * @param askTimeout how long a client waits for the owner's reply
  * @param openRetryInterval how often a new owner retries a database the previous owner still holds
  * @param openTimeout how long it retries before answering {@code PREVIOUS_OWNER_HOLDS}
@@ -24,6 +25,7 @@ import java.util.Optional;
  * @param conflictRetries owner-side re-runs of a conditional commit that conflicted
  * @param entityDispatcher the dispatcher of the database entities
  * @param requireSplitBrainResolver refuse to start without Pekko's split-brain resolver
+ * @param role the cluster role of the nodes that host databases; empty = every node hosts them
  */
 public record ClusterSettings(
     Path dataDir,
@@ -34,7 +36,8 @@ public record ClusterSettings(
     Optional<Duration> passivateIdleAfter,
     int conflictRetries,
     String entityDispatcher,
-    boolean requireSplitBrainResolver) {
+    boolean requireSplitBrainResolver,
+    Optional<String> role) {
 
   public static final String ROOT = "commitlane.cluster";
   /** The dispatcher that opens and closes databases (blocking). */
@@ -42,9 +45,6 @@ public record ClusterSettings(
 
   public ClusterSettings {
     List<SettingError> errors = new ArrayList<>();
-    if (dataDir == null) {
-      errors.add(new SettingError(ROOT + ".data-dir", null, "must be a directory path (where this node keeps its databases)"));
-    }
     within(errors, "ask-timeout", askTimeout, Duration.ofMillis(1), Duration.ofMinutes(10), "1 ms..10 minutes");
     within(errors, "open-retry-interval", openRetryInterval, Duration.ofMillis(1), Duration.ofMinutes(1), "1 ms..1 minute");
     within(errors, "open-timeout", openTimeout, Duration.ZERO, Duration.ofMinutes(10), "0..10 minutes");
@@ -62,6 +62,14 @@ public record ClusterSettings(
     if (entityDispatcher == null || entityDispatcher.isBlank()) {
       errors.add(new SettingError(ROOT + ".entity-dispatcher", entityDispatcher, "must name a dispatcher"));
     }
+    if (role == null) {
+      role = Optional.empty();
+    }
+    role.ifPresent(r -> {
+      if (r.isBlank()) {
+        errors.add(new SettingError(ROOT + ".role", r, "must be a cluster role name, or empty for every node"));
+      }
+    });
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
@@ -73,9 +81,7 @@ public record ClusterSettings(
     List<SettingError> errors = new ArrayList<>();
     Path dataDir = null;
     String dir = string(c, "data-dir", errors);
-    if (dir != null && dir.isBlank()) {
-      errors.add(new SettingError(ROOT + ".data-dir", dir, "must be set: the directory where this node keeps its databases"));
-    } else if (dir != null) {
+    if (dir != null && !dir.isEmpty()) { // empty: a node that hosts no databases (checked by DatabaseSharding.init)
       try {
         dataDir = Path.of(dir).toAbsolutePath().normalize();
       } catch (InvalidPathException e) {
@@ -96,8 +102,10 @@ public record ClusterSettings(
     int retries = integer(c, "conflict-retries", 0, 100, errors);
     String dispatcher = string(c, "entity-dispatcher", errors);
     boolean requireSbr = bool(c, "require-split-brain-resolver", errors);
+    String roleName = string(c, "role", errors);
+    Optional<String> role = roleName == null || roleName.isEmpty() ? Optional.empty() : Optional.of(roleName);
     try {
-      ClusterSettings s = new ClusterSettings(dataDir, ask, retry, openTimeout, buffer, idle, retries, dispatcher, requireSbr);
+      ClusterSettings s = new ClusterSettings(dataDir, ask, retry, openTimeout, buffer, idle, retries, dispatcher, requireSbr, role);
       if (errors.isEmpty()) {
         return s;
       }
@@ -114,16 +122,25 @@ public record ClusterSettings(
 
   public ClusterSettings withDataDir(Path dir) {
     return new ClusterSettings(dir, askTimeout, openRetryInterval, openTimeout, openBuffer, passivateIdleAfter, conflictRetries,
-        entityDispatcher, requireSplitBrainResolver);
+        entityDispatcher, requireSplitBrainResolver, role);
   }
 
   public ClusterSettings withAskTimeout(Duration timeout) {
     return new ClusterSettings(dataDir, timeout, openRetryInterval, openTimeout, openBuffer, passivateIdleAfter, conflictRetries,
-        entityDispatcher, requireSplitBrainResolver);
+        entityDispatcher, requireSplitBrainResolver, role);
+  }
+
+  /** Host databases only on nodes with cluster role {@code role} (null: on every node); the others are client-only. */
+  public ClusterSettings withRole(String role) {
+    return new ClusterSettings(dataDir, askTimeout, openRetryInterval, openTimeout, openBuffer, passivateIdleAfter, conflictRetries,
+        entityDispatcher, requireSplitBrainResolver, Optional.ofNullable(role));
   }
 
   /** The directory of one database on this node. */
   public Path databaseDir(String name) {
+    if (dataDir == null) {
+      throw new IllegalStateException(ROOT + ".data-dir is not set on this node, so it cannot open database " + name);
+    }
     return dataDir.resolve(Names.database(name));
   }
 

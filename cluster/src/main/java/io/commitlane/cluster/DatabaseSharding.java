@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Command;
@@ -14,25 +15,39 @@ import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.PipelineSettings;
+import io.commitlane.actors.RequestId;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.cluster.Member;
+import org.apache.pekko.cluster.MemberStatus;
+import org.apache.pekko.cluster.sharding.ShardRegion;
 import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
 import org.apache.pekko.cluster.sharding.typed.ShardingEnvelope;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityRef;
+import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.japi.function.Function;
+import org.apache.pekko.pattern.Patterns;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Databases spread over a Pekko cluster, one owner node per database: registers {@link
@@ -40,38 +55,50 @@ import org.apache.pekko.japi.function.Function;
  *
  * <pre>{@code
  * DatabaseSharding databases = DatabaseSharding.init(system);     // on every node, at start
- * databases.write("orders", List.of(Mutation.put(key, value)))    // routed to the owner of "orders"
+ * databases.write("orders", List.of(Mutation.put(key, value)), null, RequestId.random())  // routed to the owner of "orders"
  *     .thenAccept(reply -> ...);                                   // Committed, Conflicted, Unavailable or Failed
  * }</pre>
  *
  * <p>Actors talk to a database directly, in the protocol a local database speaks: {@code
- * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, correlation,
- * replyTo))}. The methods here ask and map a missing reply
- * (after {@code commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code
- * NO_REPLY}: retryable, outcome unknown. The returned stages never fail; they complete on Pekko's
- * default dispatcher, and {@code *Async} stages without an executor run there too.
+ * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, requestId,
+ * correlation, replyTo))}. The methods here ask and map a missing reply (after {@code
+ * commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code NO_REPLY}:
+ * retryable, outcome unknown (send a write again with its request id). The returned stages never
+ * fail; they complete on Pekko's default dispatcher, and {@code *Async} stages without an
+ * executor run there too. See docs/cluster.md.
  */
 public final class DatabaseSharding {
   /** The downing provider this module expects: Pekko's split-brain resolver. */
   public static final String SPLIT_BRAIN_RESOLVER = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider";
+  private static final Logger LOG = LoggerFactory.getLogger(DatabaseSharding.class);
+  private static final Duration READY_POLL = Duration.ofMillis(100);
+  /** Actor systems whose Up line is registered (once each, however often init is called). */
+  private static final Set<ActorSystem<?>> UP_LOGGED = Collections.newSetFromMap(Collections.synchronizedMap(new WeakHashMap<>()));
 
   private final ActorSystem<?> system;
   private final ClusterSharding sharding;
   private final ClusterSettings settings;
   private final ActorRef<ShardingEnvelope<Command>> region;
   private final Executor executor;
+  private final boolean hosts;
+  private final DispatcherFuture<Done> ready;
   /** Correlations of the requests sent here, so that a NO_REPLY names the request it is for. */
   private final AtomicLong correlations = new AtomicLong();
   /** Requests waiting for a reply: answered NO_REPLY if this node's actor system terminates first (its timers stop). */
   private final Set<Pending<?>> pending = ConcurrentHashMap.newKeySet();
 
   private DatabaseSharding(ActorSystem<?> system, ClusterSharding sharding, ClusterSettings settings,
-      ActorRef<ShardingEnvelope<Command>> region) {
+      ActorRef<ShardingEnvelope<Command>> region, boolean hosts) {
     this.system = system;
     this.sharding = sharding;
     this.settings = settings;
     this.region = region;
+    this.hosts = hosts;
     this.executor = system.dispatchers().lookup(DispatcherSelector.defaultDispatcher());
+    this.ready = new DispatcherFuture<>(executor);
+    org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
+    pollReady(org.apache.pekko.cluster.sharding.ClusterSharding.get(classic).shardRegion(ShardedDatabase.TYPE_KEY.name()),
+        org.apache.pekko.cluster.Cluster.get(classic).selfAddress());
     system.getWhenTerminated().whenCompleteAsync((done, err) -> {
       for (Pending<?> p : pending) {
         p.noReply("this node's actor system terminated before the reply came");
@@ -85,20 +112,41 @@ public final class DatabaseSharding {
   }
 
   /**
-   * Register databases with Cluster Sharding on this node (every node that may own databases
-   * calls it once at start; a second call returns a client of the same region). Fails with
-   * {@link InvalidSettingsException} for bad {@code commitlane} settings, or when the cluster
-   * does not use the split-brain resolver and {@code require-split-brain-resolver} is on.
+   * Register databases with Cluster Sharding on this node (every node calls it once at start; a
+   * second call returns a client of the same region). The node hosts databases unless {@code
+   * commitlane.cluster.role} names a role it does not have: then it is client-only (a shard
+   * region proxy) and sends requests to the nodes that host them. Fails with {@link
+   * InvalidSettingsException} for bad {@code commitlane} settings, a hosting node without {@code
+   * data-dir}, seed nodes of another actor system name, or a cluster without the split-brain
+   * resolver while {@code require-split-brain-resolver} is on.
    */
   public static DatabaseSharding init(ActorSystem<?> system, ClusterSettings settings) {
     Objects.requireNonNull(system, "system");
     Objects.requireNonNull(settings, "settings");
     PipelineSettings pipeline = PipelineSettings.fromConfig(system.settings().config());
-    String downing = system.settings().config().getString("pekko.cluster.downing-provider-class");
+    Config config = system.settings().config();
+    List<SettingError> errors = new ArrayList<>();
+    String downing = config.getString("pekko.cluster.downing-provider-class");
     if (settings.requireSplitBrainResolver() && !SPLIT_BRAIN_RESOLVER.equals(downing)) {
-      throw new InvalidSettingsException(List.of(new SettingError("pekko.cluster.downing-provider-class", downing,
+      errors.add(new SettingError("pekko.cluster.downing-provider-class", downing,
           "must be \"" + SPLIT_BRAIN_RESOLVER + "\" so that a lost owner is downed and never keeps writing beside its successor"
-              + " (or set " + ClusterSettings.ROOT + ".require-split-brain-resolver = off)")));
+              + " (or set " + ClusterSettings.ROOT + ".require-split-brain-resolver = off)"));
+    }
+    for (String seed : config.getStringList("pekko.cluster.seed-nodes")) {
+      String seedSystem = seed.replaceFirst("^[a-z]+://", "").replaceFirst("@.*$", "");
+      if (!seedSystem.equals(system.name())) {
+        errors.add(new SettingError("pekko.cluster.seed-nodes", seed, "names actor system \"" + seedSystem + "\" but this node's"
+            + " actor system is \"" + system.name() + "\": a node joins only nodes of its own name. Create the ActorSystem as \""
+            + seedSystem + "\" or fix the seed address"));
+      }
+    }
+    boolean hosts = settings.role().map(r -> Cluster.get(system).selfMember().hasRole(r)).orElse(true);
+    if (hosts && settings.dataDir() == null) {
+      errors.add(new SettingError(ClusterSettings.ROOT + ".data-dir", "", "must be set on a node that hosts databases"
+          + settings.role().map(r -> " (this node has role " + r + ")").orElse("") + ": the directory of its databases"));
+    }
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
     }
     ClusterSharding sharding = ClusterSharding.get(system);
     ClusterShardingSettings shardingSettings = ClusterShardingSettings.create(system);
@@ -106,16 +154,63 @@ public final class DatabaseSharding {
         ? shardingSettings.withPassivationStrategy(
             shardingSettings.passivationStrategySettings().withIdleEntityPassivation(settings.passivateIdleAfter().get()))
         : shardingSettings.withNoPassivationStrategy();
-    ActorRef<ShardingEnvelope<Command>> region = sharding.init(
-        Entity.of(ShardedDatabase.TYPE_KEY, ctx -> ShardedDatabase.create(ctx.getEntityId(), ctx.getShard(), settings, pipeline))
+    Entity<Command, ShardingEnvelope<Command>> entity =
+        Entity.of(ShardedDatabase.TYPE_KEY, ctx -> ShardedDatabase.create(ctx.getEntityId(), settings, pipeline))
             .withStopMessage(ShardedDatabase.Stop.INSTANCE)
             .withSettings(shardingSettings)
-            .withEntityProps(DispatcherSelector.fromConfig(settings.entityDispatcher())));
+            .withEntityProps(DispatcherSelector.fromConfig(settings.entityDispatcher()));
+    if (settings.role().isPresent()) {
+      entity = entity.withRole(settings.role().get()); // a node without the role gets a proxy
+    }
+    ActorRef<ShardingEnvelope<Command>> region = sharding.init(entity);
+    logWhenUp(system);
     // A request left in a stopping entity's mailbox was never served; its next owner will serve it.
     Commitlane.get(system).answerDeadLetters("/system/sharding/" + ShardedDatabase.TYPE_KEY.name() + "/",
         correlation -> new Unavailable(correlation, UnavailableReason.CLOSING, "the database's entity stopped (moving to another node,"
             + " stopping or passivating) before it read this request; nothing was written. Retry: the next owner will serve it"));
-    return new DatabaseSharding(system, sharding, settings, region);
+    return new DatabaseSharding(system, sharding, settings, region, hosts);
+  }
+
+  /** Says at INFO when this node is Up, and how many members are: the line to look for when a node starts. */
+  private static void logWhenUp(ActorSystem<?> system) {
+    if (UP_LOGGED.add(system)) {
+      org.apache.pekko.cluster.Cluster cluster = org.apache.pekko.cluster.Cluster.get(Adapter.toClassic(system));
+      cluster.registerOnMemberUp(() -> {
+        long up = 0;
+        for (Member m : cluster.state().getMembers()) {
+          up += m.status() == MemberStatus.up() ? 1 : 0;
+        }
+        LOG.info("cluster up ({} members): {} is Up, actor system {}", up, cluster.selfAddress(), system.name());
+      });
+    }
+  }
+
+  /**
+   * Completes when this node's requests can reach databases: sharding's coordinator is running
+   * and knows this node's region (client-only: knows some hosting region). Requests sent earlier
+   * are not lost (the region buffers them), but on a fresh cluster they wait for the coordinator
+   * and its state, which can take seconds under load, longer than a short {@code ask-timeout}.
+   * Never fails; completes on Pekko's default dispatcher.
+   */
+  public CompletionStage<Done> whenReady() {
+    return ready;
+  }
+
+  /** Whether this node hosts databases (false: client-only, see {@code commitlane.cluster.role}). */
+  public boolean hostsDatabases() {
+    return hosts;
+  }
+
+  private void pollReady(org.apache.pekko.actor.ActorRef classicRegion, Address self) {
+    Patterns.ask(classicRegion, ShardRegion.getCurrentRegionsInstance(), Duration.ofSeconds(1)).whenCompleteAsync((reply, err) -> {
+      if (reply instanceof ShardRegion.CurrentRegions regions
+          && (hosts ? regions.getRegions().contains(self) : !regions.getRegions().isEmpty())) {
+        LOG.debug("sharded databases ready on {}: the coordinator knows {} region(s)", self, regions.getRegions().size());
+        ready.complete(Done.getInstance());
+      } else if (!system.whenTerminated().isCompleted()) {
+        system.scheduler().scheduleOnce(READY_POLL, () -> pollReady(classicRegion, self), system.executionContext());
+      }
+    }, executor);
   }
 
   public ClusterSettings settings() {
@@ -139,9 +234,18 @@ public final class DatabaseSharding {
 
   /** Commit an atomic batch and append {@code log} (may be null) to the database's transaction log. */
   public CompletionStage<WriteReply> write(String name, List<Mutation> mutations, LogEntries log) {
+    return write(name, mutations, log, null);
+  }
+
+  /**
+   * Commit an atomic batch, idempotently: a database that already applied {@code requestId} (may
+   * be null) answers with that outcome and applies nothing. Send a write answered {@code
+   * NO_REPLY} again with the same id (see {@link DatabaseProtocol.Write}).
+   */
+  public CompletionStage<WriteReply> write(String name, List<Mutation> mutations, LogEntries log, RequestId requestId) {
     long correlation = correlations.incrementAndGet();
-    DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, correlation, deadLetters()); // validate before sending
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), correlation, replyTo));
+    DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, requestId, correlation, deadLetters()); // validate first
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
   /** Commit {@code mutations} if every expectation holds on the owner (see {@link DatabaseProtocol.ConditionalWrite}). */
@@ -150,10 +254,17 @@ public final class DatabaseSharding {
   }
 
   public CompletionStage<WriteReply> compareAndWrite(String name, List<Expectation> expected, List<Mutation> mutations, LogEntries log) {
+    return compareAndWrite(name, expected, mutations, log, null);
+  }
+
+  /** {@link #compareAndWrite} with a request id (may be null): a repeat is answered with the outcome that wrote. */
+  public CompletionStage<WriteReply> compareAndWrite(String name, List<Expectation> expected, List<Mutation> mutations, LogEntries log,
+      RequestId requestId) {
     long correlation = correlations.incrementAndGet();
-    DatabaseProtocol.ConditionalWrite valid = new DatabaseProtocol.ConditionalWrite(expected, mutations, log, correlation, deadLetters());
-    return ask(name, correlation,
-        replyTo -> new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), correlation, replyTo));
+    DatabaseProtocol.ConditionalWrite valid =
+        new DatabaseProtocol.ConditionalWrite(expected, mutations, log, requestId, correlation, deadLetters());
+    return ask(name, correlation, replyTo ->
+        new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
   /** The latest committed value of {@code key} ({@code Values} holds one element, null if absent). */
@@ -226,8 +337,8 @@ public final class DatabaseSharding {
     @SuppressWarnings("unchecked")
     void noReply(String why) {
       complete((R) new Unavailable(correlation, UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within " + timeout
-          + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: retry a conditional commit"
-          + " safely, or read before retrying a blind write"));
+          + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: a write sent with a request id"
+          + " (or a conditional write) can be sent again safely; a blind write without one may have been applied"));
     }
   }
 

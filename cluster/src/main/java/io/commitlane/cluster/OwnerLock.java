@@ -8,8 +8,13 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The single-writer guard of a database directory: an exclusive lock on {@code <db>/owner.lock},
@@ -20,16 +25,28 @@ import java.nio.file.StandardOpenOption;
  * times out, or a node that was downed while it still runs, could let a second owner start
  * while the first still writes. Across processes RocksDB's own LOCK file would refuse that
  * second open; inside one process (several nodes in one JVM) commitlane shares one native handle
- * per path and would not. An OS file lock covers both: another process gets no lock, and this
- * JVM refuses an overlapping lock ({@link OverlappingFileLockException}). The OS drops the lock
- * when the holding process dies, so a crashed owner never blocks its successor.
+ * per path and would not. An OS file lock covers both. The OS drops the lock when the holding
+ * process dies, so a crashed owner never blocks its successor.
+ *
+ * <p><b>Keeping the lock.</b> On Linux the lock is a POSIX {@code fcntl} lock, which belongs to
+ * the process and is dropped when the process closes <em>any</em> descriptor of the file, not
+ * only the one it locked through. So while this process holds a lock file, nothing here opens
+ * another descriptor of it: a second acquire in this process is refused from the {@link #HELD}
+ * table without touching the file, and {@link #lastOwner} reads the record through the holder's
+ * channel. Acquiring, releasing and reading are serialized per process (they are rare), so no
+ * thread closes a descriptor of a file while another thread of this process takes its lock.
  *
  * <p>The file also counts owners: each holder takes the next <em>epoch</em>, which orders commit
- * stamps across owners ({@link io.commitlane.actors.CommitStamp}).
+ * stamps across owners ({@link io.commitlane.actors.CommitStamp}). Layout: the epoch (8 bytes,
+ * big-endian), then the holder's address in UTF-8.
  */
 final class OwnerLock implements AutoCloseable {
   static final String FILE_NAME = "owner.lock";
   private static final int EPOCH_BYTES = 8;
+  /** The lock files this process holds, by real path; guarded by its own monitor. */
+  private static final Map<Path, OwnerLock> HELD = new HashMap<>();
+  /** Descriptors opened on a file this process had locked some other way: never closed; guarded by {@link #HELD}. */
+  private static final List<FileChannel> UNCLOSABLE = new ArrayList<>();
 
   private final Path file;
   private final FileChannel channel;
@@ -50,43 +67,66 @@ final class OwnerLock implements AutoCloseable {
    */
   static OwnerLock tryAcquire(Path dbDir, String owner) {
     Path file = dbDir.resolve(FILE_NAME);
-    FileChannel channel = null;
-    try {
-      Files.createDirectories(dbDir);
-      channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
-      FileLock lock;
+    synchronized (HELD) {
+      FileChannel channel = null;
       try {
-        lock = channel.tryLock();
-      } catch (OverlappingFileLockException e) {
-        lock = null; // held by another owner in this JVM
+        Files.createDirectories(dbDir);
+        Path key = dbDir.toRealPath().resolve(FILE_NAME);
+        if (HELD.containsKey(key)) {
+          return null; // held by another owner in this process: opening the file again would drop its lock
+        }
+        channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+          lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+          // Locked in this process outside this class: closing this descriptor would drop that
+          // lock, so it stays open (and referenced, so no cleaner closes it).
+          UNCLOSABLE.add(channel);
+          return null;
+        }
+        if (lock == null) {
+          channel.close(); // another process holds it; this process holds no lock on the file, so closing drops nothing
+          return null;
+        }
+        long epoch = readEpoch(channel) + 1;
+        byte[] who = owner.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer out = ByteBuffer.allocate(EPOCH_BYTES + who.length).putLong(epoch).put(who).flip();
+        channel.truncate(0);
+        while (out.hasRemaining()) {
+          channel.write(out, out.position());
+        }
+        channel.force(true); // the epoch must never go back, even after a power loss
+        OwnerLock taken = new OwnerLock(key, channel, lock, epoch);
+        HELD.put(key, taken);
+        return taken;
+      } catch (IOException e) {
+        closeQuietly(channel);
+        throw new UncheckedIOException("cannot take the owner lock " + file, e);
       }
-      if (lock == null) {
-        channel.close();
-        return null;
-      }
-      long epoch = readEpoch(channel) + 1;
-      byte[] who = owner.getBytes(StandardCharsets.UTF_8);
-      ByteBuffer out = ByteBuffer.allocate(EPOCH_BYTES + who.length).putLong(epoch).put(who).flip();
-      channel.truncate(0);
-      while (out.hasRemaining()) {
-        channel.write(out, out.position());
-      }
-      channel.force(true); // the epoch must never go back, even after a power loss
-      return new OwnerLock(file, channel, lock, epoch);
-    } catch (IOException e) {
-      closeQuietly(channel);
-      throw new UncheckedIOException("cannot take the owner lock " + file, e);
     }
   }
 
-  /** Who holds (or last held) the lock of {@code dbDir}, as written by the holder; empty if never held. */
+  /**
+   * Who holds (or last held) the lock of {@code dbDir}, as written by the holder; empty if never
+   * held. Reads through the holder's channel when this process holds it.
+   */
   static String lastOwner(Path dbDir) {
-    Path file = dbDir.resolve(FILE_NAME);
-    try {
-      byte[] all = Files.exists(file) ? Files.readAllBytes(file) : new byte[0];
-      return all.length <= EPOCH_BYTES ? "" : new String(all, EPOCH_BYTES, all.length - EPOCH_BYTES, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return "(unreadable: " + e.getMessage() + ")";
+    synchronized (HELD) {
+      try {
+        Path key = dbDir.toRealPath().resolve(FILE_NAME);
+        OwnerLock held = HELD.get(key);
+        if (held != null) {
+          return ownerIn(held.channel);
+        }
+        try (FileChannel read = FileChannel.open(key, StandardOpenOption.READ)) {
+          return ownerIn(read); // this process holds no lock on the file: closing this descriptor drops nothing
+        }
+      } catch (NoSuchFileException e) {
+        return "";
+      } catch (IOException e) {
+        return "(unreadable: " + e.getMessage() + ")";
+      }
     }
   }
 
@@ -105,7 +145,22 @@ final class OwnerLock implements AutoCloseable {
   /** Release the lock (idempotent). Call only once the database handle is released. */
   @Override
   public void close() {
-    closeQuietly(channel); // closing the channel releases its lock
+    synchronized (HELD) {
+      closeQuietly(channel); // closing the channel releases its lock
+      HELD.remove(file, this);
+    }
+  }
+
+  private static String ownerIn(FileChannel channel) throws IOException {
+    long size = channel.size();
+    if (size <= EPOCH_BYTES) {
+      return "";
+    }
+    ByteBuffer in = ByteBuffer.allocate((int) Math.min(size - EPOCH_BYTES, 4096));
+    while (in.hasRemaining() && channel.read(in, EPOCH_BYTES + in.position()) >= 0) {
+      // read the whole record
+    }
+    return new String(in.array(), 0, in.position(), StandardCharsets.UTF_8);
   }
 
   private static long readEpoch(FileChannel channel) throws IOException {

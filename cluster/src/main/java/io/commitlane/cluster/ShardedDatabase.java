@@ -18,7 +18,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.LongFunction;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -29,7 +28,6 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
-import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.stream.Materializer;
@@ -45,7 +43,8 @@ import org.apache.pekko.stream.Materializer;
  *
  * <p><b>Life.</b> The entity starts on the first message, takes the database's {@link
  * OwnerLock} (retrying while a previous owner still holds it, up to {@code open-timeout}) and
- * opens it on the blocking dispatcher, buffering commands meanwhile. On {@link Stop} (sharding
+ * opens it on the blocking dispatcher, buffering commands meanwhile. An open that times out or
+ * fails refuses what it buffered; the next request starts a new open. On {@link Stop} (sharding
  * sends it on rebalance, on a node's graceful leave and on idle passivation) it refuses new
  * requests with {@link Unavailable} ({@code CLOSING}: nothing written, retry), drains the
  * commits it admitted, releases the database and then the lock, and only then stops, so the
@@ -103,8 +102,13 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
     OPENING,
     OPEN,
     CLOSING,
-    /** The open failed or timed out: answer with {@code givenUp} until the shard's stop after our Passivate. */
-    GIVEN_UP
+    /**
+     * The last open failed or timed out and its buffered requests were refused: nothing is open,
+     * and the next request starts a new open. The entity stays (idle passivation stops it): a
+     * Passivate would reach the shard through sharding's delegator, after a client's retry could
+     * already have reached this entity and been refused again.
+     */
+    REFUSED
   }
 
   // ---- the behavior -------------------------------------------------------------------------
@@ -114,10 +118,9 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
   private final PipelineSettings pipelineSettings;
   private final StashBuffer<DatabaseProtocol.Command> stash;
   private final TimerScheduler<DatabaseProtocol.Command> timers;
-  private final ActorRef<ClusterSharding.ShardCommand> shard;
   private final Executor blocking;
   private final String owner;
-  private final long openDeadline;
+  private long openDeadline;
   /** Where a finished open attempt leaves the database: taken by this actor, or by PostStop if it stopped first. */
   private final AtomicReference<Opened> openSlot = new AtomicReference<>();
   private final AtomicBoolean stopped = new AtomicBoolean();
@@ -126,7 +129,6 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
   private boolean stopRequested;
   private boolean lockBusyLogged;
   private Owned owned;
-  private LongFunction<Refusal> givenUp;
   private Materializer materializer;
 
   /** An open attempt's result, before this actor takes it on its own thread. */
@@ -138,9 +140,8 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
 
   private ShardedDatabase(ActorContext<DatabaseProtocol.Command> ctx, StashBuffer<DatabaseProtocol.Command> stash,
       TimerScheduler<DatabaseProtocol.Command> timers,
-      ActorRef<ClusterSharding.ShardCommand> shard, String name, ClusterSettings settings, PipelineSettings pipelineSettings) {
+      String name, ClusterSettings settings, PipelineSettings pipelineSettings) {
     super(ctx);
-    this.shard = shard;
     this.name = name;
     this.settings = settings;
     this.pipelineSettings = pipelineSettings;
@@ -148,18 +149,13 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
     this.timers = timers;
     this.blocking = ctx.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(ClusterSettings.BLOCKING_DISPATCHER));
     this.owner = Cluster.get(ctx.getSystem()).selfMember().address().toString();
-    this.openDeadline = System.nanoTime() + settings.openTimeout().toNanos();
   }
 
-  /**
-   * The entity behavior for database {@code name}, hosted by {@code shard}; {@link
-   * DatabaseSharding#init} registers it.
-   */
-  public static Behavior<DatabaseProtocol.Command> create(String name, ActorRef<ClusterSharding.ShardCommand> shard, ClusterSettings settings,
-      PipelineSettings pipelineSettings) {
+  /** The entity behavior for database {@code name}; {@link DatabaseSharding#init} registers it. */
+  public static Behavior<DatabaseProtocol.Command> create(String name, ClusterSettings settings, PipelineSettings pipelineSettings) {
     return Behaviors.withStash(settings.openBuffer(), stash -> Behaviors.withTimers(timers -> Behaviors.setup(ctx -> {
-      ShardedDatabase entity = new ShardedDatabase(ctx, stash, timers, shard, name, settings, pipelineSettings);
-      entity.startOpen();
+      ShardedDatabase entity = new ShardedDatabase(ctx, stash, timers, name, settings, pipelineSettings);
+      entity.beginOpening();
       return entity;
     })));
   }
@@ -177,6 +173,14 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
   }
 
   // ---- opening and closing ------------------------------------------------------------------
+
+  /** A new open: its own {@code open-timeout}, its own log line while the previous owner holds the lock. */
+  private void beginOpening() {
+    state = State.OPENING;
+    openDeadline = System.nanoTime() + settings.openTimeout().toNanos();
+    lockBusyLogged = false;
+    startOpen();
+  }
 
   private void startOpen() {
     attemptRunning = true;
@@ -214,7 +218,7 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
     if (r.failure() != null) {
       getContext().getLog().error("cannot open database {} on {}", name, owner, r.failure());
       Throwable cause = r.failure();
-      return giveUp(cause instanceof InvalidRequestException e
+      return refuseBuffered(cause instanceof InvalidRequestException e
           ? correlation -> new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false)
           : correlation -> new Failed(correlation, FailureReason.STORAGE, "cannot open database " + name + " on " + owner + ": " + cause,
               true));
@@ -237,7 +241,7 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
       String holder = OwnerLock.lastOwner(dir);
       getContext().getLog().warn("database {} is still held by its previous owner {} after {}; answering PREVIOUS_OWNER_HOLDS",
           name, holder, settings.openTimeout());
-      return giveUp(correlation -> new Unavailable(correlation, UnavailableReason.PREVIOUS_OWNER_HOLDS, "database " + name
+      return refuseBuffered(correlation -> new Unavailable(correlation, UnavailableReason.PREVIOUS_OWNER_HOLDS, "database " + name
           + " is still held by its previous owner " + holder + " (" + dir.resolve(OwnerLock.FILE_NAME) + ") after "
           + settings.openTimeout() + "; nothing was written. Retry later: the next request tries to open it again"));
     }
@@ -247,7 +251,7 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
     }
     owned = new Owned(opened.db(), opened.lock(), new RequestHandler(opened.db(), name, owner, opened.lock().epoch(),
         settings.conflictRetries(), this::materializer, this::closing));
-    getContext().getLog().info("database {} opened on {} as owner epoch {}", name, owner, owned.lock().epoch());
+    getContext().getLog().info("database {} opened on this node as owner epoch {} ({})", name, owned.lock().epoch(), owner);
     state = State.OPEN;
     if (stopRequested) {
       return beginClose();
@@ -255,19 +259,9 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
     return stash.unstashAll(this);
   }
 
-  /**
-   * Answer what waits, and what comes, with {@code reply} until the shard stops this entity. Passivating
-   * (rather than stopping at once) lets the shard buffer commands that race with the stop and hand
-   * them to the next incarnation, which tries the open again.
-   */
-  private Behavior<DatabaseProtocol.Command> giveUp(LongFunction<Refusal> reply) {
-    state = State.GIVEN_UP;
-    givenUp = reply;
-    if (!stopRequested) {
-      // Before answering: a client that retries on this answer then reaches the shard after the
-      // Passivate, so the shard buffers its retry for the next incarnation.
-      shard.tell(new ClusterSharding.Passivate<>(getContext().getSelf()));
-    }
+  /** Answer what waits with {@code reply}; the next request starts a new open (or the shard stops this entity). */
+  private Behavior<DatabaseProtocol.Command> refuseBuffered(LongFunction<Refusal> reply) {
+    state = State.REFUSED;
     answerStashed(reply);
     return stopRequested ? Behaviors.stopped() : this;
   }
@@ -280,6 +274,7 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
   }
 
   private Behavior<DatabaseProtocol.Command> onStop() {
+    getContext().getLog().debug("database {}: its shard stops it ({})", name, state);
     switch (state) {
       case OPEN:
         return beginClose();
@@ -291,7 +286,7 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
           return Behaviors.stopped();
         }
         return this; // the attempt's result closes what it opened
-      case GIVEN_UP:
+      case REFUSED:
         return Behaviors.stopped();
       default:
         return this;
@@ -380,8 +375,9 @@ public final class ShardedDatabase extends AbstractBehavior<DatabaseProtocol.Com
           stash.stash(r);
         }
         break;
-      case GIVEN_UP:
-        r.answer(givenUp.apply(r.correlation()));
+      case REFUSED:
+        stash.stash(r);
+        beginOpening();
         break;
       default:
         r.answer(closing(r.correlation()));

@@ -16,6 +16,19 @@ final class Await {
     }
   }
 
+  /** The stage's reply, which must be a {@code T}: otherwise the test fails naming the reply it got. */
+  static <T> T result(CompletionStage<?> stage, Class<T> expected) {
+    return as(expected, result(stage));
+  }
+
+  /** {@code reply} as a {@code T}, or a failure that prints the reply (its message says why it was refused). */
+  static <T> T as(Class<T> expected, Object reply) {
+    if (!expected.isInstance(reply)) {
+      throw new AssertionError("expected " + expected.getSimpleName() + " but got " + reply);
+    }
+    return expected.cast(reply);
+  }
+
   static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }

@@ -4,11 +4,9 @@ import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;
 import static io.commitlane.cluster.Await.s;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.Expectation;
@@ -21,7 +19,6 @@ import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
-import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.testkit.History;
@@ -34,9 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -66,17 +61,16 @@ class ClusterRoutingTest {
     List<String> names = List.of("routed-0", "routed-1", "routed-2", "routed-3", "routed-4", "routed-5");
     for (String db : names) {
       for (int n = 0; n < 3; n++) {
-        WriteReply r = result(cluster.databases.get(n).write(db, List.of(Mutation.put(b("from-" + n), b(db + "@" + n)))));
-        assertInstanceOf(Committed.class, r, db + " from node " + n);
+        result(cluster.databases.get(n).write(db, List.of(Mutation.put(b("from-" + n), b(db + "@" + n)))), Committed.class);
       }
     }
     Set<String> owners = new HashSet<>();
     for (String db : names) {
       DatabaseStats first = null;
       for (int n = 0; n < 3; n++) {
-        Values v = (Values) result(cluster.databases.get(n).multiGet(db, List.of(Key.of(b("from-0")), Key.of(b("from-1")), Key.of(b("from-2")))));
+        Values v = result(cluster.databases.get(n).multiGet(db, List.of(Key.of(b("from-0")), Key.of(b("from-1")), Key.of(b("from-2")))), Values.class);
         assertEquals(List.of(db + "@0", db + "@1", db + "@2"), v.values().stream().map(Await::s).toList(), "read from node " + n);
-        DatabaseStats st = (DatabaseStats) result(cluster.databases.get(n).stats(db));
+        DatabaseStats st = result(cluster.databases.get(n).stats(db), DatabaseStats.class);
         if (first == null) {
           first = st;
         }
@@ -141,7 +135,7 @@ class ClusterRoutingTest {
       t.join(120_000);
     }
     assertEquals(List.of(), errors);
-    Values finals = (Values) result(cluster.databases.get(1).multiGet(db, List.of(Key.of(b("a")), Key.of(b("b")))));
+    Values finals = result(cluster.databases.get(1).multiGet(db, List.of(Key.of(b("a")), Key.of(b("b")))), Values.class);
     Map<String, String> state = new HashMap<>();
     state.put("a", s(finals.values().get(0)));
     state.put("b", s(finals.values().get(1)));
@@ -157,17 +151,17 @@ class ClusterRoutingTest {
     // Find a database owned elsewhere than on node 2, the consumer.
     String db = null;
     for (int i = 0; db == null; i++) {
-      DatabaseStats st = (DatabaseStats) result(cluster.databases.get(0).stats("feed-" + i));
+      DatabaseStats st = result(cluster.databases.get(0).stats("feed-" + i), DatabaseStats.class);
       if (cluster.indexOf(st.owner()) != 2) {
         db = "feed-" + i;
       }
     }
-    FeedOpened opened = (FeedOpened) result(cluster.databases.get(2).changeFeed(db, "orders", -1));
+    FeedOpened opened = result(cluster.databases.get(2).changeFeed(db, "orders", -1), FeedOpened.class);
     var records = opened.feed().getSource().take(5).runWith(Sink.seq(), cluster.system(2));
     List<Long> positions = new ArrayList<>();
     for (int i = 0; i < 5; i++) {
-      Committed c = (Committed) result(cluster.databases.get(1).write(db, List.of(Mutation.put(b("order-" + i), b("paid"))),
-          LogEntries.of("orders", b("order-" + i + " paid"))));
+      Committed c = result(cluster.databases.get(1).write(db, List.of(Mutation.put(b("order-" + i), b("paid"))),
+          LogEntries.of("orders", b("order-" + i + " paid"))), Committed.class);
       positions.add(c.logPosition());
     }
     List<ChangeRecord> got = result(records);
@@ -175,7 +169,7 @@ class ClusterRoutingTest {
         got.stream().map(r -> s(r.entries().get(0))).toList());
     assertEquals(positions, got.stream().map(ChangeRecord::position).toList());
     // Resuming after the third record's position yields the rest only.
-    FeedOpened resumed = (FeedOpened) result(cluster.databases.get(2).changeFeed(db, "orders", positions.get(2)));
+    FeedOpened resumed = result(cluster.databases.get(2).changeFeed(db, "orders", positions.get(2)), FeedOpened.class);
     List<ChangeRecord> rest = result(resumed.feed().getSource().take(2).runWith(Sink.seq(), cluster.system(2)));
     assertEquals(positions.subList(3, 5), rest.stream().map(ChangeRecord::position).toList());
   }
@@ -194,50 +188,13 @@ class ClusterRoutingTest {
   @Test
   void readsOfMissingKeysAndStoresCreateNothing() {
     DatabaseSharding client = cluster.databases.get(1);
-    Values v = (Values) result(client.multiGet("reads", List.of(Key.of(b("none")), Key.of("no-such-store", b("k")))));
+    Values v = result(client.multiGet("reads", List.of(Key.of(b("none")), Key.of("no-such-store", b("k")))), Values.class);
     assertEquals(2, v.values().size());
     assertEquals(null, v.values().get(0));
     assertEquals(null, v.values().get(1));
-    Committed c = (Committed) result(client.write("reads", List.of(Mutation.put("users", b("alice"), b("admin")))));
+    Committed c = result(client.write("reads", List.of(Mutation.put("users", b("alice"), b("admin")))), Committed.class);
     assertNotEquals(0, c.stamp().version());
-    assertEquals("admin", s(((Values) result(cluster.databases.get(2).get("reads", Key.of("users", b("alice"))))).values().get(0)));
-  }
-
-  /** The README's Cluster snippet, as written there (between the markers). */
-  @Test
-  void readmeExample() throws Exception {
-    ActorSystem<Void> system = cluster.system(1);
-    List<String> printed = new ArrayList<>();
-    // README-begin
-    DatabaseSharding databases = DatabaseSharding.init(system);          // on every node, once, at start
-    byte[] key = "order-1".getBytes(UTF_8);
-    WriteReply placed = databases.write("shop", List.of(Mutation.put(key, "placed".getBytes(UTF_8))),
-            LogEntries.of("orders", "order-1 placed".getBytes(UTF_8)))   // routed to the owner of "shop", wherever it is
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-    if (placed instanceof Committed c) {
-      printed.add("committed at " + c.stamp());                          // owner epoch . commit version
-    } else if (placed instanceof Unavailable u && !u.outcomeKnown()) {
-      printed.add("no reply: " + u.message());                           // retryable, outcome unknown
-    }
-
-    // Optimistic concurrency across nodes: write only if the key still holds what was read.
-    byte[] seen = ((Values) databases.get("shop", Key.of(key)).toCompletableFuture().get(10, TimeUnit.SECONDS)).values().get(0);
-    WriteReply paid = databases.compareAndWrite("shop", List.of(Expectation.value(key, seen)),
-            List.of(Mutation.put(key, "paid".getBytes(UTF_8))))
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);              // Conflicted(actual) if another node got there first
-
-    // The shop's change feed, read on this node from whichever node owns the shop.
-    FeedOpened feed = (FeedOpened) databases.changeFeed("shop", "orders", -1).toCompletableFuture().get(10, TimeUnit.SECONDS);
-    feed.feed().getSource()
-        .take(1)                                                         // a real consumer runs until cancelled
-        .runForeach(r -> printed.add(r.position() + ": " + new String(r.entries().get(0), UTF_8)), system)
-        .toCompletableFuture().get(10, TimeUnit.SECONDS);
-    // README-end
-    assertInstanceOf(Committed.class, placed);
-    assertInstanceOf(Committed.class, paid);
-    assertEquals(2, printed.size());
-    assertTrue(printed.get(0).startsWith("committed at 1."), printed.get(0));
-    assertTrue(printed.get(1).endsWith(": order-1 placed"), printed.get(1));
+    assertEquals("admin", s((result(cluster.databases.get(2).get("reads", Key.of("users", b("alice"))), Values.class)).values().get(0)));
   }
 
   /** A commit stamp as one number that orders commits of a database across owners. */

@@ -45,12 +45,36 @@ class ClusterSettingsTest {
         "commitlane.cluster { ask-timeout = 0 ms, open-retry-interval = soon, open-timeout = 1 hour, open-buffer = 0,"
             + " passivate-idle-after = 10 ms, conflict-retries = 101, entity-dispatcher = \"\", require-split-brain-resolver = maybe }")));
     // Parse errors first, then range errors, each field once.
-    assertEquals(List.of("commitlane.cluster.data-dir", "commitlane.cluster.open-retry-interval", "commitlane.cluster.open-buffer",
+    assertEquals(List.of("commitlane.cluster.open-retry-interval", "commitlane.cluster.open-buffer",
         "commitlane.cluster.conflict-retries", "commitlane.cluster.require-split-brain-resolver", "commitlane.cluster.ask-timeout",
         "commitlane.cluster.open-timeout", "commitlane.cluster.passivate-idle-after", "commitlane.cluster.entity-dispatcher"),
         e.fields());
     assertTrue(e.getMessage().contains("commitlane.cluster.open-buffer = 0: must be an integer in 1..1000000"), e.getMessage());
     assertTrue(e.getMessage().contains("commitlane.cluster.open-timeout = PT1H: must be a duration in 0..10 minutes"), e.getMessage());
+  }
+
+  @Test
+  void aClientOnlyNodeNeedsNoDataDirectory() {
+    ClusterSettings s = ClusterSettings.fromConfig(with("commitlane.cluster.role = databases"));
+    assertEquals(null, s.dataDir());
+    assertEquals(Optional.of("databases"), s.role());
+    assertEquals(Optional.empty(), ClusterSettings.fromConfig(with("commitlane.cluster.data-dir = /d")).role());
+  }
+
+  @Test
+  void initNamesEverySetupProblemTogether() {
+    ActorTestKit kit = ActorTestKit.create("commitlane", with("""
+        pekko.cluster.downing-provider-class = "org.apache.pekko.cluster.sbr.SplitBrainResolverProvider"
+        pekko.cluster.seed-nodes = ["pekko://commitlane@127.0.0.1:2551", "pekko://shop@127.0.0.1:2552"]
+        """));
+    try {
+      InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> DatabaseSharding.init(kit.system()));
+      assertEquals(List.of("pekko.cluster.seed-nodes", "commitlane.cluster.data-dir"), e.fields());
+      assertTrue(e.getMessage().contains("names actor system \"shop\" but this node's actor system is \"commitlane\""), e.getMessage());
+      assertTrue(e.getMessage().contains("must be set on a node that hosts databases"), e.getMessage());
+    } finally {
+      kit.shutdownTestKit();
+    }
   }
 
   @Test

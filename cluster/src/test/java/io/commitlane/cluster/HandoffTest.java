@@ -53,7 +53,7 @@ class HandoffTest {
   void ownerLeavingDuringABurstLosesNoAcknowledgedCommitAndDoublesNone() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, "commitlane.cluster.ask-timeout = 5s")) {
       String db = "handoff";
-      DatabaseStats before = (DatabaseStats) result(cluster.databases.get(0).stats(db));
+      DatabaseStats before = result(cluster.databases.get(0).stats(db), DatabaseStats.class);
       int owner = cluster.indexOf(before.owner());
       List<Integer> clients = new ArrayList<>(List.of(0, 1, 2));
       clients.remove(Integer.valueOf(owner));
@@ -126,7 +126,7 @@ class HandoffTest {
       }
       assertEquals(List.of(), errors);
 
-      DatabaseStats after = (DatabaseStats) result(cluster.databases.get(clients.get(0)).stats(db));
+      DatabaseStats after = result(cluster.databases.get(clients.get(0)).stats(db), DatabaseStats.class);
       assertNotEquals(before.owner(), after.owner(), "the database moved");
       assertEquals(before.ownerEpoch() + 1, after.ownerEpoch(), "exactly one new owner, after the old one released the lock");
       long oldEpoch = history.attempts().stream().filter(a -> a.committed() && a.version() >> 41 == before.ownerEpoch()).count();
@@ -134,7 +134,7 @@ class HandoffTest {
       assertTrue(oldEpoch >= 40 && newEpoch >= 1, "commits on both owners: " + oldEpoch + " then " + newEpoch + ", " + outcomes);
 
       List<Key> all = keys.stream().map(k -> Key.of(b(k))).toList();
-      Values finals = (Values) result(cluster.databases.get(clients.get(1)).multiGet(db, all));
+      Values finals = result(cluster.databases.get(clients.get(1)).multiGet(db, all), Values.class);
       Map<String, String> state = new HashMap<>();
       for (int i = 0; i < keys.size(); i++) {
         state.put(keys.get(i), s(finals.values().get(i)));

@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
@@ -13,16 +14,27 @@ final class LogLatch extends AppenderBase<ILoggingEvent> implements AutoCloseabl
   private final Logger logger;
   private final String text;
   private final CountDownLatch latch = new CountDownLatch(1);
+  /** The logger's own level before this latch lowered it to DEBUG (restored on close). */
+  private final Level level;
 
-  private LogLatch(Class<?> source, String text) {
+  private LogLatch(String source, String text) {
     this.logger = (Logger) LoggerFactory.getLogger(source);
     this.text = text;
+    this.level = logger.getLevel();
   }
 
   static LogLatch on(Class<?> source, String text) {
-    LogLatch l = new LogLatch(source, text);
+    return on(source.getName(), text);
+  }
+
+  /** Also sees DEBUG lines of {@code logger} while it is open. */
+  static LogLatch on(String logger, String text) {
+    LogLatch l = new LogLatch(logger, text);
     l.setContext(l.logger.getLoggerContext());
     l.start();
+    if (!l.logger.isDebugEnabled()) {
+      l.logger.setLevel(Level.DEBUG);
+    }
     l.logger.addAppender(l);
     return l;
   }
@@ -43,6 +55,7 @@ final class LogLatch extends AppenderBase<ILoggingEvent> implements AutoCloseabl
   @Override
   public void close() {
     logger.detachAppender(this);
+    logger.setLevel(level);
     stop();
   }
 }

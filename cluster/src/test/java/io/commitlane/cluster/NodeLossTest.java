@@ -53,7 +53,7 @@ class NodeLossTest {
   void stoppedOwnerDrainsAdmittedCommitsBeforeTheNextOwnerOpens() throws Exception {
     try (TestCluster cluster = TestCluster.start(3, dir, "")) {
       String db = databaseNotOwnedBy(cluster, 0, "inflight-"); // node 0 hosts the coordinator: keep it
-      DatabaseStats before = (DatabaseStats) result(cluster.databases.get(0).stats(db));
+      DatabaseStats before = result(cluster.databases.get(0).stats(db), DatabaseStats.class);
       int owner = cluster.indexOf(before.owner());
       List<Integer> clients = others(owner);
       Map<String, CompletionStage<WriteReply>> admitted = new TreeMap<>();
@@ -69,7 +69,7 @@ class NodeLossTest {
         held.awaitArrival(Duration.ofSeconds(30)); // one commit holds the only executor; the rest queue behind it
         TestProbe<Object> probe = cluster.nodes.get(clients.get(0)).createTestProbe();
         probe.awaitAssert(Duration.ofSeconds(30), Duration.ofMillis(50), () -> {
-          assertEquals(60, ((DatabaseStats) result(cluster.databases.get(0).stats(db))).inFlight());
+          assertEquals(60, (result(cluster.databases.get(0).stats(db), DatabaseStats.class)).inFlight());
           return null;
         });
         cluster.system(owner).terminate(); // coordinated shutdown: hand the shards off, leave
@@ -127,7 +127,7 @@ class NodeLossTest {
         """;
     try (TestCluster cluster = TestCluster.start(3, dir, fast)) {
       String db = databaseNotOwnedBy(cluster, 0, "island-");
-      DatabaseStats before = (DatabaseStats) result(cluster.databases.get(0).stats(db));
+      DatabaseStats before = result(cluster.databases.get(0).stats(db), DatabaseStats.class);
       int owner = cluster.indexOf(before.owner());
       List<Integer> majority = others(owner);
       ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
@@ -156,7 +156,7 @@ class NodeLossTest {
         cluster.awaitTerminated(owner); // the minority side downed itself and shut down
         TestProbe<Object> probe = cluster.nodes.get(majority.get(0)).createTestProbe();
         after = probe.awaitAssert(Duration.ofSeconds(45), Duration.ofMillis(200), () -> {
-          DatabaseStats st = (DatabaseStats) result(cluster.databases.get(majority.get(0)).stats(db));
+          DatabaseStats st = result(cluster.databases.get(majority.get(0)).stats(db), DatabaseStats.class);
           assertEquals(before.ownerEpoch() + 1, st.ownerEpoch());
           return st;
         });
@@ -197,7 +197,7 @@ class NodeLossTest {
       List<byte[]> values = new ArrayList<>();
       for (int from = 0; from < all.size(); from += 500) {
         List<Key> batch = all.subList(from, Math.min(all.size(), from + 500)).stream().map(o -> Key.of(b(o.key()))).toList();
-        values.addAll(((Values) result(reader.multiGet(db, batch))).values());
+        values.addAll((result(reader.multiGet(db, batch), Values.class)).values());
       }
       for (int i = 0; i < all.size(); i++) {
         Outcome o = all.get(i);
@@ -222,7 +222,7 @@ class NodeLossTest {
 
   private static String databaseNotOwnedBy(TestCluster cluster, int node, String prefix) {
     for (int i = 0; ; i++) {
-      DatabaseStats st = (DatabaseStats) result(cluster.databases.get(node).stats(prefix + i));
+      DatabaseStats st = result(cluster.databases.get(node).stats(prefix + i), DatabaseStats.class);
       if (cluster.indexOf(st.owner()) != node) {
         return prefix + i;
       }
@@ -247,7 +247,7 @@ class NodeLossTest {
     for (int i = 0; i < lates; i++) {
       names.add("late-" + i);
     }
-    Values v = (Values) result(reader.multiGet(db, names.stream().map(n -> Key.of(b(n))).toList()));
+    Values v = result(reader.multiGet(db, names.stream().map(n -> Key.of(b(n))).toList()), Values.class);
     Map<String, String> out = new TreeMap<>();
     for (int i = 0; i < names.size(); i++) {
       out.put(names.get(i), s(v.values().get(i)));

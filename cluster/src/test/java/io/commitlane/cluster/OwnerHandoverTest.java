@@ -1,9 +1,9 @@
 package io.commitlane.cluster;
 
+import static io.commitlane.cluster.Await.as;
 import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,18 +49,18 @@ class OwnerHandoverTest {
         stuck.close();
       }
       // The buffer holds one command: the second is refused at once, the first after open-timeout.
-      assertEquals(UnavailableReason.BUFFER_FULL, ((Unavailable) second).reason(), second.toString());
-      Unavailable held = (Unavailable) first;
+      assertEquals(UnavailableReason.BUFFER_FULL, as(Unavailable.class, second).reason(), second.toString());
+      Unavailable held = as(Unavailable.class, first);
       assertEquals(UnavailableReason.PREVIOUS_OWNER_HOLDS, held.reason());
       assertTrue(held.outcomeKnown() && held.retryable());
       assertTrue(held.message().contains("still held by its previous owner a stuck owner elsewhere"), held.message());
 
-      // Released: the next request starts a new entity, which takes the lock as the next owner.
-      Committed c = (Committed) result(databases.write("held", List.of(Mutation.put(b("k"), b("v3")))));
+      // Released: the next request starts a new open, which takes the lock as the next owner.
+      Committed c = result(databases.write("held", List.of(Mutation.put(b("k"), b("v3")))), Committed.class);
       assertEquals(2, c.stamp().ownerEpoch());
-      Values v = (Values) result(databases.get("held", Key.of(b("k"))));
+      Values v = result(databases.get("held", Key.of(b("k"))), Values.class);
       assertEquals("v3", Await.s(v.values().get(0)), "the refused writes wrote nothing");
-      assertInstanceOf(DatabaseStats.class, result(databases.stats("held")));
+      result(databases.stats("held"), DatabaseStats.class);
     }
   }
 
@@ -76,9 +76,9 @@ class OwnerHandoverTest {
       } finally {
         stuck.close();
       }
-      Committed c = (Committed) result(waiting);
+      Committed c = result(waiting, Committed.class);
       assertEquals(2, c.stamp().ownerEpoch());
-      assertNull(((Values) result(databases.get("late", Key.of(b("other"))))).values().get(0));
+      assertNull(result(databases.get("late", Key.of(b("other"))), Values.class).values().get(0));
     }
   }
 }

@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import io.commitlane.testkit.CrashHarness;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,6 +35,36 @@ class OwnerLockTest {
       assertNotNull(second);
       assertEquals(2, second.epoch());
       assertEquals("node-b", OwnerLock.lastOwner(db));
+    }
+  }
+
+  /**
+   * The holder keeps its lock against other processes after this process read the owner record
+   * and refused a second owner of its own: on Linux closing any descriptor of the file would have
+   * dropped the holder's lock, silently.
+   */
+  @Test
+  void readingTheOwnerAndRefusingASecondOwnerKeepTheLockAgainstOtherProcesses() throws Exception {
+    Path db = dir.resolve("kept");
+    try (OwnerLock held = OwnerLock.tryAcquire(db, "node-a")) {
+      assertNotNull(held);
+      assertEquals("node-a", OwnerLock.lastOwner(db));
+      assertNull(OwnerLock.tryAcquire(db, "node-b"), "a second owner in the same JVM must be refused");
+      assertNull(OwnerLock.tryAcquire(dir.resolve(".").resolve("kept"), "node-c"), "also through another path");
+      assertEquals("node-a", OwnerLock.lastOwner(db));
+      CrashHarness.Child child = CrashHarness.of(OwnerLockProbe.class, db).start();
+      List<String> markers;
+      try {
+        child.awaitMarker("tried", Duration.ofSeconds(60));
+      } finally {
+        markers = child.kill().markers();
+      }
+      assertTrue(markers.contains("refused"), "another process took the lock this one holds: " + markers);
+      assertTrue(held.isHeld());
+    }
+    try (OwnerLock next = OwnerLock.tryAcquire(db, "node-b")) {
+      assertNotNull(next, "released by close");
+      assertEquals(2, next.epoch());
     }
   }
 

@@ -37,6 +37,7 @@ import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.ProtocolMessage;
+import io.commitlane.actors.RequestId;
 import io.commitlane.cluster.ShardedDatabase.Stop;
 import java.util.ArrayDeque;
 import java.util.Arrays;
@@ -94,11 +95,17 @@ class SerializationTest {
     assertEquals("orders", w.log().log());
     assertArrayEquals(b("e2"), w.log().entries().get(1));
     assertNull(roundTrip(new Write(List.of(Mutation.put(b("k"), b("v"))), null, 0, writes)).log());
+    assertNull(w.requestId());
+    assertEquals(RequestId.of("order-1"),
+        roundTrip(new Write(List.of(Mutation.put(b("k"), b("v"))), null, RequestId.of("order-1"), 0, writes)).requestId());
 
     ConditionalWrite c = roundTrip(new ConditionalWrite(List.of(Expectation.value(b("k"), b("old")), Expectation.absent("s", b("new"))),
         List.of(Mutation.put(b("k"), b("next"))), null, 6, writes));
     assertArrayEquals(b("old"), c.expected().get(0).value());
     assertNull(c.expected().get(1).value());
+    assertNull(c.requestId());
+    assertEquals(RequestId.of("cas-ä"), roundTrip(new ConditionalWrite(List.of(Expectation.absent(b("k"))),
+        List.of(Mutation.put(b("k"), b("v"))), null, RequestId.of("cas-ä"), 6, writes)).requestId());
 
     assertArrayEquals(b("k"), roundTrip(new Get(Key.of(b("k")), 7, reads)).key().key());
     assertEquals("s", roundTrip(new MultiGet(List.of(Key.of(b("a")), Key.of("s", b("b"))), 8, reads)).keys().get(1).store());

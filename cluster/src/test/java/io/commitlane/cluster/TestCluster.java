@@ -24,22 +24,36 @@ import org.apache.pekko.cluster.typed.Join;
 final class TestCluster implements AutoCloseable {
   static final Duration UP_TIMEOUT = Duration.ofSeconds(30);
 
+  /** The role of the nodes that host databases when a test has client-only nodes too. */
+  static final String HOSTS = "databases";
+
   final List<ActorTestKit> nodes = new ArrayList<>();
   final List<DatabaseSharding> databases = new ArrayList<>();
   final Path dataRoot;
-  private final Config config;
 
-  private TestCluster(Path dataRoot, Config config) {
+  private TestCluster(Path dataRoot) {
     this.dataRoot = dataRoot;
-    this.config = config;
   }
 
   /** {@code n} nodes, joined and Up, each with databases registered. */
   static TestCluster start(int n, Path dataRoot, String extraConfig) {
-    TestCluster c = new TestCluster(dataRoot, config(dataRoot, extraConfig));
+    return start(n, 0, dataRoot, extraConfig);
+  }
+
+  /**
+   * {@code hosting} nodes with role {@value #HOSTS}, then {@code clientOnly} nodes without it and
+   * without a data directory ({@code commitlane.cluster.role} names the role on all), joined and
+   * Up, each with databases registered. With no client-only nodes no role is set.
+   */
+  static TestCluster start(int hosting, int clientOnly, Path dataRoot, String extraConfig) {
+    TestCluster c = new TestCluster(dataRoot);
+    int n = hosting + clientOnly;
     try {
       for (int i = 0; i < n; i++) {
-        c.nodes.add(ActorTestKit.create("commitlane-cluster", c.config));
+        Config config = clientOnly == 0 ? config(dataRoot, extraConfig)
+            : i < hosting ? config(dataRoot, "pekko.cluster.roles = [" + HOSTS + "]\ncommitlane.cluster.role = " + HOSTS + "\n" + extraConfig)
+            : clientConfig("commitlane.cluster.role = " + HOSTS + "\n" + extraConfig);
+        c.nodes.add(ActorTestKit.create("commitlane-cluster", config));
       }
       Address first = c.address(0);
       for (ActorTestKit node : c.nodes) {
@@ -49,11 +63,20 @@ final class TestCluster implements AutoCloseable {
       for (ActorTestKit node : c.nodes) {
         c.databases.add(DatabaseSharding.init(node.system()));
       }
+      c.awaitReady();
       return c;
     } catch (RuntimeException | Error e) {
       c.close();
       throw e;
     }
+  }
+
+  /** A node's config without a data directory. */
+  static Config clientConfig(String extraConfig) {
+    return ConfigFactory.parseString(extraConfig)
+        .withFallback(ConfigFactory.parseResources("cluster-test.conf"))
+        .withFallback(ConfigFactory.load())
+        .resolve();
   }
 
   static Config config(Path dataRoot, String extraConfig) {
@@ -90,6 +113,21 @@ final class TestCluster implements AutoCloseable {
       }
       return null;
     });
+  }
+
+  /**
+   * Wait until sharding's coordinator knows every node's region: before that, a fresh cluster's
+   * first requests wait for the coordinator's state and the regions' registration (seconds under
+   * load), longer than a test's short ask timeout.
+   */
+  void awaitReady() {
+    for (int i = 0; i < databases.size(); i++) {
+      try {
+        databases.get(i).whenReady().toCompletableFuture().get(UP_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+      } catch (Exception e) {
+        throw new AssertionError("sharding on node " + i + " was not ready within " + UP_TIMEOUT, e);
+      }
+    }
   }
 
   /** The index of the node whose address is {@code address}. */

@@ -335,6 +335,42 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /**
+   * For the actor pipeline's own bookkeeping (request records, replay): puts ({@code values}
+   * element non-null) and deletes (null) of records in commitlane's own column family, in one
+   * RocksDB write. They take no lock and are not validated; only commitlane writes those keys.
+   */
+  public void writeInternal(List<byte[]> keys, List<byte[]> values) {
+    Objects.requireNonNull(keys, "keys");
+    Objects.requireNonNull(values, "values");
+    if (keys.size() != values.size()) {
+      throw new IllegalArgumentException(keys.size() + " keys but " + values.size() + " values");
+    }
+    enter();
+    try {
+      shared.writeInternal(keys, values);
+    } finally {
+      exit();
+    }
+  }
+
+  /** Sees one of commitlane's own records; returns whether to go on. */
+  @FunctionalInterface
+  public interface InternalVisitor {
+    boolean visit(byte[] key, byte[] value);
+  }
+
+  /** For the actor pipeline: visits commitlane's own records with keys in [from, to), in key order, while {@code visitor} returns true. */
+  public void scanInternal(byte[] from, byte[] to, InternalVisitor visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    enter();
+    try {
+      shared.scanInternal(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"), visitor);
+    } finally {
+      exit();
+    }
+  }
+
   public boolean isClosed() {
     return gate.isClosed();
   }

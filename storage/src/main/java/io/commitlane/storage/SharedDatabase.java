@@ -408,6 +408,39 @@ final class SharedDatabase {
     }
   }
 
+  /** Puts (value non-null) and deletes (value null) of commitlane's own records, in one write. */
+  void writeInternal(List<byte[]> keys, List<byte[]> values) {
+    try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
+      for (int i = 0; i < keys.size(); i++) {
+        if (values.get(i) == null) {
+          batch.delete(internal.handle(), keys.get(i));
+        } else {
+          batch.put(internal.handle(), keys.get(i), values.get(i));
+        }
+      }
+      db.write(writeOptions, batch);
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot write commitlane's own records in " + path, e);
+    }
+  }
+
+  /** Visits commitlane's own records with keys in [from, to), in key order, while the visitor returns true. */
+  void scanInternal(byte[] from, byte[] to, Database.InternalVisitor visitor) {
+    try (ReadOptions ro = new ReadOptions(); org.rocksdb.Slice upper = new org.rocksdb.Slice(to)) {
+      ro.setIterateUpperBound(upper);
+      try (org.rocksdb.RocksIterator it = db.newIterator(internal.handle(), ro)) {
+        for (it.seek(from); it.isValid(); it.next()) {
+          if (!visitor.visit(it.key(), it.value())) {
+            return;
+          }
+        }
+        it.status();
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot read commitlane's own records in " + path, e);
+    }
+  }
+
   Snapshot takeSnapshot() {
     return db.getSnapshot();
   }

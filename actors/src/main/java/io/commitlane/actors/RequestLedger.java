@@ -1,0 +1,382 @@
+package io.commitlane.actors;
+
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.PendingCommit;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The request ids a database applied ({@link RequestId}), so that a repeated request is answered
+ * with the first one's outcome and applied once.
+ *
+ * <p><b>What keeps it exact.</b> (1) An id's record is written by this hook into the commit's own
+ * RocksDB write (commitlane's column family), and into the commit's log record when it logs one
+ * (replay restores it with the data, {@link #restore}): the database holds the record exactly
+ * when it holds the write. (2) At most one attempt of an id runs at a time in a database: {@link
+ * #claim} puts the attempt in {@link #inFlight} first and only then looks for a record, so a
+ * repeat that arrives meanwhile joins the running attempt and gets its outcome, and a repeat that
+ * arrives after it finds the record (the attempt leaves {@link #inFlight} only after its write
+ * returned, having put a committed outcome in {@link #recent} first). (3) Across owners, the
+ * owner lock and the shared data make the next owner see the previous one's records.
+ *
+ * <p>One record per id, in commitlane's column family (transaction-log markers begin with a log
+ * name, never a 0 byte): {@code 0 'i' id} holds {@code [1][owner epoch][log position][recorded-at
+ * ms]}. One key per write keeps the commit's extra cost to one memtable insert; {@link #purge},
+ * which deletes records past {@code window} or beyond {@code max-ids}, reads them all instead
+ * (once per {@code purge-interval}, on the transaction-log actor).
+ */
+final class RequestLedger implements CommitHook {
+  private static final Logger LOG = LoggerFactory.getLogger(RequestLedger.class);
+  private static final byte BY_ID = 'i';
+  private static final byte FORMAT = 1;
+  private static final int VALUE_BYTES = 25;
+  /** Committed outcomes kept in memory (exact stamps for repeats while open); the disk record is the truth. */
+  private static final int RECENT = 1024;
+  private static final int PURGE_BATCH = 1024;
+  private static final byte[] FIRST_KEY = {0, BY_ID};
+  private static final byte[] END_KEY = {0, BY_ID + 1};
+
+  private final Database db;
+  private final RequestIdSettings settings;
+  private final LongSupplier millis;
+  /** The attempt of each id running now (at most one per id). */
+  private final ConcurrentHashMap<RequestId, Attempt> inFlight = new ConcurrentHashMap<>();
+  /** The attempt each transaction in flight belongs to, for the commit hook. */
+  private final ConcurrentHashMap<Long, Binding> byTransaction = new ConcurrentHashMap<>();
+  /** Guarded by itself. */
+  private final Map<RequestId, Committed> recent = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<RequestId, Committed> eldest) {
+      return size() > RECENT;
+    }
+  };
+  /** Records on disk: counted at open, one more per recorded commit, fewer per purge. */
+  private final AtomicLong recorded = new AtomicLong();
+
+  RequestLedger(Database db, RequestIdSettings settings, LongSupplier millis) {
+    this.db = db;
+    this.settings = settings;
+    this.millis = millis;
+  }
+
+  RequestLedger(Database db, RequestIdSettings settings) {
+    this(db, settings, System::currentTimeMillis);
+  }
+
+  /** Count the records on disk (after replay restored what the crash left only in the logs). */
+  void countRecords() {
+    long[] n = {0};
+    db.scanInternal(FIRST_KEY, END_KEY, (k, v) -> {
+      n[0]++;
+      return true;
+    });
+    recorded.set(n[0]);
+  }
+
+  /** Records on disk (an estimate between purges). */
+  long recordCount() {
+    return recorded.get();
+  }
+
+  // ---- attempts -------------------------------------------------------------------------------
+
+  /** Where a write's one reply goes: its requester, or (with a request id) its attempt. */
+  interface Answer {
+    void tell(WriteReply reply);
+  }
+
+  /** One attempt of a request id: the requester and the repeats that joined it. */
+  final class Attempt implements Answer {
+    final RequestId id;
+    /** The id's key in commitlane's column family. */
+    final byte[] key;
+    final long epoch;
+    private final long correlation;
+    private final ActorRef<WriteReply> replyTo;
+    /** Guarded by this. */
+    private List<Object[]> joined;
+    /** Guarded by this; set once. */
+    private WriteReply outcome;
+
+    private Attempt(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
+      this.id = id;
+      this.key = idKey(id.bytes());
+      this.epoch = epoch;
+      this.correlation = correlation;
+      this.replyTo = replyTo;
+    }
+
+    /** A repeat waits for this attempt's outcome; false if it is already known (look again). */
+    private synchronized boolean join(long correlation, ActorRef<WriteReply> replyTo) {
+      if (outcome != null) {
+        return false;
+      }
+      if (joined == null) {
+        joined = new ArrayList<>(1);
+      }
+      joined.add(new Object[] {correlation, replyTo});
+      return true;
+    }
+
+    /** The attempt's one outcome: kept if it committed, then told to the requester and every repeat that joined. */
+    @Override
+    @SuppressWarnings("unchecked")
+    public void tell(WriteReply reply) {
+      if (reply instanceof Committed c) {
+        synchronized (recent) {
+          recent.put(id, c);
+        }
+      }
+      inFlight.remove(id, this); // after the committed outcome is findable: a repeat that misses this attempt finds it
+      List<Object[]> waiting;
+      synchronized (this) {
+        if (outcome != null) {
+          return; // one outcome per attempt
+        }
+        outcome = reply;
+        waiting = joined;
+        joined = null;
+      }
+      replyTo.tell(reply);
+      if (waiting != null) {
+        for (Object[] w : waiting) {
+          ((ActorRef<WriteReply>) w[1]).tell(withCorrelation(reply, (Long) w[0]));
+        }
+      }
+    }
+  }
+
+  /**
+   * The attempt to run for request {@code id}, or null when the request needs nothing more: it
+   * was answered from a record of an earlier attempt, or it joined the attempt running now and
+   * gets its outcome when it completes.
+   */
+  Attempt claim(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
+    Attempt mine = new Attempt(id, epoch, correlation, replyTo);
+    while (true) {
+      Attempt running = inFlight.putIfAbsent(id, mine);
+      if (running == null) {
+        break;
+      }
+      if (running.join(correlation, replyTo)) {
+        if (LOG.isDebugEnabled()) {
+          LOG.debug("request {} joins its attempt in flight in {}", id, db.path());
+        }
+        return null;
+      }
+      // It completed meanwhile and left: its record, if it wrote, is findable now.
+    }
+    Committed known;
+    try {
+      known = find(id, mine.key, correlation);
+    } catch (RuntimeException e) {
+      inFlight.remove(id, mine);
+      throw e;
+    }
+    if (known != null) {
+      mine.tell(known); // also answers repeats that joined this look-up
+      return null;
+    }
+    return mine;
+  }
+
+  /** The committed outcome recorded for {@code id}, as a reply to {@code correlation}; null if none. */
+  private Committed find(RequestId id, byte[] key, long correlation) {
+    Committed c;
+    synchronized (recent) {
+      c = recent.get(id);
+    }
+    if (c != null) {
+      return (Committed) withCorrelation(c, correlation);
+    }
+    byte[] v = db.getInternal(key);
+    if (v == null || v.length < VALUE_BYTES || v[0] != FORMAT) {
+      return null;
+    }
+    ByteBuffer b = ByteBuffer.wrap(v, 1, 24);
+    long epoch = b.getLong();
+    long position = b.getLong();
+    return new Committed(correlation, new CommitStamp(epoch, 0), position);
+  }
+
+  /** {@code txn}'s commit belongs to {@code attempt}: its write records the id. Call before admitting it. */
+  void bind(long txn, Attempt attempt) {
+    byTransaction.put(txn, new Binding(attempt));
+  }
+
+  /** The commit of {@code txn} completed (either way). */
+  void unbind(long txn) {
+    byTransaction.remove(txn);
+  }
+
+  /** A transaction's attempt, and the time its record was taken (once, by whichever step asks first). */
+  private final class Binding {
+    final Attempt attempt;
+    long recordedAt;
+
+    Binding(Attempt attempt) {
+      this.attempt = attempt;
+    }
+
+    long recordedAt() {
+      if (recordedAt == 0) {
+        recordedAt = Math.max(1, millis.getAsLong());
+      }
+      return recordedAt;
+    }
+  }
+
+  // ---- the record, in the commit ---------------------------------------------------------------
+
+  /**
+   * For the transaction-log hook, before it encodes the commit's record: the request record to
+   * carry in it ({@code key length, key, epoch, recorded-at}), or null when the commit has no id.
+   * Runs on the committing thread, under the commit's locks.
+   */
+  byte[] logged(PendingCommit c) {
+    if (byTransaction.isEmpty()) {
+      return null;
+    }
+    Binding b = byTransaction.get(c.transactionId());
+    if (b == null) {
+      return null;
+    }
+    byte[] key = b.attempt.key;
+    return ByteBuffer.allocate(4 + key.length + 16).putInt(key.length).put(key).putLong(b.attempt.epoch).putLong(b.recordedAt()).array();
+  }
+
+  /** Adds the id's record to the commit's write (after the log hook: the record's position is known). */
+  @Override
+  public void beforeWrite(PendingCommit c) {
+    if (byTransaction.isEmpty()) {
+      return;
+    }
+    Binding b = byTransaction.get(c.transactionId());
+    if (b == null) {
+      return;
+    }
+    long position = c.attachment() instanceof LogAppend a ? a.position() : -1;
+    c.addInternalWrite(b.attempt.key, value(b.attempt.epoch, position, b.recordedAt()));
+  }
+
+  @Override
+  public void afterWrite(PendingCommit c) {
+    if (!byTransaction.isEmpty() && byTransaction.containsKey(c.transactionId())) {
+      recorded.incrementAndGet();
+    }
+  }
+
+  /** Replay applied a logged commit whose record carried {@code logged} ({@link #logged}): restore the id's record. */
+  void restore(ByteBuffer logged, long position) {
+    ByteBuffer b = logged.duplicate();
+    byte[] key = new byte[b.getInt()];
+    b.get(key);
+    long epoch = b.getLong();
+    long at = b.getLong();
+    db.writeInternal(List.of(key), List.of(value(epoch, position, at)));
+  }
+
+  // ---- purge ----------------------------------------------------------------------------------
+
+  /**
+   * Delete the records older than the window, and the oldest beyond {@code max-ids}. Reads every
+   * record. A record no request can be writing meanwhile: an id with a record is never applied
+   * again, so nothing rewrites the key between this read and the delete. Returns how many records
+   * went.
+   */
+  int purge() {
+    long cutoff = millis.getAsLong() - settings.window().toMillis();
+    List<byte[]> expired = new ArrayList<>();
+    // The oldest of the records within the window, as many as exceed max-ids (a max-heap by age).
+    PriorityQueue<Object[]> oldest = new PriorityQueue<>((a, b) -> Long.compare((Long) b[0], (Long) a[0]));
+    long[] within = {0};
+    long excess = recorded.get() - settings.maxIds();
+    db.scanInternal(FIRST_KEY, END_KEY, (k, v) -> {
+      long at = v.length >= VALUE_BYTES ? ByteBuffer.wrap(v, 17, 8).getLong() : 0;
+      if (at < cutoff) {
+        expired.add(k);
+        return true;
+      }
+      within[0]++;
+      if (excess > 0) {
+        oldest.add(new Object[] {at, k});
+        if (oldest.size() > excess) {
+          oldest.poll();
+        }
+      }
+      return true;
+    });
+    long over = within[0] - settings.maxIds(); // the count is exact now: keep the newest max-ids
+    while (oldest.size() > Math.max(0, over)) {
+      oldest.poll();
+    }
+    for (Object[] o : oldest) {
+      expired.add((byte[]) o[1]);
+    }
+    for (int from = 0; from < expired.size(); from += PURGE_BATCH) {
+      List<byte[]> keys = expired.subList(from, Math.min(expired.size(), from + PURGE_BATCH));
+      db.writeInternal(keys, Arrays.asList(new byte[keys.size()][]));
+    }
+    synchronized (recent) {
+      for (byte[] k : expired) {
+        recent.remove(new RequestId(new String(k, 2, k.length - 2, StandardCharsets.UTF_8)));
+      }
+    }
+    recorded.set(within[0] - oldest.size());
+    if (!expired.isEmpty()) {
+      LOG.debug("purged {} request id record(s) of {}", expired.size(), db.path());
+    }
+    return expired.size();
+  }
+
+  // ---- encoding -------------------------------------------------------------------------------
+
+  private static byte[] value(long epoch, long position, long at) {
+    return ByteBuffer.allocate(VALUE_BYTES).put(FORMAT).putLong(epoch).putLong(position).putLong(at).array();
+  }
+
+  private static byte[] idKey(byte[] id) {
+    byte[] k = new byte[2 + id.length];
+    k[1] = BY_ID;
+    System.arraycopy(id, 0, k, 2, id.length);
+    return k;
+  }
+
+  /** {@code reply} as the answer to another request of the same id. */
+  static WriteReply withCorrelation(WriteReply reply, long correlation) {
+    if (reply instanceof Committed c) {
+      return new Committed(correlation, c.stamp(), c.logPosition());
+    }
+    if (reply instanceof Conflicted c) {
+      return new Conflicted(correlation, c.cause(), c.actual(), c.attempts());
+    }
+    if (reply instanceof Failed f) {
+      return new Failed(correlation, f.reason(), f.message(), f.retryable());
+    }
+    Unavailable u = (Unavailable) reply;
+    return new Unavailable(correlation, u.reason(), u.message());
+  }
+
+  @Override
+  public String toString() {
+    return "RequestLedger[" + db.path() + ", " + recorded.get() + " records, " + inFlight.size() + " in flight]";
+  }
+}

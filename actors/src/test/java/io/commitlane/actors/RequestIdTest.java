@@ -1,0 +1,240 @@
+package io.commitlane.actors;
+
+import static io.commitlane.actors.PipelineTestSupport.b;
+import static io.commitlane.actors.PipelineTestSupport.s;
+import static io.commitlane.actors.PipelineTestSupport.settings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
+import io.commitlane.actors.DatabaseProtocol.ConflictCause;
+import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.GetStats;
+import io.commitlane.actors.DatabaseProtocol.StatsReply;
+import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.storage.CommitStage;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.Transaction;
+import io.commitlane.txlog.LogReader;
+import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.ReadRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Writes that carry a request id are applied once: a repeat is answered with the first outcome,
+ * also while the first is still in flight and after the database was closed and opened again.
+ */
+class RequestIdTest {
+  private static ActorTestKit testKit;
+
+  @TempDir
+  Path dir;
+
+  @BeforeAll
+  static void start() {
+    testKit = ActorTestKit.create();
+  }
+
+  @AfterAll
+  static void stop() {
+    testKit.shutdownTestKit();
+  }
+
+  private CommitlaneDatabase open(Map<String, Object> more) {
+    Map<String, Object> m = new java.util.HashMap<>(more);
+    m.put("wal", "off");
+    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+  }
+
+  private static Write write(String id, String key, String value, long correlation, TestProbe<WriteReply> to) {
+    return new Write(List.of(Mutation.put(b(key), b(value))), LogEntries.of("orders", b(key + "=" + value)),
+        id == null ? null : RequestId.of(id), correlation, to.ref());
+  }
+
+  /** The entries of log {@code orders}, in log order. */
+  private static List<String> logged(CommitlaneDatabase db) throws Exception {
+    List<String> out = new ArrayList<>();
+    try (LogReader reader = db.transactionLog("orders").reader(ReadRequest.fromStart())) {
+      for (LogRecord r; (r = reader.next()) != null; ) {
+        r.entries().forEach(e -> out.add(java.nio.charset.StandardCharsets.UTF_8.decode(e.duplicate()).toString()));
+      }
+    }
+    return out;
+  }
+
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aRepeatedIdIsAnsweredWithTheFirstOutcomeAndAppliedOnce(boolean conditional) throws Exception {
+    try (CommitlaneDatabase db = open(Map.of())) {
+      TestProbe<WriteReply> replies = testKit.createTestProbe();
+      if (conditional) {
+        db.ref().tell(new ConditionalWrite(List.of(Expectation.absent(b("k"))), List.of(Mutation.put(b("k"), b("first"))),
+            LogEntries.of("orders", b("k=first")), RequestId.of("order-1"), 1, replies.ref()));
+      } else {
+        db.ref().tell(write("order-1", "k", "first", 1, replies));
+      }
+      Committed first = replies.expectMessageClass(Committed.class);
+      // The repeat says something else: it is not applied, not checked against its expectations either.
+      if (conditional) {
+        db.ref().tell(new ConditionalWrite(List.of(Expectation.absent(b("k"))), List.of(Mutation.put(b("k"), b("second"))),
+            LogEntries.of("orders", b("k=second")), RequestId.of("order-1"), 2, replies.ref()));
+      } else {
+        db.ref().tell(write("order-1", "k", "second", 2, replies));
+      }
+      Committed repeat = replies.expectMessageClass(Committed.class);
+      assertEquals(2, repeat.correlation());
+      assertEquals(first.stamp(), repeat.stamp());
+      assertEquals(first.logPosition(), repeat.logPosition());
+      assertEquals("first", s(db.storage().get(b("k"))));
+      assertEquals(List.of("k=first"), logged(db));
+
+      db.ref().tell(write("order-2", "k", "third", 3, replies)); // another id is another write
+      assertEquals(3, replies.expectMessageClass(Committed.class).correlation());
+      db.ref().tell(write(null, "k", "fourth", 4, replies)); // and no id: applied every time
+      replies.expectMessageClass(Committed.class);
+      db.ref().tell(write(null, "k", "fourth", 5, replies));
+      replies.expectMessageClass(Committed.class);
+      assertEquals(List.of("k=first", "k=third", "k=fourth", "k=fourth"), logged(db));
+    }
+  }
+
+  /**
+   * A repeat that arrives while the first attempt is held in the commit path, before its write
+   * and after it, joins that attempt: it is not admitted, and it gets the first's outcome when
+   * the first completes.
+   */
+  @ParameterizedTest
+  @EnumSource(value = CommitStage.class, names = {"VALIDATED", "WRITTEN"})
+  void aRepeatWhileTheFirstIsInFlightGetsItsOutcome(CommitStage heldAt) throws Exception {
+    try (CommitlaneDatabase db = open(Map.of("write-groups.enabled", "off"))) {
+      TestProbe<WriteReply> first = testKit.createTestProbe();
+      TestProbe<WriteReply> repeat = testKit.createTestProbe();
+      TestProbe<StatsReply> stats = testKit.createTestProbe();
+      try (Hold hold = new Hold(db.storage(), heldAt, c -> true)) {
+        db.ref().tell(write("order-1", "k", "first", 1, first));
+        hold.awaitArrivals(1);
+        db.ref().tell(write("order-1", "k", "second", 2, repeat));
+        db.ref().tell(new GetStats(3, stats.ref())); // answered after the repeat was handled (one mailbox)
+        assertEquals(1, stats.expectMessageClass(DatabaseStats.class).admitted(), "the repeat was not admitted");
+        hold.release();
+        Committed a = first.expectMessageClass(Committed.class);
+        Committed b = repeat.expectMessageClass(Committed.class);
+        assertEquals(1, a.correlation());
+        assertEquals(2, b.correlation());
+        assertEquals(a.stamp(), b.stamp());
+        assertEquals(a.logPosition(), b.logPosition());
+      }
+      assertEquals("first", s(db.storage().get(b("k"))));
+      assertEquals(List.of("k=first"), logged(db));
+    }
+  }
+
+  /** An attempt that wrote nothing leaves no record: the same id runs again. */
+  @Test
+  void anAttemptThatConflictedLeavesNoRecord() throws Exception {
+    try (CommitlaneDatabase db = open(Map.of())) {
+      db.storage().put(b("k"), b("v1"));
+      TestProbe<WriteReply> replies = testKit.createTestProbe();
+      ConditionalWrite stale = new ConditionalWrite(List.of(Expectation.value(b("k"), b("v0"))), List.of(Mutation.put(b("k"), b("v2"))),
+          null, RequestId.of("cas-1"), 1, replies.ref());
+      db.ref().tell(stale);
+      assertEquals(ConflictCause.EXPECTATIONS, replies.expectMessageClass(Conflicted.class).cause());
+      db.ref().tell(new ConditionalWrite(List.of(Expectation.value(b("k"), b("v1"))), List.of(Mutation.put(b("k"), b("v2"))), null,
+          RequestId.of("cas-1"), 2, replies.ref()));
+      replies.expectMessageClass(Committed.class);
+      assertEquals("v2", s(db.storage().get(b("k"))));
+    }
+  }
+
+  /** After a clean close the record is on disk: a repeat gets the first's epoch and log position, applied nothing. */
+  @Test
+  void aRepeatAfterReopeningIsAnsweredFromTheRecordOnDisk() throws Exception {
+    Committed first;
+    TestProbe<WriteReply> replies = testKit.createTestProbe();
+    try (CommitlaneDatabase db = open(Map.of())) {
+      db.ref().tell(write("order-1", "k", "first", 1, replies));
+      first = replies.expectMessageClass(Committed.class);
+    }
+    try (CommitlaneDatabase db = open(Map.of())) {
+      db.ref().tell(write("order-1", "k", "second", 2, replies));
+      Committed repeat = replies.expectMessageClass(Committed.class);
+      assertEquals(new CommitStamp(first.stamp().ownerEpoch(), 0), repeat.stamp(), "the version is not kept across openings");
+      assertEquals(first.logPosition(), repeat.logPosition());
+      assertEquals("first", s(db.storage().get(b("k"))));
+      assertEquals(List.of("k=first"), logged(db));
+    }
+  }
+
+  @Test
+  void badIdsAreRefusedWhereTheRequestIsBuilt() {
+    assertThrows(InvalidRequestException.class, () -> RequestId.of(""));
+    assertThrows(InvalidRequestException.class, () -> RequestId.of("x".repeat(RequestId.MAX_BYTES + 1)));
+    assertEquals(RequestId.MAX_BYTES, RequestId.of("x".repeat(RequestId.MAX_BYTES)).value().length());
+  }
+
+  /** Records go past the window or beyond the count, oldest first, at a purge; the ids they held run again. */
+  @Test
+  void recordsArePurgedPastTheWindowAndBeyondTheCount() throws Exception {
+    AtomicLong now = new AtomicLong(1_000_000);
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      RequestLedger ledger = new RequestLedger(db, new RequestIdSettings(Duration.ofSeconds(10), 3, Duration.ofMinutes(1)), now::get);
+      try (Database.Registration hook = db.addCommitHook(ledger)) {
+        TestProbe<WriteReply> replies = testKit.createTestProbe();
+        for (int i = 0; i < 5; i++) {
+          record(db, ledger, "id-" + i, replies);
+          now.addAndGet(1000);
+        }
+        assertEquals(5, ledger.recordCount());
+        assertEquals(2, ledger.purge(), "the two oldest go: at most 3 are kept");
+        assertNull(ledger.claim(RequestId.of("id-2"), 1, 9, replies.ref()), "kept: answered from its record");
+        replies.expectMessageClass(Committed.class);
+        RequestLedger.Attempt again = ledger.claim(RequestId.of("id-0"), 1, 9, replies.ref());
+        assertNotNull(again, "purged: runs again");
+        again.tell(new Committed(9, new CommitStamp(1, 1), -1));
+        replies.expectMessageClass(Committed.class);
+
+        now.addAndGet(8_500); // id-2 is now 11.5 s old, id-3 10.5 s, id-4 9.5 s
+        assertEquals(2, ledger.purge());
+        assertEquals(1, ledger.recordCount());
+        assertNotNull(ledger.claim(RequestId.of("id-3"), 1, 10, replies.ref()), "past the window: runs again");
+      }
+      RequestLedger reopened = new RequestLedger(db, RequestIdSettings.defaults());
+      reopened.countRecords();
+      assertEquals(1, reopened.recordCount());
+      TestProbe<WriteReply> replies = testKit.createTestProbe();
+      assertNull(reopened.claim(RequestId.of("id-4"), 1, 11, replies.ref()), "kept on disk");
+      assertEquals(new CommitStamp(1, 0), replies.expectMessageClass(Committed.class).stamp());
+    }
+  }
+
+  /** Commits one write whose record holds {@code id}, as the request handler does. */
+  private static void record(Database db, RequestLedger ledger, String id, TestProbe<WriteReply> replies) {
+    RequestLedger.Attempt a = ledger.claim(RequestId.of(id), 1, 1, replies.ref());
+    Transaction t = db.begin().put(b(id), b("v"));
+    ledger.bind(t.id(), a);
+    t.commitSync();
+    ledger.unbind(t.id());
+    a.tell(new Committed(1, new CommitStamp(1, 1), -1));
+    replies.expectMessageClass(Committed.class);
+  }
+}
