@@ -42,9 +42,14 @@ public record PipelineSettings(
     LogSettings log,
     boolean replay,
     Duration purgeInterval,
-    WriteGroupSettings writeGroups) {
+    WriteGroupSettings writeGroups,
+    Duration executorSpin) {
 
   public static final String ROOT = "commitlane";
+  /** The longest {@code executor-spin}. */
+  public static final Duration MAX_EXECUTOR_SPIN = Duration.ofMillis(1);
+  /** The default {@code executor-spin}. */
+  public static final Duration DEFAULT_EXECUTOR_SPIN = Duration.ofNanos(100_000);
 
   public PipelineSettings {
     List<SettingError> errors = new ArrayList<>();
@@ -72,12 +77,23 @@ public record PipelineSettings(
     if (writeGroups == null) {
       errors.add(new SettingError(ROOT + ".write-groups", null, "write-group settings are required"));
     }
+    if (executorSpin == null || executorSpin.isNegative() || executorSpin.compareTo(MAX_EXECUTOR_SPIN) > 0) {
+      errors.add(new SettingError(ROOT + ".executor-spin", executorSpin, "must be a duration in 0..1 ms"));
+    }
     if (storage != null && !walEnabled && storage.rocksDbWal().isCustomized()) {
       errors.add(new SettingError(ROOT + ".rocksdb-wal", storage.rocksDbWal(), "its options need RocksDB's WAL on (commitlane.wal = on)"));
     }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
+  }
+
+  /** The settings with the default {@code executor-spin}. */
+  public PipelineSettings(CommitlaneSettings storage, PipelineMode mode, int commitQueueCapacity, int executorBatch,
+      String completionDispatcher, boolean walEnabled, LogSettings log, boolean replay, Duration purgeInterval,
+      WriteGroupSettings writeGroups) {
+    this(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay, purgeInterval,
+        writeGroups, DEFAULT_EXECUTOR_SPIN);
   }
 
   /** The defaults of {@code reference.conf}. */
@@ -110,17 +126,18 @@ public record PipelineSettings(
     boolean replay = bool(c, "txlog.replay", true, errors);
     Duration purge = duration(c, "txlog.purge-interval", Duration.ofHours(1), errors);
     WriteGroupSettings groups = writeGroups(c, errors);
+    Duration spin = duration(c, "executor-spin", DEFAULT_EXECUTOR_SPIN, errors);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
     return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal), mode, capacity, batch,
-        completion, wal, log, replay, purge, groups);
+        completion, wal, log, replay, purge, groups, spin);
   }
 
   /** These settings with other storage settings (lock buckets, validation, commit threads, blind writes, RocksDB WAL options). */
   public PipelineSettings withStorage(CommitlaneSettings storage) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code commit-threads}: commit executors of the database, 1..64. */
@@ -151,37 +168,37 @@ public record PipelineSettings(
   /** {@code mode}. */
   public PipelineSettings withMode(PipelineMode mode) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code commit-queue-capacity}: commits admitted and not yet executed, 1..10000000. */
   public PipelineSettings withCommitQueueCapacity(int capacity) {
     return new PipelineSettings(storage, mode, capacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code executor-batch}: commits an executor runs per wake-up, 1..65536. */
   public PipelineSettings withExecutorBatch(int batch) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, batch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code completion-dispatcher}: the dispatcher path that runs commit callbacks. */
   public PipelineSettings withCompletionDispatcher(String dispatcher) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, dispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code wal}: RocksDB's own write-ahead log on or off. */
   public PipelineSettings withWalEnabled(boolean enabled) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, enabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code txlog { ... }} (all but {@code replay} and {@code purge-interval}): build one with {@code LogSettings.builder()}. */
   public PipelineSettings withLog(LogSettings log) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code txlog.durability}. */
@@ -197,19 +214,28 @@ public record PipelineSettings(
   /** {@code txlog.replay}: write each logged commit's writes into its record, for replay after a crash. */
   public PipelineSettings withReplay(boolean replay) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups);
+        purgeInterval, writeGroups, executorSpin);
   }
 
   /** {@code txlog.purge-interval}: 0 = never. */
   public PipelineSettings withPurgeInterval(Duration interval) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        interval, writeGroups);
+        interval, writeGroups, executorSpin);
   }
 
   /** {@code write-groups { ... }}. */
   public PipelineSettings withWriteGroups(WriteGroupSettings groups) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
-        replay, purgeInterval, groups);
+        replay, purgeInterval, groups, executorSpin);
+  }
+
+  /**
+   * {@code executor-spin}: how long an executor that ran out of work spins on its thread before it
+   * parks, while commits keep arriving (0..1 ms; 0 = park at once).
+   */
+  public PipelineSettings withExecutorSpin(Duration spin) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
+        replay, purgeInterval, writeGroups, spin);
   }
 
   private static WriteGroupSettings writeGroups(Config c, List<SettingError> errors) {
