@@ -145,10 +145,14 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         // are taken without a claim each.
         self.idle();
       }
+      if (!lone) {
+        callbacks.deliveringGroup();
+      }
       for (CommitRunner.Outcome outcome : outcomes) {
         outcome.deliver();
       }
       if (!lone) {
+        callbacks.flush(); // the group's callbacks as one dispatcher task
         drained = next == null && queue.isEmpty();
         if (drained) {
           self.idle();

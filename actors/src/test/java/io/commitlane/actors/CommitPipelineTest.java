@@ -97,6 +97,18 @@ class CommitPipelineTest {
     }
   }
 
+  /** Without a spin the idle executor parks on its thread at once: each commit claims it with an unpark. */
+  @Test
+  void aCallerWithOneCommitInFlightKeepsOneExecutorThatParksAtOnce() throws Exception {
+    try (CommitlaneDatabase db = open(4, Map.of("executor-spin", "0 us"))) {
+      for (int i = 0; i < 200; i++) {
+        await(put(db, null, "k" + i, "v"));
+      }
+      assertEquals(1, db.stats().executorsStarted());
+      assertEquals("v", s(db.storage().get(b("k199"))));
+    }
+  }
+
   /**
    * Right after open, while the first executor may still be starting: a held commit must not
    * strand the next one (it gets the second executor), and a sequential caller must not get a
