@@ -33,6 +33,8 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   private final WriteGroupSettings groups;
   private final ExecutorSignal self;
   private final AtomicBoolean running;
+  /** Whether the last work this executor ran was a merged group (several callers): see {@link #maySpin()}. */
+  private boolean ranGroup;
 
   private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks,
       int batch, WriteGroupSettings groups, String threadName, AtomicBoolean running, ExecutorSignal self) {
@@ -110,7 +112,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       CommitRequest r = next != null ? next : queue.poll();
       next = null;
       if (r == null) {
-        self.idle();
+        self.idle(maySpin());
         reportRunning();
         callbacks.flush(); // before waiting: a callback collected earlier in this drain must not wait with it
         r = awaitWork();
@@ -129,6 +131,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow
       }
       boolean lone = group == null || group.size() == 1;
+      ranGroup = !lone;
       List<CommitRunner.Outcome> outcomes;
       if (lone) {
         outcomes = List.of(runner.execute(r));
@@ -143,7 +146,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         // executor idle (spinning) for its next commit instead of asking for a second thread. After
         // a group (there is load) it stays running while it delivers: commits admitted meanwhile
         // are taken without a claim each.
-        self.idle();
+        self.idle(queue.othersIdle(self));
       }
       if (!lone) {
         callbacks.deliveringGroup();
@@ -155,7 +158,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         callbacks.flush(); // the group's callbacks as one dispatcher task
         drained = next == null && queue.isEmpty();
         if (drained) {
-          self.idle();
+          self.idle(false);
         }
       }
       if (drained) {
@@ -166,6 +169,16 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         }
       }
     }
+  }
+
+  /**
+   * Spin before parking only when this executor alone keeps up with the arrivals: its last work
+   * was a lone commit and every other executor of the database is idle. Under load (merged groups,
+   * several executors running) a spinner would take commits one by one as they arrive, and hold a
+   * core that callers and callbacks need; parking lets the queue fill into the next group.
+   */
+  private boolean maySpin() {
+    return !ranGroup && queue.othersIdle(self);
   }
 
   /**
@@ -208,7 +221,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       int s = self.state();
       if (s == ExecutorSignal.RUNNING) {
         self.resume();
-        self.idle();
+        self.idle(maySpin());
       } else if (s == ExecutorSignal.DORMANT) {
         self.leaveForMailbox();
         return null;

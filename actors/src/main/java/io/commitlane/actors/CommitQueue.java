@@ -108,6 +108,16 @@ final class CommitQueue {
     signals = Arrays.stream(signals).filter(x -> x != e).toArray(ExecutorSignal[]::new);
   }
 
+  /** Whether every executor but {@code self} is idle. */
+  boolean othersIdle(ExecutorSignal self) {
+    for (ExecutorSignal e : signals) {
+      if (e != self && !e.isIdle()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   /** Close has drained the queue: idle executors leave their threads' waits for their mailboxes, where stop reaches them. */
   void dismissIdle() {
     for (ExecutorSignal e : signals) {

@@ -112,13 +112,14 @@ final class ExecutorSignal {
   // ---- executor thread only -------------------------------------------------------------------
 
   /**
-   * The executor found nothing more to do: it is idle from now on. It spins first only if the
-   * previous idle period was short enough for a spin to have caught its end (commits are arriving).
+   * The executor found nothing more to do: it is idle from now on. It spins first only if {@code
+   * maySpin} (the executor decides: see CommitExecutor) and the previous idle period was short
+   * enough for a spin to have caught its end (commits are arriving).
    */
-  void idle() {
+  void idle(boolean maySpin) {
     long now = System.nanoTime();
     idleSince = now;
-    spinUntil = spinNanos > 0 && lastIdleNanos <= spinNanos ? now + spinNanos : now;
+    spinUntil = maySpin && spinNanos > 0 && lastIdleNanos <= spinNanos ? now + spinNanos : now;
     spins = 0;
     state.set(SPINNING);
   }

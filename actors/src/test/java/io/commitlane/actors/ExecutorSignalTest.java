@@ -30,7 +30,7 @@ class ExecutorSignalTest {
   private static Thread waiter(ExecutorSignal s, List<Boolean> outcome, CountDownLatch idle) {
     Thread t = new Thread(() -> {
       s.bind(Thread.currentThread());
-      s.idle();
+      s.idle(true);
       idle.countDown();
       while (true) {
         int state = s.state();
@@ -55,7 +55,7 @@ class ExecutorSignalTest {
   void aSpinningExecutorIsClaimedWithoutAWakeUp() {
     ExecutorSignal s = signal(ONE_HOUR);
     assertFalse(s.claim(), "a running executor cannot be claimed");
-    s.idle();
+    s.idle(true);
     s.await(); // spins: the previous idle period (none yet) was short
     assertEquals(ExecutorSignal.SPINNING, s.state());
     assertTrue(s.claimSpinning());
@@ -102,25 +102,30 @@ class ExecutorSignalTest {
   @Test
   void anExecutorBackFromItsMailboxParksAtOnceUntilItsWaitsAreShortAgain() {
     ExecutorSignal s = signal(ONE_HOUR);
-    s.idle();
+    s.idle(true);
     s.dismiss();
     s.leaveForMailbox();
     assertTrue(s.claim()); // the Wake message
-    s.idle();
+    s.idle(true);
     s.await();
     assertEquals(ExecutorSignal.PARKED, s.state(), "no spin right after a long idle period");
     assertTrue(s.claim());
     s.resume(); // this idle period was short
-    s.idle();
+    s.idle(true);
     s.await();
     assertEquals(ExecutorSignal.SPINNING, s.state(), "commits arrive again: spin");
+    assertTrue(s.claim());
+    s.resume();
+    s.idle(false);
+    s.await();
+    assertEquals(ExecutorSignal.PARKED, s.state(), "after a merged group: no spin");
   }
 
   @Test
   void racingClaimsEndAnIdlePeriodExactlyOnce() throws Exception {
     for (int round = 0; round < 200; round++) {
       ExecutorSignal s = signal(ONE_HOUR);
-      s.idle();
+      s.idle(true);
       int claimers = 4;
       CountDownLatch start = new CountDownLatch(1);
       AtomicInteger won = new AtomicInteger();
