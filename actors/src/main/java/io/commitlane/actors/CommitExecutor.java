@@ -104,18 +104,22 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
 
   private void drainBatch() {
     CommitRequest next = null;
+    long started = System.nanoTime();
     for (int n = 0; ; ) {
       if (next == null && n >= batch) {
         getContext().getSelf().tell(Wake.INSTANCE); // batch done: let the mailbox in, then go on
         return;
       }
-      CommitRequest r = next != null ? next : queue.poll();
+      CommitRequest r = next;
       next = null;
+      if (r == null && (r = queue.poll()) != null) {
+        self.running();
+      }
       if (r == null) {
         self.idle(maySpin());
         reportRunning();
         callbacks.flush(); // before waiting: a callback collected earlier in this drain must not wait with it
-        r = awaitWork();
+        r = awaitWork(mailboxDue(n, started));
         if (r == null) {
           return;
         }
@@ -163,7 +167,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       }
       if (drained) {
         callbacks.flush(); // nothing more queued: the collected callbacks go now
-        next = awaitWork();
+        next = awaitWork(mailboxDue(n, started));
         if (next == null) {
           return;
         }
@@ -204,23 +208,37 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   }
 
   /**
-   * Idle ({@link ExecutorSignal#idle()} was called): look at the queue again, then wait on this
+   * Whether this drain has run long enough ({@code executor-batch} commits, or the park limit in
+   * time) that the executor should pass through its mailbox when it next runs out of work. It
+   * does so idle (dormant), never while running, so that an admission in the meantime claims it
+   * instead of asking for another executor.
+   */
+  private boolean mailboxDue(int n, long started) {
+    return n >= batch || System.nanoTime() - started > ExecutorSignal.PARK_LIMIT;
+  }
+
+  /**
+   * Idle ({@link ExecutorSignal#idle} was called): look at the queue again, then wait on this
    * thread until work is queued or an admission claims this executor. Work queued before this
    * executor became idle is seen by the first look; an admission after it claims this executor.
    * Returns null once this executor is dormant: the handler returns and the mailbox is let in (a
-   * claim from then on sends a {@code Wake}). If an admission claimed this executor but another
-   * executor took its commit, this one becomes idle again.
+   * claim from then on sends a {@code Wake}). With {@code mailboxDue} it goes dormant at once
+   * rather than wait. A claim whose commit is gone (taken by this executor before the claim
+   * landed, or by another) leaves it idle again.
    */
-  private CommitRequest awaitWork() {
+  private CommitRequest awaitWork(boolean mailboxDue) {
     while (true) {
       CommitRequest r = queue.poll();
       if (r != null) {
         self.resume();
         return r;
       }
+      if (mailboxDue) {
+        self.goDormant(); // fails only if claimed: then the state says CLAIMED below
+      }
       int s = self.state();
-      if (s == ExecutorSignal.RUNNING) {
-        self.resume();
+      if (s == ExecutorSignal.CLAIMED) {
+        self.resume(); // claimed, but the commit was taken already (by this executor before, or another): idle again
         self.idle(maySpin());
       } else if (s == ExecutorSignal.DORMANT) {
         self.leaveForMailbox();

@@ -210,12 +210,16 @@ final class CommitQueue {
         return;
       }
     }
+    boolean onItsWay = false;
     for (ExecutorSignal e : s) {
       if (e.claim()) {
         return;
       }
+      onItsWay |= e.isClaimed();
     }
-    if (!queue.isEmpty()) {
+    // A claimed executor is on its way to the queue: it takes this commit too, and wakes or grows
+    // the pool itself if more is queued than it takes. Otherwise grow if work is still queued.
+    if (!onItsWay && !queue.isEmpty()) {
       requestGrowth();
     }
   }

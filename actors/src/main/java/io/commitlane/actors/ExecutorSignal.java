@@ -10,18 +10,22 @@ import java.util.concurrent.locks.LockSupport;
  * {@link #PARK_LIMIT} of idleness returns to its mailbox (where stop and restart reach it).
  *
  * <p>Invariant: the executor is idle (an admission may claim it) exactly while its state is
- * {@code SPINNING}, {@code PARKED} or {@code DORMANT}. Only the executor moves itself from {@code
- * RUNNING} to idle; every claim is a compare-and-set from an idle state to {@code RUNNING}, so each
- * idle period ends exactly once, and the claimer alone does what that state needs (nothing for a
- * spinner, an unpark for a parked thread, a {@code Wake} message for a dormant actor). A wake-up is
- * never lost: the executor becomes idle before it looks at the queue once more, and an admission
- * looks for an idle executor after its commit is queued, so one of the two sees the other.
+ * {@code SPINNING}, {@code PARKED} or {@code DORMANT}. Only the executor makes itself idle, and
+ * only from {@code RUNNING} or {@code CLAIMED}. A claim is a compare-and-set from an idle state
+ * to {@code CLAIMED}, so each idle period ends at most once by a claim, and the claimer alone
+ * does what that state needs (nothing for a spinner, an unpark for a parked thread, a {@code
+ * Wake} message for a dormant actor). A claimed executor is on its way to the queue: it becomes
+ * {@code RUNNING} when it takes a commit, or idle again if the commit was taken already (a claim
+ * can come late, after the executor took the commit itself). A wake-up is never lost: the
+ * executor becomes idle before it looks at the queue once more, and an admission looks for an
+ * idle executor after its commit is queued, so one of the two sees the other.
  */
 final class ExecutorSignal {
   static final int RUNNING = 0;
   static final int SPINNING = 1;
   static final int PARKED = 2;
   static final int DORMANT = 3;
+  static final int CLAIMED = 4;
 
   /**
    * How long an executor stays parked on its thread before it returns to its mailbox. Bounds how
@@ -64,7 +68,13 @@ final class ExecutorSignal {
   }
 
   boolean isIdle() {
-    return state.get() != RUNNING;
+    int s = state.get();
+    return s == SPINNING || s == PARKED || s == DORMANT;
+  }
+
+  /** Claimed by an admission and not yet back at the queue: it will take what is queued. */
+  boolean isClaimed() {
+    return state.get() == CLAIMED;
   }
 
   /**
@@ -74,10 +84,10 @@ final class ExecutorSignal {
   boolean claim() {
     while (true) {
       int s = state.get();
-      if (s == RUNNING) {
+      if (s != SPINNING && s != PARKED && s != DORMANT) {
         return false;
       }
-      if (state.compareAndSet(s, RUNNING)) {
+      if (state.compareAndSet(s, CLAIMED)) {
         if (s == PARKED) {
           LockSupport.unpark(thread);
         } else if (s == DORMANT) {
@@ -90,7 +100,7 @@ final class ExecutorSignal {
 
   /** {@link #claim()}, only if this executor is spinning (its claim costs no wake-up). */
   boolean claimSpinning() {
-    return state.get() == SPINNING && state.compareAndSet(SPINNING, RUNNING);
+    return state.get() == SPINNING && state.compareAndSet(SPINNING, CLAIMED);
   }
 
   /** After close drained the queue: an idle executor on its thread goes back to its mailbox, where stop reaches it. */
@@ -124,13 +134,29 @@ final class ExecutorSignal {
     state.set(SPINNING);
   }
 
-  /** The executor took queued work itself: leave the idle state unless an admission claimed it first. */
+  /**
+   * The executor took queued work after waiting: it runs, whether an admission claimed it or not
+   * (a claim racing with this is ended here too: the claimer's commit is queued, and this
+   * executor takes it next or another does).
+   */
   void resume() {
-    int s = state.get();
-    if (s != RUNNING) {
-      state.compareAndSet(s, RUNNING); // a failed CAS means a claim got there first: RUNNING either way
-    }
+    state.set(RUNNING);
     lastIdleNanos = System.nanoTime() - idleSince;
+  }
+
+  /** The executor took queued work at the start of a drain (after a {@code Wake}): it runs. */
+  void running() {
+    if (state.get() != RUNNING) {
+      state.set(RUNNING);
+    }
+  }
+
+  /** Go dormant now instead of waiting (unless claimed meanwhile): the executor will return to its mailbox. */
+  void goDormant() {
+    int s = state.get();
+    if (s == SPINNING || s == PARKED) {
+      state.compareAndSet(s, DORMANT);
+    }
   }
 
   /** The executor saw itself dormant: it returns to its mailbox, and will not spin after its next wake-up. */

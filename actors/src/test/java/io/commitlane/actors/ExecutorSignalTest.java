@@ -34,8 +34,8 @@ class ExecutorSignalTest {
       idle.countDown();
       while (true) {
         int state = s.state();
-        if (state == ExecutorSignal.RUNNING || state == ExecutorSignal.DORMANT) {
-          outcome.add(state == ExecutorSignal.RUNNING);
+        if (state == ExecutorSignal.CLAIMED || state == ExecutorSignal.DORMANT) {
+          outcome.add(state == ExecutorSignal.CLAIMED);
           return;
         }
         s.await();
@@ -59,7 +59,9 @@ class ExecutorSignalTest {
     s.await(); // spins: the previous idle period (none yet) was short
     assertEquals(ExecutorSignal.SPINNING, s.state());
     assertTrue(s.claimSpinning());
-    assertEquals(ExecutorSignal.RUNNING, s.state());
+    assertEquals(ExecutorSignal.CLAIMED, s.state());
+    assertTrue(s.isClaimed());
+    assertFalse(s.isIdle(), "claimed: on its way to the queue, no longer idle");
     assertFalse(s.claim(), "one claim per idle period");
     assertEquals(0, wakesTold.get());
   }
@@ -96,7 +98,7 @@ class ExecutorSignalTest {
     assertTrue(s.isIdle(), "a dormant executor is still idle: an admission may claim it");
     assertTrue(s.claim());
     assertEquals(1, wakesTold.get());
-    assertEquals(ExecutorSignal.RUNNING, s.state());
+    assertEquals(ExecutorSignal.CLAIMED, s.state());
   }
 
   @Test
@@ -119,6 +121,24 @@ class ExecutorSignalTest {
     s.idle(false);
     s.await();
     assertEquals(ExecutorSignal.PARKED, s.state(), "after a merged group: no spin");
+  }
+
+  /**
+   * A claim can land after the executor took the claimer's commit itself, ran it and became idle
+   * again: the executor then finds nothing queued, becomes idle again, and is claimable.
+   */
+  @Test
+  void aLateClaimLeavesTheExecutorIdleAgainOnceItLooked() {
+    ExecutorSignal s = signal(ONE_HOUR);
+    s.idle(true);
+    s.resume(); // took the commit itself before the admission's claim
+    s.idle(true); // ran it, idle again
+    assertTrue(s.claimSpinning(), "the late claim");
+    assertFalse(s.isIdle());
+    s.resume(); // the executor's loop: claimed, nothing queued
+    s.idle(true);
+    assertTrue(s.isIdle());
+    assertTrue(s.claimSpinning(), "the next admission claims it");
   }
 
   @Test
