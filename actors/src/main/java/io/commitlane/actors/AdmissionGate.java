@@ -13,16 +13,17 @@ final class AdmissionGate {
   private final AtomicLong state = new AtomicLong();
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
 
+  /**
+   * One atomic add, never a retry loop (callers on many threads admit at once): a refused
+   * admission counts itself in and straight out again, which may complete {@link #close()}'s
+   * future itself if it was the last one counted.
+   */
   boolean tryAdmit() {
-    while (true) {
-      long s = state.get();
-      if ((s & CLOSED) != 0) {
-        return false;
-      }
-      if (state.compareAndSet(s, s + 1)) {
-        return true;
-      }
+    if ((state.getAndIncrement() & CLOSED) != 0) {
+      completed();
+      return false;
     }
+    return true;
   }
 
   void completed() {

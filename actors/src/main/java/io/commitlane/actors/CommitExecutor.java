@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -14,7 +15,10 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * A commit executor: an actor on its own dedicated thread (the pinned commit dispatcher) that
  * drains its database's {@link CommitQueue}. Woken only when idle; once awake it runs up to
- * {@code executor-batch} commits per wake-up, then lets its mailbox in before going on.
+ * {@code executor-batch} commits per wake-up, then lets its mailbox in before going on. When the
+ * queue is empty it waits on its own thread ({@link ExecutorSignal}: a short spin while commits
+ * keep arriving, then a park), so the next admission wakes it without a mailbox round trip; after
+ * a while idle it returns to its mailbox.
  */
 final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   sealed interface Command permits Wake {}
@@ -27,11 +31,13 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   private final CompletionBatcher callbacks;
   private final int batch;
   private final WriteGroupSettings groups;
-  private final CommitQueue.Executor self;
+  private final ExecutorSignal self;
   private final AtomicBoolean running;
+  /** Whether the last work this executor ran was a merged group (several callers): see {@link #maySpin()}. */
+  private boolean ranGroup;
 
   private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks,
-      int batch, WriteGroupSettings groups, String threadName, AtomicBoolean running) {
+      int batch, WriteGroupSettings groups, String threadName, AtomicBoolean running, ExecutorSignal self) {
     super(ctx);
     this.groups = groups;
     this.running = running;
@@ -39,28 +45,22 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
     this.runner = runner;
     this.callbacks = callbacks;
     this.batch = batch;
-    ActorRef<Command> ref = ctx.getSelf();
-    this.self = new CommitQueue.Executor() {
-      @Override
-      public void wake() {
-        ref.tell(Wake.INSTANCE);
-      }
-
-      @Override
-      public String toString() {
-        return threadName;
-      }
-    };
+    this.self = self;
     // The pinned dispatcher gives this actor one thread for its whole life: name it for thread dumps.
     Thread.currentThread().setName(threadName);
+    self.bind(Thread.currentThread());
+    queue.register(self);
   }
 
   static Behavior<Command> create(CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks, int batch,
-      WriteGroupSettings groups, String threadName) {
+      WriteGroupSettings groups, long spinNanos, String threadName) {
     // Shared by every incarnation (setup runs again on restart): the start is reported once.
     AtomicBoolean running = new AtomicBoolean();
+    AtomicReference<ActorRef<Command>> ref = new AtomicReference<>();
+    ExecutorSignal signal = new ExecutorSignal(threadName, spinNanos, () -> ref.get().tell(Wake.INSTANCE));
     return Behaviors.setup(ctx -> {
-      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, groups, threadName, running);
+      ref.set(ctx.getSelf());
+      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, groups, threadName, running, signal);
       // Started because work was queued (or restarted with work maybe left). Drain from a message,
       // not here: a failure during setup stops the actor instead of restarting it.
       ctx.getSelf().tell(Wake.INSTANCE);
@@ -104,17 +104,22 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
 
   private void drainBatch() {
     CommitRequest next = null;
+    long started = System.nanoTime();
     for (int n = 0; ; ) {
       if (next == null && n >= batch) {
         getContext().getSelf().tell(Wake.INSTANCE); // batch done: let the mailbox in, then go on
         return;
       }
-      CommitRequest r = next != null ? next : queue.poll();
+      CommitRequest r = next;
       next = null;
+      if (r == null && (r = queue.poll()) != null) {
+        self.running();
+      }
       if (r == null) {
-        queue.parkIdle(self);
+        self.idle(maySpin());
         reportRunning();
-        r = reclaimQueued();
+        callbacks.flush(); // before waiting: a callback collected earlier in this drain must not wait with it
+        r = awaitWork(mailboxDue(n, started));
         if (r == null) {
           return;
         }
@@ -130,6 +135,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow
       }
       boolean lone = group == null || group.size() == 1;
+      ranGroup = !lone;
       List<CommitRunner.Outcome> outcomes;
       if (lone) {
         outcomes = List.of(runner.execute(r));
@@ -141,28 +147,42 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       boolean drained = next == null && queue.isEmpty();
       if (drained && lone) {
         // Idle before the caller hears back, so a caller with one commit in flight finds this
-        // executor idle for its next commit instead of asking for a second thread. After a group
-        // (there is load) it stays awake while it delivers: commits admitted meanwhile are taken
-        // without a wake-up message each.
-        queue.parkIdle(self);
+        // executor idle (spinning) for its next commit instead of asking for a second thread. After
+        // a group (there is load) it stays running while it delivers: commits admitted meanwhile
+        // are taken without a claim each.
+        self.idle(queue.othersIdle(self));
+      }
+      if (!lone) {
+        callbacks.deliveringGroup();
       }
       for (CommitRunner.Outcome outcome : outcomes) {
         outcome.deliver();
       }
       if (!lone) {
+        callbacks.flush(); // the group's callbacks as one dispatcher task
         drained = next == null && queue.isEmpty();
         if (drained) {
-          queue.parkIdle(self);
+          self.idle(false);
         }
       }
       if (drained) {
         callbacks.flush(); // nothing more queued: the collected callbacks go now
-        next = reclaimQueued();
+        next = awaitWork(mailboxDue(n, started));
         if (next == null) {
           return;
         }
       }
     }
+  }
+
+  /**
+   * Spin before parking only when this executor alone keeps up with the arrivals: its last work
+   * was a lone commit and every other executor of the database is idle. Under load (merged groups,
+   * several executors running) a spinner would take commits one by one as they arrive, and hold a
+   * core that callers and callbacks need; parking lets the queue fill into the next group.
+   */
+  private boolean maySpin() {
+    return !ranGroup && queue.othersIdle(self);
   }
 
   /**
@@ -188,16 +208,44 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   }
 
   /**
-   * Parked idle, look again: an admission may have queued work before it could see this executor
-   * idle. Take that work first, then leave the idle stack, so an admission that finds no idle
-   * executor also finds its commit already taken and does not grow the pool for it. If an
-   * admission popped this executor meanwhile, its Wake arrives later and finds nothing: harmless.
+   * Whether this drain has run long enough ({@code executor-batch} commits, or the park limit in
+   * time) that the executor should pass through its mailbox when it next runs out of work. It
+   * does so idle (dormant), never while running, so that an admission in the meantime claims it
+   * instead of asking for another executor.
    */
-  private CommitRequest reclaimQueued() {
-    CommitRequest r = queue.poll();
-    if (r != null) {
-      queue.unparkIdle(self);
+  private boolean mailboxDue(int n, long started) {
+    return n >= batch || System.nanoTime() - started > ExecutorSignal.PARK_LIMIT;
+  }
+
+  /**
+   * Idle ({@link ExecutorSignal#idle} was called): look at the queue again, then wait on this
+   * thread until work is queued or an admission claims this executor. Work queued before this
+   * executor became idle is seen by the first look; an admission after it claims this executor.
+   * Returns null once this executor is dormant: the handler returns and the mailbox is let in (a
+   * claim from then on sends a {@code Wake}). With {@code mailboxDue} it goes dormant at once
+   * rather than wait. A claim whose commit is gone (taken by this executor before the claim
+   * landed, or by another) leaves it idle again.
+   */
+  private CommitRequest awaitWork(boolean mailboxDue) {
+    while (true) {
+      CommitRequest r = queue.poll();
+      if (r != null) {
+        self.resume();
+        return r;
+      }
+      if (mailboxDue) {
+        self.goDormant(); // fails only if claimed: then the state says CLAIMED below
+      }
+      int s = self.state();
+      if (s == ExecutorSignal.CLAIMED) {
+        self.resume(); // claimed, but the commit was taken already (by this executor before, or another): idle again
+        self.idle(maySpin());
+      } else if (s == ExecutorSignal.DORMANT) {
+        self.leaveForMailbox();
+        return null;
+      } else {
+        self.await();
+      }
     }
-    return r;
   }
 }

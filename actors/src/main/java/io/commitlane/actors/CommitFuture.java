@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.CommitResult;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -15,11 +16,28 @@ import java.util.function.Function;
  * and so do {@code *Async} stages given no executor (never {@code ForkJoinPool.commonPool()}).
  * A thread blocked in {@code join()} or {@code get()} is woken directly by the commit thread.
  */
-final class CommitFuture<T> extends CompletableFuture<T> {
+class CommitFuture<T> extends CompletableFuture<T> {
   private final Executor executor;
 
   CommitFuture(Executor executor) {
     this.executor = executor;
+  }
+
+  /** A commit's future that is also where its outcome is delivered: one object per commit, not two. */
+  static final class OfCommit extends CommitFuture<CommitResult> implements CommitRequest.Completion {
+    OfCommit(Executor executor) {
+      super(executor);
+    }
+
+    @Override
+    public void committed(CommitResult result) {
+      complete(result);
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+      completeExceptionally(cause);
+    }
   }
 
   static <T> CommitFuture<T> failed(Executor executor, Throwable cause) {

@@ -3,34 +3,31 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
 import java.nio.file.Path;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A database's bounded commit queue and its idle executors. Callers admit commits here directly
- * (no actor hop); an admission wakes one idle executor, or asks the supervisor for another
- * executor when none is idle and fewer than {@code commitThreads} run. Awake executors drain
- * the queue, so under load commits are handed over in batches without wake-ups.
+ * A database's bounded commit queue and its executors' signals. Callers admit commits here
+ * directly (no actor hop); an admission claims one idle executor (a spinning one costs nothing, a
+ * parked one an unpark, a dormant one a {@code Wake} message), or asks the supervisor for another
+ * executor when none is idle and fewer than {@code commitThreads} run. Awake executors drain the
+ * queue, so under load commits are handed over in batches without wake-ups.
  *
- * <p>No wake-up is lost: an executor that finds the queue empty first registers as idle and then
- * looks again; an admission that enqueued before the registration is seen by that second look,
- * and one that enqueued after it finds the executor idle.
+ * <p>No wake-up is lost: an executor that finds the queue empty first becomes idle and then looks
+ * again; an admission that enqueued before that is seen by the second look, and one that enqueued
+ * after it finds the executor idle (see {@link ExecutorSignal}).
  */
 final class CommitQueue {
-  /** Something that can be woken to drain the queue (an executor actor). */
-  interface Executor {
-    void wake();
-  }
-
   enum Admission { ADMITTED, FULL, CLOSED }
 
   private final Path path;
   private final ConcurrentLinkedQueue<CommitRequest> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
-  private final ConcurrentLinkedDeque<Executor> idle = new ConcurrentLinkedDeque<>();
+  /** The running executors' signals, most recently started last; replaced whole when one starts or stops. */
+  private volatile ExecutorSignal[] signals = new ExecutorSignal[0];
   private final AtomicBoolean growthRequested = new AtomicBoolean();
   private final AtomicInteger executors = new AtomicInteger();
   /** Executors spawned that have not drained yet: they will, so they count as idle for growth. */
@@ -97,17 +94,35 @@ final class CommitQueue {
     return queue.isEmpty();
   }
 
-  /** An executor found nothing to do. */
-  void parkIdle(Executor e) {
-    idle.addFirst(e); // LIFO: the most recently busy executor has the warmest caches
+  /** An executor's actor was set up: admissions may claim it once it is idle. */
+  synchronized void register(ExecutorSignal e) {
+    if (Arrays.asList(signals).contains(e)) {
+      return; // a restart sets the same executor up again
+    }
+    ExecutorSignal[] s = Arrays.copyOf(signals, signals.length + 1);
+    s[s.length - 1] = e;
+    signals = s;
   }
 
-  /**
-   * After {@link #parkIdle}, an executor took work queued meanwhile: leave the idle stack. False
-   * when an admission already took it (a wake is on its way and will find nothing).
-   */
-  boolean unparkIdle(Executor e) {
-    return idle.removeFirstOccurrence(e);
+  private synchronized void unregister(ExecutorSignal e) {
+    signals = Arrays.stream(signals).filter(x -> x != e).toArray(ExecutorSignal[]::new);
+  }
+
+  /** Whether every executor but {@code self} is idle. */
+  boolean othersIdle(ExecutorSignal self) {
+    for (ExecutorSignal e : signals) {
+      if (e != self && !e.isIdle()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Close has drained the queue: idle executors leave their threads' waits for their mailboxes, where stop reaches them. */
+  void dismissIdle() {
+    for (ExecutorSignal e : signals) {
+      e.dismiss();
+    }
   }
 
   /** The supervisor will not start an executor now; a later admission may ask again. */
@@ -134,8 +149,8 @@ final class CommitQueue {
     starting.decrementAndGet();
   }
 
-  void executorStopped(Executor e) {
-    idle.removeFirstOccurrence(e);
+  void executorStopped(ExecutorSignal e) {
+    unregister(e);
     executors.decrementAndGet();
   }
 
@@ -148,7 +163,11 @@ final class CommitQueue {
   }
 
   int idleExecutors() {
-    return idle.size();
+    int n = 0;
+    for (ExecutorSignal e : signals) {
+      n += e.isIdle() ? 1 : 0;
+    }
+    return n;
   }
 
   int depth() {
@@ -179,14 +198,28 @@ final class CommitQueue {
   }
 
   /**
-   * Work is waiting: wake an idle executor, or ask for one more if work is still queued (an
-   * executor that left the idle stack took its work out of the queue first, see CommitExecutor).
+   * Work is waiting: claim an idle executor, or ask for one more if work is still queued (an
+   * executor that left its idle state by itself took its work out of the queue first, see
+   * CommitExecutor). A spinning executor is claimed first (it costs no wake-up and has the
+   * warmest caches), then any idle one.
    */
   void wakeOne() {
-    Executor e = idle.pollFirst();
-    if (e != null) {
-      e.wake();
-    } else if (!queue.isEmpty()) {
+    ExecutorSignal[] s = signals;
+    for (ExecutorSignal e : s) {
+      if (e.claimSpinning()) {
+        return;
+      }
+    }
+    boolean onItsWay = false;
+    for (ExecutorSignal e : s) {
+      if (e.claim()) {
+        return;
+      }
+      onItsWay |= e.isClaimed();
+    }
+    // A claimed executor is on its way to the queue: it takes this commit too, and wakes or grows
+    // the pool itself if more is queued than it takes. Otherwise grow if work is still queued.
+    if (!onItsWay && !queue.isEmpty()) {
       requestGrowth();
     }
   }

@@ -25,18 +25,4 @@ final class CommitRequest {
     this.completion = completion;
     this.gate = gate;
   }
-
-  static Completion toFuture(CommitFuture<CommitResult> future) {
-    return new Completion() {
-      @Override
-      public void committed(CommitResult result) {
-        future.complete(result);
-      }
-
-      @Override
-      public void failed(Throwable cause) {
-        future.completeExceptionally(cause);
-      }
-    };
-  }
 }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.Recorder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +21,10 @@ final class CommitRunner {
   final LongAdder committed = new LongAdder();
   final LongAdder conflicts = new LongAdder();
   final LongAdder failed = new LongAdder();
-  final Recorder queueWait = new Recorder(3);
-  final Recorder execution = new Recorder(3);
+  final IntervalRecorder queueWait = new IntervalRecorder(3);
+  final IntervalRecorder execution = new IntervalRecorder(3);
   /** Members per merged write group. */
-  final Recorder groupSize = new Recorder(3);
+  final IntervalRecorder groupSize = new IntervalRecorder(3);
   private final Database db;
 
   CommitRunner(Database db) {

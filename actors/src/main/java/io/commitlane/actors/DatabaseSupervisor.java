@@ -144,7 +144,7 @@ final class DatabaseSupervisor {
     String thread = "commitlane-commit-" + pipeline.name + "-" + n;
     Behavior<CommitExecutor.Command> executor = Behaviors.supervise(
             CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.callbacks, pipeline.settings.executorBatch(),
-                pipeline.settings.writeGroups(), thread))
+                pipeline.settings.writeGroups(), pipeline.settings.executorSpin().toNanos(), thread))
         .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
     // Counted before the spawn: the executor's setup runs on its own thread and may report that it
     // is running before spawn() returns here; counting afterwards let the count dip below zero
@@ -197,6 +197,7 @@ final class DatabaseSupervisor {
       ctx.getLog().error("releasing database {} failed", database.path, r.failure());
     }
     database.extension.released(database, failure);
+    pipeline.queue.dismissIdle(); // idle executors wait in their mailboxes, where the stop reaches them at once
     return Behaviors.stopped(); // the executors and the protocol actor stop with it
   }
 

@@ -125,8 +125,8 @@ final class Pipeline {
   }
 
   CommitFuture<CommitResult> commit(Transaction txn, AdmissionGate gate) {
-    CommitFuture<CommitResult> f = new CommitFuture<>(callbacks);
-    admit(txn, CommitRequest.toFuture(f), gate);
+    CommitFuture.OfCommit f = new CommitFuture.OfCommit(callbacks);
+    admit(txn, f, gate);
     return f;
   }
 

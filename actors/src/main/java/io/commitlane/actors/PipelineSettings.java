@@ -43,9 +43,14 @@ public record PipelineSettings(
     boolean replay,
     Duration purgeInterval,
     WriteGroupSettings writeGroups,
-    RequestIdSettings requestIds) {
+    RequestIdSettings requestIds,
+    Duration executorSpin) {
 
   public static final String ROOT = "commitlane";
+  /** The longest {@code executor-spin}. */
+  public static final Duration MAX_EXECUTOR_SPIN = Duration.ofMillis(1);
+  /** The default {@code executor-spin}. */
+  public static final Duration DEFAULT_EXECUTOR_SPIN = Duration.ofNanos(100_000);
 
   public PipelineSettings {
     List<SettingError> errors = new ArrayList<>();
@@ -89,6 +94,9 @@ public record PipelineSettings(
             "must be a duration in 100 ms..1 day"));
       }
     }
+    if (executorSpin == null || executorSpin.isNegative() || executorSpin.compareTo(MAX_EXECUTOR_SPIN) > 0) {
+      errors.add(new SettingError(ROOT + ".executor-spin", executorSpin, "must be a duration in 0..1 ms"));
+    }
     if (storage != null && !walEnabled && storage.rocksDbWal().isCustomized()) {
       errors.add(new SettingError(ROOT + ".rocksdb-wal", storage.rocksDbWal(), "its options need RocksDB's WAL on (commitlane.wal = on)"));
     }
@@ -97,12 +105,12 @@ public record PipelineSettings(
     }
   }
 
-  /** Settings without {@code request-ids}: their defaults. */
+  /** Settings with the defaults of {@code request-ids} and {@code executor-spin}. */
   public PipelineSettings(CommitlaneSettings storage, PipelineMode mode, int commitQueueCapacity, int executorBatch,
       String completionDispatcher, boolean walEnabled, LogSettings log, boolean replay, Duration purgeInterval,
       WriteGroupSettings writeGroups) {
     this(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay, purgeInterval, writeGroups,
-        RequestIdSettings.defaults());
+        RequestIdSettings.defaults(), DEFAULT_EXECUTOR_SPIN);
   }
 
   /** The defaults of {@code reference.conf}. */
@@ -141,17 +149,18 @@ public record PipelineSettings(
     int maxIds = intIn(c, "request-ids.max-ids", 1, (int) RequestIdSettings.MAX_IDS, (int) d.maxIds(), errors);
     Duration idPurge = durationIn(c, "request-ids.purge-interval", Duration.ofMillis(100), Duration.ofDays(1), "100 ms..1 day",
         d.purgeInterval(), errors);
+    Duration spin = duration(c, "executor-spin", DEFAULT_EXECUTOR_SPIN, errors);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
     return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal), mode, capacity, batch,
-        completion, wal, log, replay, purge, groups, new RequestIdSettings(window, maxIds, idPurge));
+        completion, wal, log, replay, purge, groups, new RequestIdSettings(window, maxIds, idPurge), spin);
   }
 
   /** These settings with other storage settings (lock buckets, validation, commit threads, blind writes, RocksDB WAL options). */
   public PipelineSettings withStorage(CommitlaneSettings storage) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code commit-threads}: commit executors of the database, 1..64. */
@@ -182,37 +191,37 @@ public record PipelineSettings(
   /** {@code mode}. */
   public PipelineSettings withMode(PipelineMode mode) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code commit-queue-capacity}: commits admitted and not yet executed, 1..10000000. */
   public PipelineSettings withCommitQueueCapacity(int capacity) {
     return new PipelineSettings(storage, mode, capacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code executor-batch}: commits an executor runs per wake-up, 1..65536. */
   public PipelineSettings withExecutorBatch(int batch) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, batch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code completion-dispatcher}: the dispatcher path that runs commit callbacks. */
   public PipelineSettings withCompletionDispatcher(String dispatcher) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, dispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code wal}: RocksDB's own write-ahead log on or off. */
   public PipelineSettings withWalEnabled(boolean enabled) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, enabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code txlog { ... }} (all but {@code replay} and {@code purge-interval}): build one with {@code LogSettings.builder()}. */
   public PipelineSettings withLog(LogSettings log) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code txlog.durability}. */
@@ -228,25 +237,34 @@ public record PipelineSettings(
   /** {@code txlog.replay}: write each logged commit's writes into its record, for replay after a crash. */
   public PipelineSettings withReplay(boolean replay) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        purgeInterval, writeGroups, requestIds);
+        purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code txlog.purge-interval}: 0 = never. */
   public PipelineSettings withPurgeInterval(Duration interval) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,
-        interval, writeGroups, requestIds);
+        interval, writeGroups, requestIds, executorSpin);
   }
 
   /** {@code write-groups { ... }}. */
   public PipelineSettings withWriteGroups(WriteGroupSettings groups) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
-        replay, purgeInterval, groups, requestIds);
+        replay, purgeInterval, groups, requestIds, executorSpin);
   }
 
   /** {@code request-ids { ... }}: how long and how many applied request ids a database remembers. */
   public PipelineSettings withRequestIds(RequestIdSettings ids) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
-        replay, purgeInterval, writeGroups, ids);
+        replay, purgeInterval, writeGroups, ids, executorSpin);
+  }
+
+  /**
+   * {@code executor-spin}: how long an executor that ran out of work spins on its thread before it
+   * parks, while commits keep arriving (0..1 ms; 0 = park at once).
+   */
+  public PipelineSettings withExecutorSpin(Duration spin) {
+    return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log,
+        replay, purgeInterval, writeGroups, requestIds, spin);
   }
 
   private static WriteGroupSettings writeGroups(Config c, List<SettingError> errors) {

@@ -16,7 +16,7 @@ final class SettingKeys {
   /** Every setting of a database, relative to {@code commitlane}. */
   static final Set<String> SETTINGS = Set.of(
       "commit-threads", "occ-lock-buckets", "occ-validation", "occ-blind-writes", "mode", "commit-queue-capacity",
-      "executor-batch", "completion-dispatcher", "wal",
+      "executor-batch", "executor-spin", "completion-dispatcher", "wal",
       "write-groups.enabled", "write-groups.max-members", "write-groups.max-keys", "write-groups.max-bytes",
       "rocksdb-wal.manual-flush", "rocksdb-wal.sync-interval", "rocksdb-wal.ack-after-sync", "rocksdb-wal.unordered-write",
       "rocksdb-wal.pipelined-write", "rocksdb-wal.two-write-queues",

@@ -98,6 +98,38 @@ class CommitPipelineTest {
   }
 
   /**
+   * A caller that commits from its callback, one commit in flight, as fast as it can: every
+   * commit finds the executor idle (spinning, parked or dormant, also when a drain passes
+   * executor-batch and the executor goes through its mailbox), so no second executor starts.
+   */
+  @Test
+  void aCallbackDrivenCallerWithOneCommitInFlightKeepsOneExecutor() throws Exception {
+    for (String spin : new String[] {"100 us", "0 us"}) {
+      try (CommitlaneDatabase db = open(4, Map.of("executor-spin", spin, "executor-batch", 8))) {
+        java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(1);
+        for (int i = 0; i < 5_000; i++) {
+          inFlight.acquire();
+          put(db, null, "k" + (i % 100), "v").whenComplete((r, e) -> inFlight.release());
+        }
+        inFlight.acquire();
+        assertEquals(1, db.stats().executorsStarted(), "executor-spin " + spin);
+      }
+    }
+  }
+
+  /** Without a spin the idle executor parks on its thread at once: each commit claims it with an unpark. */
+  @Test
+  void aCallerWithOneCommitInFlightKeepsOneExecutorThatParksAtOnce() throws Exception {
+    try (CommitlaneDatabase db = open(4, Map.of("executor-spin", "0 us"))) {
+      for (int i = 0; i < 200; i++) {
+        await(put(db, null, "k" + i, "v"));
+      }
+      assertEquals(1, db.stats().executorsStarted());
+      assertEquals("v", s(db.storage().get(b("k199"))));
+    }
+  }
+
+  /**
    * Right after open, while the first executor may still be starting: a held commit must not
    * strand the next one (it gets the second executor), and a sequential caller must not get a
    * second executor. Repeated because the start-up interleaving varies; every run must hold.

@@ -31,6 +31,7 @@ class PipelineSettingsTest {
     assertEquals(PipelineMode.THREADS, s.mode());
     assertEquals(4096, s.commitQueueCapacity());
     assertEquals(256, s.executorBatch());
+    assertEquals(Duration.ofNanos(100_000), s.executorSpin());
     assertTrue(s.walEnabled());
     assertEquals(Durability.PROCESS, s.log().durability());
     assertEquals(16L << 20, s.log().maxSegmentBytes());
@@ -102,6 +103,18 @@ class PipelineSettingsTest {
   }
 
   @Test
+  void executorSpinIsADurationUpToOneMillisecond() {
+    assertEquals(Duration.ZERO, parse(Map.of("executor-spin", "0 us")).executorSpin());
+    assertEquals(Duration.ofMillis(1), parse(Map.of("executor-spin", "1 ms")).executorSpin());
+    assertEquals(Duration.ofNanos(20_000), parse(Map.of("executor-spin", "20 us")).executorSpin());
+    for (String bad : new String[] {"1001 us", "-1 us", "soon"}) {
+      InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of("executor-spin", bad)), bad);
+      assertEquals(java.util.List.of("commitlane.executor-spin"), e.fields(), bad);
+    }
+    assertThrows(InvalidSettingsException.class, () -> PipelineSettings.defaults().withExecutorSpin(Duration.ofMillis(2)));
+  }
+
+  @Test
   void limitsAreInclusive() {
     PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "legacy"));
     assertEquals(64, s.commitThreads());
@@ -162,6 +175,7 @@ class PipelineSettingsTest {
     changes.put("replay", s -> s.withReplay(false));
     changes.put("purgeInterval", s -> s.withPurgeInterval(Duration.ZERO));
     changes.put("writeGroups", s -> s.withWriteGroups(groups));
+    changes.put("executorSpin", s -> s.withExecutorSpin(Duration.ZERO));
     for (var c : changes.entrySet()) {
       assertTrue(!c.getValue().apply(d).equals(d), c.getKey() + " changed nothing");
     }

@@ -475,7 +475,10 @@ final class SharedDatabase {
     }
   }
 
-  /** One key goes through {@code put}/{@code delete} (one JNI call); more through a WriteBatch. */
+  /**
+   * One key goes through {@code put}/{@code delete} (one JNI call); more through one serialized
+   * WriteBatch ({@link WriteBatchFormat}: one JNI call to build it, whatever the key count).
+   */
   private void write(WriteBuffer w) {
     StoreClaims.requireWritable(w);
     try {
@@ -488,8 +491,7 @@ final class SharedDatabase {
         }
         return;
       }
-      try (WriteBatch batch = new WriteBatch()) {
-        addTo(batch, w);
+      try (WriteBatch batch = new WriteBatch(WriteBatchFormat.of(w))) {
         db.write(writeOptions, batch);
       }
     } catch (RocksDBException e) {
@@ -497,7 +499,7 @@ final class SharedDatabase {
     }
   }
 
-  /** A merged write group: every buffer in one WriteBatch, in order, so the group is atomic. */
+  /** A merged write group: every buffer in one serialized WriteBatch, in order, so the group is atomic. */
   private void writeAll(List<WriteBuffer> buffers) {
     if (buffers.size() == 1) {
       if (buffers.get(0).size() > 0) {
@@ -505,29 +507,18 @@ final class SharedDatabase {
       }
       return;
     }
+    int count = 0;
     for (WriteBuffer w : buffers) {
       StoreClaims.requireWritable(w); // checked per member under its locks already; this is the last line
+      count += w.size();
     }
-    try (WriteBatch batch = new WriteBatch()) {
-      for (WriteBuffer w : buffers) {
-        addTo(batch, w);
-      }
-      if (batch.count() > 0) {
-        db.write(writeOptions, batch);
-      }
+    if (count == 0) {
+      return;
+    }
+    try (WriteBatch batch = new WriteBatch(WriteBatchFormat.of(buffers))) {
+      db.write(writeOptions, batch);
     } catch (RocksDBException e) {
       throw new StorageException("write failed in " + path, e);
-    }
-  }
-
-  private static void addTo(WriteBatch batch, WriteBuffer w) throws RocksDBException {
-    for (int i = 0; i < w.size(); i++) {
-      byte[] v = w.value(i);
-      if (v == null) {
-        batch.delete(w.store(i).handle(), w.key(i));
-      } else {
-        batch.put(w.store(i).handle(), w.key(i), v);
-      }
     }
   }
 
