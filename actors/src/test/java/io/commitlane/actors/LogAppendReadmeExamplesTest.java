@@ -24,7 +24,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's leaderless-append and RocksDB-WAL snippets, verbatim between the markers. */
+/** The leaderless-append snippets of docs/transaction-log.md and the RocksDB-WAL snippet of docs/storage.md, verbatim between the markers. */
 class LogAppendReadmeExamplesTest {
   @TempDir
   Path dir;

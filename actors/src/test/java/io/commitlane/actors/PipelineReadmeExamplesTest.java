@@ -15,7 +15,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's pipeline snippet, verbatim between the markers. */
+/** docs/pipeline.md's first snippet, verbatim between the markers. */
 class PipelineReadmeExamplesTest {
   @TempDir
   Path dir;

@@ -17,7 +17,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's named-store snippet, verbatim between the markers. */
+/** docs/named-stores.md's snippet, verbatim between the markers. */
 class StoreReadmeExamplesTest {
   @TempDir
   Path dir;

@@ -25,7 +25,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The cluster snippet of docs/cluster.md and the README, run on a client-only node, and checked to be the text shown there. */
+/** The cluster snippet of docs/cluster.md, run on a client-only node, and checked to be the text shown there. */
 class ClusterDocsExamplesTest {
   @TempDir
   Path dir;
@@ -75,7 +75,6 @@ class ClusterDocsExamplesTest {
     String source = Files.readString(Path.of("src/test/java/io/commitlane/cluster/ClusterDocsExamplesTest.java"));
     String snippet = between(source, "// docs: client-node\n", "// end docs: client-node\n");
     assertEquals(snippet, fenced(Files.readString(root.resolve("docs/cluster.md")), "<!-- docs: client-node"));
-    assertEquals(snippet, fenced(Files.readString(root.resolve("README.md")), "<!-- docs: client-node"));
   }
 
   /** The lines between two markers of the source, without their common indentation. */

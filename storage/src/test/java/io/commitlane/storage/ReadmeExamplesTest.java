@@ -10,7 +10,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The README's storage snippets, verbatim between the markers, so they keep compiling and working. */
+/** The snippets of docs/storage.md and docs/pipeline.md, verbatim between the markers, so they keep compiling and working. */
 class ReadmeExamplesTest {
   @TempDir
   Path dir;

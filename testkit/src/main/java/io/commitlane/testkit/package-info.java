@@ -1,2 +1,2 @@
-/** testkit: see the module README section. */
+/** The testkit: stage control, schedules, history checks and the kill -9 crash harness; see docs/testkit.md. */
 package io.commitlane.testkit;
