@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * Issue 4's table: the actor commit pipeline (threads and legacy modes, and commitSync on the
+ * The actor commit pipeline (threads and legacy modes, and commitSync on the
  * callers' threads) against raw rocksdbjni optimistic commits from the same number of threads, in
  * one process with one actor system, rows rotated per round, fresh database per measurement, WAL
  * off. Three scenarios: throughput under concurrent workers, one caller with one commit in flight,

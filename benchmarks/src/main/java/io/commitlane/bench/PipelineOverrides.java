@@ -24,8 +24,8 @@ import java.util.Map;
 final class PipelineOverrides {
   /** Config paths under {@code commitlane} that this build may not have yet, and what adds them. */
   private static final Map<String, String> LATER = Map.of(
-      "txlog.append", "leaderless log appends (issue 8)",
-      "write-groups.enabled", "merged write groups (issue 9)");
+      "txlog.append", "leaderless log appends",
+      "write-groups.enabled", "merged write groups");
 
   /** Short keys accepted in a variant's brackets besides config paths, e.g. {@code threads[write-groups=on]}. */
   private static final Map<String, String> ALIASES = Map.of(
@@ -81,7 +81,7 @@ final class PipelineOverrides {
     return with(flag, "mode", m);
   }
 
-  /** {@code --write-groups on|off}: merged write groups (issue 9). */
+  /** {@code --write-groups on|off}: merged write groups. */
   PipelineOverrides writeGroups(String flag, boolean on) {
     return with(flag, "write-groups.enabled", on);
   }

@@ -9,7 +9,7 @@ import java.util.function.ToDoubleFunction;
 
 /**
  * The pipeline bench's Markdown: median [range] over the rounds, ratios to the raw peer paired by
- * round (both measured in the same round, so machine noise mostly cancels), and issue 4's targets.
+ * round (both measured in the same round, so machine noise mostly cancels), and the pipeline's targets.
  */
 final class PipelineReport {
   static final double RATIO_AT_64_KEYS = 1.2;
@@ -63,7 +63,7 @@ final class PipelineReport {
     return sb.toString();
   }
 
-  /** Issue 4's targets, each met, not met, or not measured (its rows were not run). */
+  /** The pipeline's targets, each met, not met, or not measured (its rows were not run). */
   static String targets(Map<Load, Map<Row, List<PipelineSample>>> throughput, Map<Load, Map<Row, List<PipelineSample>>> latency,
       Map<Row, List<ProbeSample>> probe) {
     List<String> lines = new ArrayList<>();
@@ -108,7 +108,7 @@ final class PipelineReport {
           "default-dispatcher probe p99, legacy / threads: %s (%.1f / %.1f µs; target >= %.0fx)",
           Units.ratio(better), legacyP99 / 1000, threadsP99 / 1000, PROBE_P99_VS_LEGACY)));
     }
-    return "### Targets (issue 4)\n\n" + String.join("\n", lines) + "\n";
+    return "### Targets\n\n" + String.join("\n", lines) + "\n";
   }
 
   static final double MERGED_VS_UNMERGED_8X1 = 1.5;
@@ -116,7 +116,7 @@ final class PipelineReport {
   static final double MERGED_NO_REGRESSION = 0.95;
 
   /**
-   * Issue 9's targets: merging on against off (both measured in each round) and against the raw
+   * The merged write groups' targets: merging on against off (both measured in each round) and against the raw
    * peer at 8 workers x 1 key; no regression at 64 keys or for one caller with one commit in flight.
    */
   static String writeGroupTargets(Map<Load, Map<Row, List<PipelineSample>>> throughput,
@@ -160,7 +160,7 @@ final class PipelineReport {
     if (lines.isEmpty()) {
       lines.add("- not measured: merged write groups (needs --variants threads,unmerged and --loads 8x1 or 64 keys)");
     }
-    return "### Targets (issue 9, merged write groups)\n\n" + String.join("\n", lines) + "\n";
+    return "### Targets (merged write groups)\n\n" + String.join("\n", lines) + "\n";
   }
 
   /** Conflicts may exceed the raw peer's at the same load and depth by at most this factor. */

@@ -68,18 +68,18 @@ class CliUsageTest {
 
   /** Settings that later issues add: a build without them refuses the flag clearly instead of ignoring it. */
   @Test
-  void aSettingThisBuildLacksIsAUsageErrorNamingTheFlagAndTheIssue() {
+  void aSettingThisBuildLacksIsAUsageErrorNamingTheFlagAndTheFeature() {
     Config withoutLaterSettings = BenchSystem.config().withoutPath("commitlane.write-groups").withoutPath("commitlane.txlog.append");
 
     Checks.UsageException groups = assertThrows(Checks.UsageException.class,
         () -> PipelineOverrides.none().writeGroups("--write-groups", true).resolve(withoutLaterSettings));
     assertTrue(groups.getMessage().contains("--write-groups") && groups.getMessage().contains("commitlane.write-groups.enabled")
-        && groups.getMessage().contains("issue 9"), groups.getMessage());
+        && groups.getMessage().contains("merged write groups"), groups.getMessage());
 
     Checks.UsageException leaderless = assertThrows(Checks.UsageException.class,
         () -> PipelineOverrides.none().mode("--mode", "leaderless").resolve(withoutLaterSettings));
     assertTrue(leaderless.getMessage().contains("--mode") && leaderless.getMessage().contains("commitlane.txlog.append")
-        && leaderless.getMessage().contains("issue 8"), leaderless.getMessage());
+        && leaderless.getMessage().contains("leaderless log appends"), leaderless.getMessage());
   }
 
   @Test

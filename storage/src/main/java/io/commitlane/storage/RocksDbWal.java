@@ -15,7 +15,7 @@ import java.util.List;
  *       Database#syncWal()}) writes and syncs them. Read-your-own-writes is unchanged; a process
  *       crash loses what no sync covered yet.
  *   <li>{@code syncInterval} (0..60 s, 0 = none): a group syncer calls {@code flushWal(true)}
- *       (write + fsync) this often for every pending commit: seed 004's out-of-band group
+ *       (write + fsync) this often for every pending commit: an out-of-band group
  *       committer. Bounds what a crash or power loss can take.
  *   <li>{@code ackAfterSync}: a transactional commit completes only after a group sync that started
  *       after its write (concurrent commits share it): nothing acknowledged is lost, even on power

@@ -59,7 +59,7 @@ final class SharedDatabase {
   private final CommitPath commitPath;
   private final DropIntents dropIntents;
   private final StoreDropExecutor dropExecutor;
-  /** Seed 004's out-of-band WAL group committer, when {@link RocksDbWal#needsSyncer()}. */
+  /** The out-of-band WAL group committer, when {@link RocksDbWal#needsSyncer()}. */
   private final WalGroupSyncer walSyncer;
   private int nextStoreId;
   /** Guarded by this: set by {@link #closeNative()}; a physical drop that finds it set is left for the next open. */

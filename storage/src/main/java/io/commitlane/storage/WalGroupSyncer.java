@@ -10,7 +10,7 @@ import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
 /**
- * Seed 004's out-of-band group committer for RocksDB's own WAL: one thread calls {@code
+ * An out-of-band group committer for RocksDB's own WAL: one thread calls {@code
  * flushWal(true)} (write the WAL buffer, then fsync) every {@code interval} and whenever someone
  * asks, and one call serves every request made before it started. Requests made during a sync
  * ride the next one. Futures complete on this thread ({@code commitlane-wal-sync-<db>}).

@@ -8,7 +8,7 @@ public enum AppendMode {
    */
   SERIALIZED,
   /**
-   * Seed 004's leaderless path: an append claims its position and byte range in one short
+   * The leaderless path: an append claims its position and byte range in one short
    * critical section (no I/O, no allocation), copies its frame into its slice of the active
    * in-memory buffer without a lock, and returns. Buffers reach the file in a sync that swaps the
    * full buffer for the empty one in constant time and writes outside the lock; concurrent syncs

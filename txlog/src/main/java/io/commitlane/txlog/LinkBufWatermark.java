@@ -4,8 +4,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * A lock-free watermark over ranges completed out of order, after InnoDB's {@code ut0link_buf.h}
- * (seed 004, section 4.5). Ranges tile a number line from the start value: each is added once,
+ * A lock-free watermark over ranges completed out of order, after InnoDB's {@code ut0link_buf.h}.
+ * Ranges tile a number line from the start value: each is added once,
  * as {@code [from, to)}, by storing {@code to} in the ring slot {@code from % capacity}. The
  * watermark is the end of the contiguous completed prefix; any thread may {@link #advance} it by
  * following links from it and publishing the end with one CAS.

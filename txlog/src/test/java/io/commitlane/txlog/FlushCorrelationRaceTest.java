@@ -17,7 +17,7 @@ import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Seed 000's race as forced schedules: the sequence paired with a committed prefix must be read
+ * The flush-correlation race as forced schedules: the sequence paired with a committed prefix must be read
  * after the finishing position left the uncommitted set, under the same lock. Each test fails if
  * {@code finish} samples first.
  */
