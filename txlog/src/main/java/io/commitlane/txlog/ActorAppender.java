@@ -223,12 +223,7 @@ final class ActorAppender implements Appender {
     // In the writer's order: a flush event is handled between batches, never inside one.
     writerLock.lock();
     try {
-      watermark.lock.lock();
-      try {
-        return watermark.takeFlushed(flushedSequence);
-      } finally {
-        watermark.lock.unlock();
-      }
+      return watermark.takeFlushed(flushedSequence);
     } finally {
       writerLock.unlock();
     }

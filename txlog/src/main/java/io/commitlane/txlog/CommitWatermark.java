@@ -44,9 +44,14 @@ final class CommitWatermark {
     correlation.record(prefix, sequence);
   }
 
-  /** Under the lock: the largest prefix a flush at {@code flushedSequence} holds (-1 if none); forgets those pairs. */
+  /** The largest prefix a flush at {@code flushedSequence} holds (-1 if none); forgets those pairs. Takes the lock. */
   long takeFlushed(long flushedSequence) {
-    return correlation.takeFlushed(flushedSequence);
+    lock.lock();
+    try {
+      return correlation.takeFlushed(flushedSequence);
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Under the lock: a future completing when the watermark passes {@code at}. */

@@ -137,12 +137,7 @@ final class LeaderlessAppender implements Appender {
 
   @Override
   public long takeFlushed(long flushedSequence) {
-    watermark.lock.lock();
-    try {
-      return watermark.takeFlushed(flushedSequence);
-    } finally {
-      watermark.lock.unlock();
-    }
+    return watermark.takeFlushed(flushedSequence);
   }
 
   @Override

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The write path of a {@link AppendMode#LEADERLESS} log (seed 004): no thread writes for another.
+ * The write path of a {@link AppendMode#LEADERLESS} log: no thread writes for another.
  *
  * <p><b>Claim</b> (under {@code claimLock}, O(1), no I/O, no allocation): the next record ordinal,
  * the next byte range of the active segment and the same range of the active buffer are taken
@@ -466,22 +466,11 @@ final class LeaderlessBuffers {
    * below it holds its own position; one the watermark passed lies below any unfinished record.
    */
   private long ordinalOf(long position) {
-    long lo = done.watermark();
-    long hi = claimedOrdinals - 1;
-    while (lo <= hi) {
-      long mid = (lo + hi) >>> 1;
+    return SortedSearch.indexOf(done.watermark(), claimedOrdinals - 1, mid -> {
       long value = startOf.get((int) (mid & mask));
-      if (done.watermark() > mid) {
-        lo = mid + 1;
-      } else if (value < position) {
-        lo = mid + 1;
-      } else if (value > position) {
-        hi = mid - 1;
-      } else {
-        return mid;
-      }
-    }
-    return -1;
+      // Read the slot first: if the watermark passed it meanwhile, it may already hold a newer claim.
+      return done.watermark() > mid ? Long.MIN_VALUE : value;
+    }, position);
   }
 
   /**

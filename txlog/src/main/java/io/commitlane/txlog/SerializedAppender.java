@@ -93,10 +93,7 @@ final class SerializedAppender implements Appender {
 
   @Override
   public void abort(long position) {
-    ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
-    long frameBytes = frame.remaining();
-    long markerPosition;
-    List<CompletableFuture<Void>> ready;
+    Marker marker;
     appendLock.lock();
     try {
       checkWritable();
@@ -106,28 +103,43 @@ final class SerializedAppender implements Appender {
       } finally {
         watermark.lock.unlock();
       }
-      Segment segment = segmentFor(frameBytes);
-      long offset = segment.end;
-      markerPosition = LogPosition.of(segment.number, offset);
-      write(segment, frame, offset);
-      segment.end = offset + frameBytes;
-      bytesWritten += frameBytes;
-      watermark.lock.lock();
-      try {
-        writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
-        // Mark aborted before the watermark can pass it, so no reader ever returns it.
-        aborted.add(position);
-        uncommitted.finish(position);
-        ready = watermark.advanceTo(uncommitted.watermark(writtenEnd));
-      } finally {
-        watermark.lock.unlock();
-      }
+      marker = writeAbortMarker(position, true);
     } finally {
       appendLock.unlock();
     }
-    CommitWatermark.completeAll(ready);
+    CommitWatermark.completeAll(marker.ready());
     if (committer != null) {
-      awaitDurable(markerPosition);
+      awaitDurable(marker.position());
+    }
+  }
+
+  /** An abort marker's own position, and the waiters its write released. */
+  private record Marker(long position, List<CompletableFuture<Void>> ready) {}
+
+  /**
+   * Under the append lock: writes an abort frame for the record at {@code abortedPosition} and
+   * hides that record from readers; {@code uncommitted} when the record is still in the
+   * uncommitted set (an abort), not when replay left it behind (an abandon).
+   */
+  private Marker writeAbortMarker(long abortedPosition, boolean uncommittedRecord) {
+    ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), abortedPosition);
+    long frameBytes = frame.remaining();
+    Segment segment = segmentFor(frameBytes);
+    long offset = segment.end;
+    write(segment, frame, offset);
+    segment.end = offset + frameBytes;
+    bytesWritten += frameBytes;
+    watermark.lock.lock();
+    try {
+      writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
+      // Mark aborted before the watermark can pass it, so no reader ever returns it.
+      aborted.add(abortedPosition);
+      if (uncommittedRecord) {
+        uncommitted.finish(abortedPosition);
+      }
+      return new Marker(LogPosition.of(segment.number, offset), watermark.advanceTo(uncommitted.watermark(writtenEnd)));
+    } finally {
+      watermark.lock.unlock();
     }
   }
 
@@ -169,27 +181,12 @@ final class SerializedAppender implements Appender {
   public void abandon(List<Long> positions) {
     long lastMarker = -1;
     for (long position : positions) {
-      ByteBuffer frame = FrameEncoder.get().abort(clock.millis(), position);
-      long frameBytes = frame.remaining();
       appendLock.lock();
       try {
         checkWritable();
-        Segment segment = segmentFor(frameBytes);
-        long offset = segment.end;
-        lastMarker = LogPosition.of(segment.number, offset);
-        write(segment, frame, offset);
-        segment.end = offset + frameBytes;
-        bytesWritten += frameBytes;
-        List<CompletableFuture<Void>> ready;
-        watermark.lock.lock();
-        try {
-          writtenEnd = LogPosition.of(segment.number, offset + frameBytes);
-          aborted.add(position);
-          ready = watermark.advanceTo(uncommitted.watermark(writtenEnd));
-        } finally {
-          watermark.lock.unlock();
-        }
-        CommitWatermark.completeAll(ready);
+        Marker marker = writeAbortMarker(position, false);
+        lastMarker = marker.position();
+        CommitWatermark.completeAll(marker.ready());
       } finally {
         appendLock.unlock();
       }
@@ -201,12 +198,7 @@ final class SerializedAppender implements Appender {
 
   @Override
   public long takeFlushed(long flushedSequence) {
-    watermark.lock.lock();
-    try {
-      return watermark.takeFlushed(flushedSequence);
-    } finally {
-      watermark.lock.unlock();
-    }
+    return watermark.takeFlushed(flushedSequence);
   }
 
   @Override

@@ -70,20 +70,7 @@ final class UncommittedPositions {
 
   private int indexOf(long position) {
     int mask = ring.length - 1;
-    int lo = 0;
-    int hi = size - 1;
-    while (lo <= hi) {
-      int mid = (lo + hi) >>> 1;
-      long value = ring[(head + mid) & mask] & ~FINISHED;
-      if (value < position) {
-        lo = mid + 1;
-      } else if (value > position) {
-        hi = mid - 1;
-      } else {
-        return mid;
-      }
-    }
-    return -1;
+    return (int) SortedSearch.indexOf(0, size - 1, i -> ring[(head + (int) i) & mask] & ~FINISHED, position);
   }
 
   private void grow() {
