@@ -5,9 +5,10 @@ import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.internal.DispatcherFuture;
 import io.commitlane.actors.stream.Backoff;
-import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.InvalidSettingsException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -16,10 +17,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.dispatch.ExecutionContexts;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.dispatch.ExecutionContexts;
 
 /**
  * How often, and how far apart, a write that conflicted is tried again: at most {@code
@@ -147,25 +148,6 @@ public record Retry(int maxAttempts, Backoff backoff) {
   private static final class StopRetrying extends RuntimeException {
     StopRetrying() {
       super("no more attempts", null, false, false);
-    }
-  }
-
-  /** A future whose {@code *Async} stages without an executor run on the given one, never on the common pool. */
-  private static final class DispatcherFuture<T> extends CompletableFuture<T> {
-    private final Executor executor;
-
-    DispatcherFuture(Executor executor) {
-      this.executor = executor;
-    }
-
-    @Override
-    public Executor defaultExecutor() {
-      return executor;
-    }
-
-    @Override
-    public <U> CompletableFuture<U> newIncompleteFuture() {
-      return new DispatcherFuture<>(executor);
     }
   }
 }
