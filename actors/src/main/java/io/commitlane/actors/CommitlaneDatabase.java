@@ -80,8 +80,8 @@ public final class CommitlaneDatabase implements AutoCloseable {
     return Commitlane.get(system).open(path, config);
   }
 
-  /** Open with fault points armed by a test (see the testkit); they apply if this open starts the database. */
-  public static CommitlaneDatabase open(ActorSystem<?> system, Path path, PipelineSettings settings, Faults faults) {
+  /** Open with fault points armed by this module's tests; they apply if this open starts the database. */
+  static CommitlaneDatabase open(ActorSystem<?> system, Path path, PipelineSettings settings, Faults faults) {
     return Commitlane.await(Commitlane.get(system).openAsync(path, settings, faults));
   }
 
@@ -193,10 +193,20 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
-   * The named transaction log of this database (created on first use), for readers, stats and
-   * purge. Commits write to it through {@link Transaction#useLog}.
+   * The named transaction log of this database (created on first use), to read, follow, inspect
+   * and purge. Commits write to it through {@link Transaction#useLog}; the view cannot append.
    */
-  public io.commitlane.txlog.TransactionLog transactionLog(String name) {
+  public io.commitlane.txlog.LogView transactionLog(String name) {
+    return pipeline.logs.logFor(name);
+  }
+
+  /**
+   * The named transaction log itself, writable. INTERNAL API: for commitlane's own modules and
+   * tests (the testkit drives flush events with it); a record appended from outside a commit breaks
+   * "log order agrees with commit order".
+   */
+  @org.apache.pekko.annotation.InternalApi
+  public io.commitlane.txlog.TransactionLog internalTransactionLog(String name) {
     return pipeline.logs.logFor(name);
   }
 

@@ -1,18 +1,19 @@
 package io.commitlane.actors;
 
 /**
- * Failure points of the pipeline that tests (the testkit) can arm: each is checked where the
- * real failure would surface. Disarmed, each costs a volatile read where it is checked.
+ * Failure points of the pipeline that this module's tests can arm: each is checked where the
+ * real failure would surface. Disarmed, each costs a volatile read where it is checked. Not
+ * public: no user or other module can make a database fail on purpose.
  */
-public final class Faults {
+final class Faults {
   private volatile int failExecutorStartsFrom = Integer.MAX_VALUE;
 
   /** Executors numbered {@code n} and above fail to start, as if no thread could be created. */
-  public void failExecutorStartsFrom(int n) {
+  void failExecutorStartsFrom(int n) {
     failExecutorStartsFrom = n;
   }
 
-  public void reset() {
+  void reset() {
     failExecutorStartsFrom = Integer.MAX_VALUE;
   }
 

@@ -14,6 +14,7 @@ import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
+import io.commitlane.txlog.LogView;
 import io.commitlane.txlog.TransactionLog;
 import io.commitlane.txlog.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
@@ -104,7 +105,7 @@ class LogWriterActorTest {
       for (CompletionStage<CommitResult> c : commits) {
         await(c);
       }
-      TransactionLog log = db.transactionLog("orders");
+      LogView log = db.transactionLog("orders");
       assertTrue(log.stats().segmentFiles() > 1, "the run crossed segment switches");
       assertTrue(log.stats().fsyncs() > 0);
       assertFalse(writers.isEmpty());
@@ -131,7 +132,7 @@ class LogWriterActorTest {
     try (CommitlaneDatabase db = open(fs, Durability.PROCESS, "16 MiB")) {
       awaitTheActorWrites(db, writers);
       LogAppend a = LogAppend.of(await(logged(db, "a"))).orElseThrow();
-      TransactionLog log = db.transactionLog("orders");
+      LogView log = db.transactionLog("orders");
       long flushedBefore = log.flushedPosition();
       assertTrue(flushedBefore <= a.position());
 

@@ -15,8 +15,8 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.LogView;
 import io.commitlane.txlog.ReadRequest;
-import io.commitlane.txlog.TransactionLog;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -77,7 +77,7 @@ class TransactionLogWiringTest {
     return new String(bytes, StandardCharsets.UTF_8);
   }
 
-  private static int count(TransactionLog log) {
+  private static int count(LogView log) {
     int n = 0;
     try (LogReader reader = log.reader(ReadRequest.fromStart())) {
       while (reader.next() != null) {
@@ -115,7 +115,7 @@ class TransactionLogWiringTest {
   @Test
   void readersNeverSeeARecordBeforeItsDataIsReadable() throws Exception {
     try (CommitlaneDatabase db = open(Map.of())) {
-      TransactionLog log = db.transactionLog("changes");
+      LogView log = db.transactionLog("changes");
       try (Hold hold = new Hold(db.storage(), CommitStage.LOG_APPENDED, c -> "held".equals(c.tag()))) {
         CompletionStage<CommitResult> held = logged(db, "held", "k", "v");
         hold.awaitArrivals(1); // appended, not written
@@ -155,7 +155,7 @@ class TransactionLogWiringTest {
   void fsyncDurabilityAcknowledgesAfterTheSync() throws Exception {
     try (CommitlaneDatabase db = open(Map.of("txlog.durability", "fsync"))) {
       CommitResult r = await(logged(db, "a", "k", "v"));
-      TransactionLog log = db.transactionLog("changes");
+      LogView log = db.transactionLog("changes");
       assertTrue(log.stats().durablePosition() > LogAppend.of(r).orElseThrow().position());
       assertTrue(log.stats().fsyncs() >= 1);
       Transaction t = db.begin().useLog("changes");
@@ -169,7 +169,7 @@ class TransactionLogWiringTest {
   void aRocksDbFlushMovesTheFlushedPositionPastFlushedRecords() throws Exception {
     try (CommitlaneDatabase db = open(Map.of())) {
       LogAppend a = LogAppend.of(await(logged(db, "a", "k", "v"))).orElseThrow();
-      TransactionLog log = db.transactionLog("changes");
+      LogView log = db.transactionLog("changes");
       assertTrue(log.flushedPosition() <= a.position());
       db.storage().flush();
       // The flush event travels to the transaction-log actor asynchronously.

@@ -61,7 +61,7 @@ class ExtensionAndScheduleTest {
       throw new AssertionError(e.getMessage() + " | stats " + db.database().stats(), e);
     }
     LogAppend appendB = LogAppend.of(bb.toCompletableFuture().get(20, TimeUnit.SECONDS)).orElseThrow();
-    TransactionLog log = db.database().transactionLog("main");
+    TransactionLog log = db.database().internalTransactionLog("main");
     db.database().storage().flush(); // RocksDB now holds A's and B's writes on disk
     // What the transaction-log actor does with the flush event, done here synchronously so the
     // assertion does not depend on when the event arrives:

@@ -44,7 +44,7 @@ final class FsyncLogCrashCheck {
         return v == null ? null : new String(v, StandardCharsets.UTF_8);
       });
       assertEquals(List.of(), violations.size() > 5 ? violations.subList(0, 5) : violations, what);
-      TransactionLog log = db.transactionLog("main");
+      TransactionLog log = db.internalTransactionLog("main");
       List<Long> positions = new ArrayList<>();
       Set<String> logged = new HashSet<>();
       try (LogReader reader = log.reader(ReadRequest.fromStart())) {

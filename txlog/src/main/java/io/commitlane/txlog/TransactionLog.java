@@ -41,7 +41,7 @@ import java.util.function.LongSupplier;
  * }
  * }</pre>
  */
-public final class TransactionLog implements AutoCloseable {
+public final class TransactionLog implements LogView, AutoCloseable {
   private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
 
   private final Path directory;
@@ -184,11 +184,13 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   /** The log's name (the directory's name unless the settings give one). */
+  @Override
   public String name() {
     return name;
   }
 
   /** The directory holding the segment files. */
+  @Override
   public Path directory() {
     return directory;
   }
@@ -328,6 +330,7 @@ public final class TransactionLog implements AutoCloseable {
    * The persisted flushed position: records below it are held by a completed RocksDB flush, so
    * crash replay starts here. {@link LogPosition#START} until the first flush.
    */
+  @Override
   public long flushedPosition() {
     return flushed.get();
   }
@@ -336,6 +339,7 @@ public final class TransactionLog implements AutoCloseable {
    * The committed watermark: every record below it has finished or aborted; the record at it (if
    * any) has not. Readers without {@code includeUncommitted} stop here.
    */
+  @Override
   public long committedWatermark() {
     return watermark.get();
   }
@@ -400,6 +404,7 @@ public final class TransactionLog implements AutoCloseable {
   // ---------------------------------------------------------------- reading
 
   /** A reader positioned as {@code request} says. */
+  @Override
   public LogReader reader(ReadRequest request) {
     checkOpen();
     return new LogReader(this, request);
@@ -410,6 +415,7 @@ public final class TransactionLog implements AutoCloseable {
    * that advanced the watermark (a {@link #finish} or {@link #abort} caller; ACTOR: the writer):
    * hop to your own executor. Fails with {@link LogClosedException} when the log closes.
    */
+  @Override
   public CompletableFuture<Void> whenCommittedBeyond(long position) {
     if (watermark.get() > position) {
       return CompletableFuture.completedFuture(null);
@@ -489,6 +495,7 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   /** Every damage found at open (other than a torn tail), in log order. */
+  @Override
   public List<LogDamage> damage() {
     return damage;
   }
@@ -538,6 +545,7 @@ public final class TransactionLog implements AutoCloseable {
    * segment holding records at or above the flushed position (replay may need them) and the
    * active segment.
    */
+  @Override
   public PurgeResult purge(Instant olderThan) {
     long cutoff = olderThan.toEpochMilli();
     long flushedAt = flushed.get();
@@ -590,6 +598,7 @@ public final class TransactionLog implements AutoCloseable {
   }
 
   /** {@link #purge} of what is older than the retention setting. */
+  @Override
   public PurgeResult purgeExpired() {
     return purge(clock.instant().minus(settings.retention()));
   }
@@ -597,6 +606,7 @@ public final class TransactionLog implements AutoCloseable {
   // ---------------------------------------------------------------- stats and lifecycle
 
   /** A snapshot of the log's counters. */
+  @Override
   public LogStats stats() {
     int files = 0;
     long totalBytes = 0;
@@ -668,6 +678,7 @@ public final class TransactionLog implements AutoCloseable {
     }
   }
 
+  @Override
   public boolean isClosed() {
     return closed;
   }

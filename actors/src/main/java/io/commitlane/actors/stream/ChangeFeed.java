@@ -2,8 +2,8 @@ package io.commitlane.actors.stream;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.LogView;
 import io.commitlane.txlog.ReadRequest;
-import io.commitlane.txlog.TransactionLog;
 import java.util.Objects;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.ActorAttributes;
@@ -52,7 +52,7 @@ public final class ChangeFeed {
   }
 
   /** {@link #live(CommitlaneDatabase, String, ReadRequest)} over a log opened directly. */
-  public static Source<LogRecord, NotUsed> live(TransactionLog log, ReadRequest from) {
+  public static Source<LogRecord, NotUsed> live(LogView log, ReadRequest from) {
     Objects.requireNonNull(log, "log");
     return source(() -> log, from, true);
   }
@@ -68,12 +68,12 @@ public final class ChangeFeed {
   }
 
   /** {@link #current(CommitlaneDatabase, String, ReadRequest)} over a log opened directly. */
-  public static Source<LogRecord, NotUsed> current(TransactionLog log, ReadRequest from) {
+  public static Source<LogRecord, NotUsed> current(LogView log, ReadRequest from) {
     Objects.requireNonNull(log, "log");
     return source(() -> log, from, false);
   }
 
-  private static Source<LogRecord, NotUsed> source(java.util.function.Supplier<TransactionLog> log, ReadRequest from, boolean live) {
+  private static Source<LogRecord, NotUsed> source(java.util.function.Supplier<LogView> log, ReadRequest from, boolean live) {
     Objects.requireNonNull(from, "from");
     return Source.fromGraph(new ChangeFeedStage(log, from, live))
         .addAttributes(ActorAttributes.dispatcher(ActorAttributes.IODispatcher().dispatcher()));

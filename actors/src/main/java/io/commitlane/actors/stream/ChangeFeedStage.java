@@ -2,8 +2,8 @@ package io.commitlane.actors.stream;
 
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.LogView;
 import io.commitlane.txlog.ReadRequest;
-import io.commitlane.txlog.TransactionLog;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.apache.pekko.stream.Attributes;
@@ -22,13 +22,13 @@ import org.apache.pekko.stream.stage.OutHandler;
  * stage reads again on its own dispatcher. No polling, no timer.
  */
 final class ChangeFeedStage extends GraphStage<SourceShape<LogRecord>> {
-  private final Supplier<TransactionLog> log;
+  private final Supplier<LogView> log;
   private final ReadRequest from;
   private final boolean live;
   private final Outlet<LogRecord> out = Outlet.create("ChangeFeed.out");
   private final SourceShape<LogRecord> shape = SourceShape.of(out);
 
-  ChangeFeedStage(Supplier<TransactionLog> log, ReadRequest from, boolean live) {
+  ChangeFeedStage(Supplier<LogView> log, ReadRequest from, boolean live) {
     this.log = log;
     this.from = from;
     this.live = live;
