@@ -1,0 +1,89 @@
+package io.commitlane.bench;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module layering, checked on the compiled main classes of every module: storage and txlog
+ * know nothing of Pekko or of the modules above them, txlog knows nothing of storage, the library
+ * modules never reach into the testkit or the benchmarks, and no modules form a cycle.
+ */
+class LayeringTest {
+  private static JavaClasses main;
+
+  @BeforeAll
+  static void importMainClasses() {
+    main = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.commitlane");
+  }
+
+  static final ArchRule STORAGE_IS_PLAIN_JAVA_AND_ROCKSDB = noClasses().that().resideInAPackage("io.commitlane.storage..")
+      .should().dependOnClassesThat().resideInAnyPackage("org.apache.pekko..", "scala..", "io.commitlane.txlog..",
+          "io.commitlane.actors..", "io.commitlane.cluster..", "io.commitlane.testkit..", "io.commitlane.bench..")
+      .because("storage is usable without Pekko and sits below every other module");
+
+  static final ArchRule TXLOG_IS_JDK_ONLY = noClasses().that().resideInAPackage("io.commitlane.txlog..")
+      .should().dependOnClassesThat().resideInAnyPackage("org.apache.pekko..", "scala..", "org.rocksdb..",
+          "io.commitlane.storage..", "io.commitlane.actors..", "io.commitlane.cluster..", "io.commitlane.testkit..",
+          "io.commitlane.bench..")
+      .because("the transaction log depends on the JDK only");
+
+  static final ArchRule ACTORS_KNOW_NOTHING_ABOVE_THEM = noClasses().that().resideInAPackage("io.commitlane.actors..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.commitlane.cluster..", "io.commitlane.testkit..",
+          "io.commitlane.micrometer..", "io.commitlane.bench..", "io.commitlane.examples..")
+      .because("actors is the library the cluster, testkit and micrometer modules build on");
+
+  static final ArchRule LIBRARIES_NEVER_USE_THE_TESTKIT_OR_BENCHMARKS = noClasses()
+      .that().resideInAnyPackage("io.commitlane.cluster..", "io.commitlane.micrometer..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.commitlane.testkit..", "io.commitlane.bench..",
+          "io.commitlane.examples..")
+      .because("the testkit and the benchmarks are for tests and measurements, not for production code");
+
+  static final ArchRule NO_MODULE_CYCLES = slices().matching("io.commitlane.(*)..").should().beFreeOfCycles();
+
+  @Test
+  void storageImportsNeitherPekkoNorAnyModuleAboveIt() {
+    STORAGE_IS_PLAIN_JAVA_AND_ROCKSDB.check(main);
+  }
+
+  @Test
+  void txlogImportsOnlyTheJdk() {
+    TXLOG_IS_JDK_ONLY.check(main);
+  }
+
+  @Test
+  void actorsImportNoModuleAboveThem() {
+    ACTORS_KNOW_NOTHING_ABOVE_THEM.check(main);
+  }
+
+  @Test
+  void clusterAndMicrometerNeverUseTheTestkitOrBenchmarks() {
+    LIBRARIES_NEVER_USE_THE_TESTKIT_OR_BENCHMARKS.check(main);
+  }
+
+  @Test
+  void noModulesFormACycle() {
+    NO_MODULE_CYCLES.check(main);
+  }
+
+  /** The rules are not vacuous: a class that breaks each one is caught. */
+  @Test
+  void eachRuleCatchesAForbiddenImport() {
+    JavaClasses offenders = new ClassFileImporter().importClasses(
+        io.commitlane.storage.layeringfixture.StorageUsingPekko.class,
+        io.commitlane.txlog.layeringfixture.TxlogUsingStorage.class,
+        io.commitlane.actors.layeringfixture.ActorsUsingTheTestkit.class);
+    assertThrows(AssertionError.class, () -> STORAGE_IS_PLAIN_JAVA_AND_ROCKSDB.check(offenders));
+    assertThrows(AssertionError.class, () -> TXLOG_IS_JDK_ONLY.check(offenders));
+    assertThrows(AssertionError.class, () -> ACTORS_KNOW_NOTHING_ABOVE_THEM.check(offenders));
+  }
+}
