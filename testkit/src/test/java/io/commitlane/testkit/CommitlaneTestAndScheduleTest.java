@@ -9,6 +9,8 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.OccValidation;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.pekko.CommitlaneTest;
+import io.commitlane.testkit.pekko.TestDatabase;
 import io.commitlane.txlog.TransactionLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -22,20 +24,19 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-@ExtendWith(CommitlaneExtension.class)
-class ExtensionAndScheduleTest {
+@CommitlaneTest
+class CommitlaneTestAndScheduleTest {
   private static final Duration T = Duration.ofSeconds(20);
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static CompletionStage<CommitResult> logged(CommitlaneExtension.TestDatabase db, String tag, String key) {
+  private static CompletionStage<CommitResult> logged(TestDatabase db, String tag, String key) {
     Transaction t = db.database().begin().tag(tag).useLog("main");
     t.put(b(key), b(tag));
     t.addLogEntry(b(tag));
@@ -43,13 +44,13 @@ class ExtensionAndScheduleTest {
   }
 
   /**
-   * Seed 000's flush-correlation race, end to end: A appends first but is held after its write,
+   * The flush-correlation race, end to end: A appends first but is held after its write,
    * before it finishes; B appends later and finishes. A RocksDB flush now holds both writes, yet
    * the recorded flushed position (where crash replay starts) must not pass A, whose log record
    * has not left the uncommitted set. Once A finishes, a flush may move past both.
    */
   @Test
-  void seed000RaceAsASchedule(CommitlaneExtension.TestDatabase db) throws Exception {
+  void flushCorrelationRaceAsASchedule(TestDatabase db) throws Exception {
     StageSchedule s = db.control().schedule(T, "A", "B", "C");
     s.release("C");
     CompletionStage<CommitResult> a = logged(db, "A", "a");
@@ -157,7 +158,7 @@ class ExtensionAndScheduleTest {
   }
 
   @Test
-  void theExtensionGivesOneTestKitPerClass(ActorTestKit first, ActorTestKit second) {
+  void oneTestKitPerClass(ActorTestKit first, ActorTestKit second) {
     assertTrue(first == second);
   }
 }

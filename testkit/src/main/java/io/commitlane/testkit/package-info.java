@@ -1,2 +1,0 @@
-/** testkit: see the module README section. */
-package io.commitlane.testkit;
