@@ -22,15 +22,20 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 @CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
 class CommitlaneTestAndScheduleTest {
   private static final Duration T = Duration.ofSeconds(20);
+  @JUnit5TestKit static ActorTestKit testKit;
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
@@ -160,5 +165,6 @@ class CommitlaneTestAndScheduleTest {
   @Test
   void oneTestKitPerClass(ActorTestKit first, ActorTestKit second) {
     assertTrue(first == second);
+    assertTrue(first == testKit, "the static field marked @JUnit5TestKit holds the same kit");
   }
 }

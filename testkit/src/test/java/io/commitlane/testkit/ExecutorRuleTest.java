@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * A commit held after ADMITTED occupies a commit executor. When the test's holds occupy every
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.Test;
  * a wait that did not fail fast would end in a {@link StageTimeoutException}, not the asserted type.
  */
 @CommitlaneTest(commitThreads = 1)
+@ExtendWith(LogCapturingExtension.class)
 class ExecutorRuleTest {
   private static final Duration LONG = Duration.ofSeconds(60);
 
@@ -41,9 +44,11 @@ class ExecutorRuleTest {
     s.letReach("A", CommitStage.WRITTEN); // A holds the only executor
     commit(db, "B");                      // B is admitted and queued behind it
     NoFreeExecutorException e = assertThrows(NoFreeExecutorException.class, () -> s.letReach("B", CommitStage.VALIDATED));
-    assertTrue(e.getMessage().contains("commit-threads = 1"), e.getMessage());
-    assertTrue(e.getMessage().contains("A is held at WRITTEN by a schedule"), e.getMessage());
-    assertTrue(e.getMessage().contains("@CommitlaneTest(commitThreads = 2)"), e.getMessage());
+    assertEquals("step 2 (let B reach VALIDATED): B (admitted, queued) needs a commit executor, but all 1"
+        + " (commit-threads = 1) are held: A is held at WRITTEN by a schedule. It cannot move until one of them is"
+        + " released. Release a held commit first, or give the database more executors: commit-threads = 2 in its"
+        + " settings, or @CommitlaneTest(commitThreads = 2) on the test. Steps so far: [let A reach WRITTEN, let B reach VALIDATED]",
+        e.getMessage());
   }
 
   @Test

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * JUnit 5 support for tests of commitlane databases. On a test class (and, to override it, on a
  * test method), lets test methods and constructors take:
  * <ul>
- *   <li>{@code ActorTestKit}: one per test class, shut down after the class;
+ *   <li>{@code ActorTestKit}: one per test class, shut down after the class (also set into a static
+ *       {@code ActorTestKit} field marked with Pekko's {@code @JUnit5TestKit});
  *   <li>{@link TestDatabase}: a fresh database in a new temporary directory with a {@code
  *       StageControl} installed, closed and deleted after the test. Its merged write groups are
  *       off, so that barriers and schedules hold one commit, not its group.

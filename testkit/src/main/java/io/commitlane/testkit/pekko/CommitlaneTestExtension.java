@@ -10,20 +10,29 @@ import io.commitlane.actors.WriteGroupSettings;
 import io.commitlane.testkit.StageControl;
 import java.io.IOException;
 import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolutionException;
 import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.platform.commons.support.AnnotationSupport;
+import org.junit.platform.commons.support.HierarchyTraversalMode;
 
-/** What {@link CommitlaneTest} registers: resolves {@code ActorTestKit} and {@link TestDatabase} parameters. */
-final class CommitlaneTestExtension implements ParameterResolver, AfterAllCallback {
+/**
+ * What {@link CommitlaneTest} registers: resolves {@code ActorTestKit} and {@link TestDatabase}
+ * parameters, and fills static {@code ActorTestKit} fields marked {@link JUnit5TestKit}.
+ */
+final class CommitlaneTestExtension implements ParameterResolver, BeforeAllCallback, AfterAllCallback {
   private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(CommitlaneTestExtension.class);
   private static final String COMMIT_THREADS = PipelineSettings.ROOT + ".commit-threads";
   /** The names of commit executor threads (DatabaseSupervisor names each {@code commitlane-commit-<db>-<n>}). */
@@ -58,8 +67,19 @@ final class CommitlaneTestExtension implements ParameterResolver, AfterAllCallba
     }
   }
 
+  /** Static {@code ActorTestKit} fields marked {@link JUnit5TestKit} get the class's kit. */
   @Override
-  public void afterAll(ExtensionContext e) {
+  public void beforeAll(ExtensionContext e) throws IllegalAccessException {
+    for (Field f : testKitFields(e)) {
+      f.set(null, testKit(e));
+    }
+  }
+
+  @Override
+  public void afterAll(ExtensionContext e) throws IllegalAccessException {
+    for (Field f : testKitFields(e)) {
+      f.set(null, null);
+    }
     ActorTestKit kit = e.getStore(NS).remove("testkit", ActorTestKit.class);
     if (kit != null) {
       kit.shutdownTestKit();
@@ -95,6 +115,13 @@ final class CommitlaneTestExtension implements ParameterResolver, AfterAllCallba
       Config config = parse(onClass.get(), classContext.getRequiredTestClass());
       return ActorTestKit.create(config.withFallback(ActorTestKit.applicationTestConfig()));
     }, ActorTestKit.class);
+  }
+
+  private static List<Field> testKitFields(ExtensionContext e) {
+    List<Field> fields = AnnotationSupport.findAnnotatedFields(e.getRequiredTestClass(), JUnit5TestKit.class,
+        f -> Modifier.isStatic(f.getModifiers()) && f.getType() == ActorTestKit.class, HierarchyTraversalMode.TOP_DOWN);
+    fields.forEach(f -> f.setAccessible(true));
+    return fields;
   }
 
   private static Config parse(CommitlaneTest annotation, AnnotatedElement where) {
