@@ -45,9 +45,9 @@ final class ExecutorHolds {
 
   /** Called for every stage event, before any hold: keeps the set of queued commits. */
   void onStage(CommitStage stage, PendingCommit c) {
-    if (stage == CommitStage.ADMITTED) {
-      queued.add(c.transactionId());
-    } else if (queued.remove(c.transactionId())) {
+    // Either way a waiter may now decide: a commit joined the queue (an actor admits it on its own
+    // thread, after the test started waiting), or one left it.
+    if (stage == CommitStage.ADMITTED ? queued.add(c.transactionId()) : queued.remove(c.transactionId())) {
       wakeAll();
     }
   }
