@@ -16,7 +16,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -61,6 +63,15 @@ class ExecutorRuleTest {
     NoFreeExecutorException e = assertThrows(NoFreeExecutorException.class, () -> bValidated.awaitArrival(LONG));
     assertTrue(e.getMessage().contains("is held at DEQUEUED by barrier at DEQUEUED for tag A"), e.getMessage());
     assertTrue(e.getMessage().contains("commit-threads = 2"), e.getMessage());
+  }
+
+  /** A test that waits on a probe instead sees why in its captured log. */
+  @Test
+  void aCommitAdmittedWhileEveryExecutorIsHeldIsLoggedAtWarn(TestDatabase db, ActorTestKit kit) {
+    Barrier atDequeue = db.control().barrier(CommitStage.DEQUEUED, "A");
+    commit(db, "A");
+    atDequeue.awaitArrival(LONG);
+    LoggingTestKit.warn("was admitted while no commit executor is free").expect(kit.system(), () -> commit(db, "B"));
   }
 
   /** Queueing behind a hold is allowed: released first, the queued commit runs (the ordered lane). */
