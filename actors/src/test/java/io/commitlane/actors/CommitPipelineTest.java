@@ -17,6 +17,8 @@ import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,29 +29,21 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class CommitPipelineTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(int threads) {
     return open(threads, Map.of());
@@ -141,7 +135,8 @@ class CommitPipelineTest {
       try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
           settings(testKit.system(), Map.of("commit-threads", 2, "wal", "off", "write-groups.enabled", "off")))) {
         // Merging off: a held commit would hold the group it merged into; this test is about executors.
-        try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "A".equals(c.tag()))) {
+        try (StageControl stages = StageControl.install(db.storage())) {
+          Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> "A".equals(c.tag()));
           CompletionStage<CommitResult> a = put(db, "A", "a", "1");
           CompletionStage<CommitResult> b = put(db, "B", "b", "1");
           await(b); // needs the second executor while A holds the first
@@ -166,12 +161,13 @@ class CommitPipelineTest {
       try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
           settings(testKit.system(), Map.of("commit-threads", threads, "wal", "off", "write-groups.enabled", "off")))) {
         // Merging off: one executor would take the whole burst as a group; this test is about growth.
-        Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true);
+        StageControl stages = StageControl.install(db.storage());
+        Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
         List<CompletionStage<CommitResult>> commits = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
           commits.add(put(db, "c" + i, "k" + i, "v"));
         }
-        hold.awaitArrivals(threads);
+        hold.awaitArrivals(threads, Duration.ofSeconds(30));
         // Every executor is held at VALIDATED; the rest of the burst waits in the queue.
         assertEquals(threads, hold.holding());
         assertEquals(threads, db.stats().executorsStarted());
@@ -181,7 +177,7 @@ class CommitPipelineTest {
           await(c);
         }
         assertEquals(threads, db.stats().executorsStarted());
-        hold.close();
+        stages.close();
       }
     }
   }
@@ -222,9 +218,10 @@ class CommitPipelineTest {
   @Test
   void withSeveralExecutorsASmallCommitOvertakesABigOne() throws Exception {
     try (CommitlaneDatabase db = open(4)) {
-      try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "big".equals(c.tag()))) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> "big".equals(c.tag()));
         CompletionStage<CommitResult> big = put(db, "big", "big", "v");
-        hold.awaitArrivals(1);
+        hold.awaitArrivals(1, Duration.ofSeconds(30));
         CommitResult small = await(put(db, "small", "small", "v"));
         assertTrue(small.version() > 0);
         assertFalse(big.toCompletableFuture().isDone(), "the big commit is still held");
@@ -238,9 +235,10 @@ class CommitPipelineTest {
   void aFullQueueAnswersAtOnceWithARetryableError() throws Exception {
     try (CommitlaneDatabase db = open(1, Map.of("commit-queue-capacity", 2))) {
       TestProbe<DatabaseProtocol.WriteReply> probe = testKit.createTestProbe();
-      try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "first".equals(c.tag()))) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> "first".equals(c.tag()));
         CompletionStage<CommitResult> first = put(db, "first", "a", "1");
-        hold.awaitArrivals(1); // the only executor is busy; the queue is empty again
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // the only executor is busy; the queue is empty again
         CompletionStage<CommitResult> q1 = put(db, "q1", "b", "1");
         CompletionStage<CommitResult> q2 = put(db, "q2", "c", "1");
         ExecutionException e = assertThrows(ExecutionException.class, () -> await(put(db, "over", "d", "1")));
@@ -321,9 +319,10 @@ class CommitPipelineTest {
   @Test
   void closeDrainsAdmittedCommitsThenRefusesNewOnes() throws Exception {
     CommitlaneDatabase db = open(2);
-    Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "a".equals(c.tag()));
+    StageControl stages = StageControl.install(db.storage());
+    Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> "a".equals(c.tag()));
     CompletionStage<CommitResult> a = put(db, "a", "a", "1");
-    hold.awaitArrivals(1);
+    hold.awaitArrivals(1, Duration.ofSeconds(30));
     CompletionStage<org.apache.pekko.Done> closed = db.closeAsync();
     ExecutionException refused = assertThrows(ExecutionException.class, () -> await(put(db, "late", "late", "1")));
     assertInstanceOf(DatabaseClosedException.class, refused.getCause());
@@ -353,12 +352,13 @@ class CommitPipelineTest {
   void stalledCommitsDoNotStarveTheDefaultDispatcher() throws Exception {
     // Merging off, so that both executors stall (one would otherwise take the burst as a group).
     try (CommitlaneDatabase db = open(2, Map.of("write-groups.enabled", "off"))) {
-      try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true)) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
         List<CompletionStage<CommitResult>> commits = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
           commits.add(put(db, "c" + i, "k" + i, "v"));
         }
-        hold.awaitArrivals(2);
+        hold.awaitArrivals(2, Duration.ofSeconds(30));
         // Both commit threads are stuck; the default dispatcher is not involved and stays free.
         CompletableFuture<String> task = CompletableFuture.supplyAsync(() -> "ran",
             testKit.system().dispatchers().lookup(DispatcherSelector.defaultDispatcher()));

@@ -19,6 +19,8 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,7 +32,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -38,28 +42,18 @@ import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.ChildFailed;
 import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A database actor under a user's guardian, and databases under coordinated shutdown. */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class DatabaseActorLifecycleTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   /** A guardian of the user's: spawns the database actor, hands its reference out, and stops (with it) on request. */
   private static Behavior<String> guardian(Path path, PipelineSettings settings, ActorRef<ActorRef<Request>> ready) {
@@ -165,10 +159,11 @@ class DatabaseActorLifecycleTest {
     try {
       CommitlaneDatabase db = CommitlaneDatabase.open(system, dir,
           settings(system, Map.of("wal", "off", "commit-threads", 1, "write-groups.enabled", "off")));
-      Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true);
+      StageControl stages = StageControl.install(db.storage());
+      Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
       List<CompletableFuture<io.commitlane.storage.CommitResult>> commits = new ArrayList<>();
       commits.add(PipelineTestSupport.put(db, null, "held", "v").toCompletableFuture());
-      hold.awaitArrivals(1);
+      hold.awaitArrivals(1, Duration.ofSeconds(30));
       for (int i = 0; i < 3; i++) {
         commits.add(PipelineTestSupport.put(db, null, "queued" + i, "v").toCompletableFuture());
       }

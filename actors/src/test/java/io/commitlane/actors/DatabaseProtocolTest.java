@@ -25,36 +25,30 @@ import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.storage.CommitStage;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.stream.javadsl.Sink;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The protocol on a database's reference: every request answered once, with its correlation. */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class DatabaseProtocolTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new java.util.HashMap<>(more);
@@ -115,10 +109,11 @@ class DatabaseProtocolTest {
     try (CommitlaneDatabase db = open(Map.of("write-groups.enabled", "off"))) {
       db.storage().put(b("k"), b("v1"));
       TestProbe<WriteReply> writes = testKit.createTestProbe();
-      try (Hold hold = new Hold(db.storage(), CommitStage.DEQUEUED, c -> true)) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.DEQUEUED, c -> true);
         db.ref().tell(new ConditionalWrite(List.of(Expectation.value(b("k"), b("v1"))), List.of(Mutation.put(b("k"), b("v2"))), null, 9,
             writes.ref()));
-        hold.awaitArrivals(1); // read and found v1; not validated yet
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // read and found v1; not validated yet
         db.storage().put(b("k"), b("other"));
         hold.release();
       }

@@ -10,7 +10,10 @@ import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.StorageStats;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,9 +23,10 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -34,21 +38,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * they queue behind a held commit (every baseline predates every write) and when workers keep
  * many commits in flight on two executors.
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class DisjointKeysPipelineTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   static Stream<Arguments> settingsGrid() {
     return Stream.of("conflict", "ordered").flatMap(blind -> Stream.of("on", "off").map(groups -> Arguments.of(blind, groups)));
@@ -76,9 +71,10 @@ class DisjointKeysPipelineTest {
   void commitsQueuedBehindAHeldCommitOnSharedBucketsAllCommit(String blindWrites, String writeGroups) throws Exception {
     try (CommitlaneDatabase db = open(blindWrites, writeGroups, 1)) {
       List<CompletionStage<CommitResult>> commits = new ArrayList<>();
-      try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "held".equals(c.tag()))) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> "held".equals(c.tag()));
         commits.add(db.commit(readModifyWrite(db, "held", 8)));
-        hold.awaitArrivals(1); // the only executor holds it; the rest queue with older baselines than its write
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // the only executor holds it; the rest queue with older baselines than its write
         for (int i = 0; i < 12; i++) {
           commits.add(db.commit(readModifyWrite(db, "queued-" + i, 8)));
         }

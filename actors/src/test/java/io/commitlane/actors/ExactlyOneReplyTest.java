@@ -19,6 +19,8 @@ import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -28,34 +30,26 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every request on a database's reference gets exactly one reply carrying its correlation: while
  * the database closes and after, when its queue is full, and when a commit executor crashes.
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class ExactlyOneReplyTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   /** One executor, no merging: a held commit holds the executor, and the rest wait in the queue. */
   private CommitlaneDatabase open(Map<String, Object> more) {
@@ -91,9 +85,10 @@ class ExactlyOneReplyTest {
     TestProbe<DatabaseProtocol.WriteReply> probe = testKit.createTestProbe();
     TestProbe<DatabaseProtocol.ReadReply> reads = testKit.createTestProbe();
     CompletionStage<Done> closed;
-    try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true)) {
+    try (StageControl stages = StageControl.install(db.storage())) {
+      Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
       ref.tell(write(1, probe.ref()));
-      hold.awaitArrivals(1);
+      hold.awaitArrivals(1, Duration.ofSeconds(30));
       for (long n = 2; n <= 5; n++) {
         ref.tell(write(n, probe.ref())); // queued behind the held commit, or refused once the close began
       }
@@ -138,9 +133,10 @@ class ExactlyOneReplyTest {
   void whenTheQueueIsFull() throws Exception {
     try (CommitlaneDatabase db = open(Map.of("commit-queue-capacity", 2))) {
       TestProbe<DatabaseProtocol.WriteReply> probe = testKit.createTestProbe();
-      try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> true)) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
         db.ref().tell(write(1, probe.ref()));
-        hold.awaitArrivals(1); // the only executor holds it; the queue is empty again
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // the only executor holds it; the queue is empty again
         for (long n = 2; n <= 10; n++) {
           db.ref().tell(write(n, probe.ref()));
         }

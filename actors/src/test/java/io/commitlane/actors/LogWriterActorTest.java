@@ -28,13 +28,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.SupervisorStrategy;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -43,21 +44,12 @@ import org.junit.jupiter.api.io.TempDir;
  * receives while it writes a batch waits in its mailbox until the batch is finished; it keeps the
  * role across a restart and hands it back when it stops.
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class LogWriterActorTest {
   private static final String LOG_THREAD = "commitlane.log-dispatcher";
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   /** Actor-written logs of {@code segmentSize} segments on {@code fs}, WAL off. */
   private CommitlaneDatabase open(FaultInjectingFileSystem fs, Durability durability, String segmentSize) {

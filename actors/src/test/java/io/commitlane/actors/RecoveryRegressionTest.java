@@ -36,10 +36,11 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.stream.Stream;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -50,25 +51,16 @@ import org.junit.jupiter.params.provider.CsvSource;
  * test per way this used to fail. A "crash image" is a copy of a running database's directory: it
  * holds what a kill -9 would leave (every write reached the OS, nothing RocksDB kept in memory).
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 @ParameterizedClass(name = "txlog.append = {0}, wal = {1}")
 @CsvSource({"serialized, off", "serialized, on", "leaderless, off", "leaderless, on", "actor, off", "actor, on"})
 class RecoveryRegressionTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @Parameter(0) String append;
   @Parameter(1) String wal;
 
   @TempDir Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private PipelineSettings settings(Map<String, Object> more) {
     Map<String, Object> m = new HashMap<>(more);

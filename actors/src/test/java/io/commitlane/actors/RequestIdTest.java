@@ -21,6 +21,8 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
@@ -30,11 +32,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -44,21 +47,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Writes that carry a request id are applied once: a repeat is answered with the first outcome,
  * also while the first is still in flight and after the database was closed and opened again.
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class RequestIdTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new java.util.HashMap<>(more);
@@ -130,9 +124,10 @@ class RequestIdTest {
       TestProbe<WriteReply> first = testKit.createTestProbe();
       TestProbe<WriteReply> repeat = testKit.createTestProbe();
       TestProbe<StatsReply> stats = testKit.createTestProbe();
-      try (Hold hold = new Hold(db.storage(), heldAt, c -> true)) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(heldAt, c -> true);
         db.ref().tell(write("order-1", "k", "first", 1, first));
-        hold.awaitArrivals(1);
+        hold.awaitArrivals(1, Duration.ofSeconds(30));
         db.ref().tell(write("order-1", "k", "second", 2, repeat));
         db.ref().tell(new GetStats(3, stats.ref())); // answered after the repeat was handled (one mailbox)
         assertEquals(1, stats.expectMessageClass(DatabaseStats.class).admitted(), "the repeat was not admitted");

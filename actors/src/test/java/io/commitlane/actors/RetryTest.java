@@ -18,6 +18,8 @@ import io.commitlane.actors.stream.Backoff;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -25,29 +27,21 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Retrying conflicted writes without blocking: from the Java API and over the protocol. */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class RetryTest {
   private static final Duration TIMEOUT = Duration.ofSeconds(30);
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open() {
     return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), Map.of("wal", "off", "write-groups.enabled", "off")));
@@ -108,7 +102,8 @@ class RetryTest {
           null, 1, testKit.<WriteReply>createTestProbe().ref());
       List<ConflictCause> causes = new CopyOnWriteArrayList<>();
       java.util.concurrent.CompletionStage<WriteReply> done;
-      try (Hold hold = new Hold(db.storage(), CommitStage.DEQUEUED, c -> true)) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.DEQUEUED, c -> true);
         done = Retry.onConflict(3, Backoff.of(Duration.ofMillis(1), Duration.ofMillis(5))).write(testKit.system(), db.ref(), TIMEOUT,
             (attempt, previous, replyTo) -> {
               if (previous != null) {
@@ -116,7 +111,7 @@ class RetryTest {
               }
               return new ConditionalWrite(write.expected(), write.mutations(), null, attempt, replyTo);
             });
-        hold.awaitArrivals(1); // the first attempt read v1 and waits before its validation
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // the first attempt read v1 and waits before its validation
         db.storage().put(b("k"), b("v1")); // the same value, written again after that read
         hold.release();
       }

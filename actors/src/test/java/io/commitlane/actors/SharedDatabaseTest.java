@@ -16,6 +16,8 @@ import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.PathInUseException;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,33 +31,25 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** One database per path per actor system, shared by every handle of the path. */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class SharedDatabaseTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private static PipelineSettings twoThreads(ActorSystem<?> system) {
     // Merging off: one executor would take a burst as one group; this test is about executors.
@@ -81,13 +75,14 @@ class SharedDatabaseTest {
     });
     TestProbe<DatabaseProtocol.WriteReply> replies = testKit.createTestProbe();
     List<CompletionStage<CommitResult>> commits = new ArrayList<>();
-    try (Hold hold = new Hold(first.storage(), CommitStage.VALIDATED, c -> true)) {
+    try (StageControl stages = StageControl.install(first.storage())) {
+      Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
       for (int i = 0; i < 6; i++) {
         commits.add(put(first, null, "first" + i, "v"));
         commits.add(put(second, null, "second" + i, "v"));
         spawned.tell(new Write(List.of(Mutation.put(b("spawned" + i), b("v"))), null, i, replies.ref()));
       }
-      hold.awaitArrivals(2);
+      hold.awaitArrivals(2, Duration.ofSeconds(30));
       assertEquals(2, hold.holding(), "both executors hold a commit; the rest of the burst waits");
       assertEquals(2, first.stats().executorsStarted());
       assertEquals(2, second.stats().executorsStarted());

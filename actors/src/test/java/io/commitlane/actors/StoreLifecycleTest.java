@@ -18,6 +18,8 @@ import io.commitlane.storage.Store;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
 import io.commitlane.storage.UnknownStoreException;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import io.commitlane.txlog.InspectionReport;
 import io.commitlane.txlog.LogInspector;
 import io.commitlane.txlog.LogReader;
@@ -25,6 +27,7 @@ import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -33,29 +36,21 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Creating and dropping stores through the facade and the supervisor's messages. */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class StoreLifecycleTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new HashMap<>(more);
@@ -149,9 +144,10 @@ class StoreLifecycleTest {
   void aCommitRefusedByAFullQueueGivesItsClaimBack() throws Exception {
     try (CommitlaneDatabase db = open(Map.of("commit-threads", 1, "commit-queue-capacity", 1))) {
       Store s = await(db.createStore("s"));
-      try (Hold hold = new Hold(db.storage(), CommitStage.DEQUEUED, c -> "A".equals(c.tag()))) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.DEQUEUED, c -> "A".equals(c.tag()));
         CompletionStage<CommitResult> a = put(db, "A", s, "a");
-        hold.awaitArrivals(1); // the only executor holds A; the queue is empty again
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // the only executor holds A; the queue is empty again
         CompletionStage<CommitResult> queued = put(db, "B", s, "b");
         assertInstanceOf(CommitQueueFullException.class, failure(put(db, "C", s, "c")));
         CompletionStage<Done> drop = db.dropStore("s");

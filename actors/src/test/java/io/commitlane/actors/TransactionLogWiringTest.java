@@ -13,6 +13,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.LogView;
@@ -26,34 +28,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 @ParameterizedClass(name = "txlog.append = {0}")
 @ValueSource(strings = {"serialized", "leaderless", "actor"})
 class TransactionLogWiringTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @Parameter String append;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new HashMap<>(more);
@@ -116,9 +110,10 @@ class TransactionLogWiringTest {
   void readersNeverSeeARecordBeforeItsDataIsReadable() throws Exception {
     try (CommitlaneDatabase db = open(Map.of())) {
       LogView log = db.transactionLog("changes");
-      try (Hold hold = new Hold(db.storage(), CommitStage.LOG_APPENDED, c -> "held".equals(c.tag()))) {
+      try (StageControl stages = StageControl.install(db.storage())) {
+        Barrier hold = stages.barrier(CommitStage.LOG_APPENDED, c -> "held".equals(c.tag()));
         CompletionStage<CommitResult> held = logged(db, "held", "k", "v");
-        hold.awaitArrivals(1); // appended, not written
+        hold.awaitArrivals(1, Duration.ofSeconds(30)); // appended, not written
         try (LogReader reader = log.reader(ReadRequest.fromStart())) {
           assertNull(reader.next(), "the record is appended but its data is not written yet");
         }

@@ -17,11 +17,14 @@ import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.StorageStats;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -29,10 +32,11 @@ import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -42,21 +46,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * VALIDATED on the only executor while the others queue behind it, so on release the executor
  * finds them all queued and takes them as one group.
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class WriteGroupPipelineTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new HashMap<>(more);
@@ -69,9 +64,10 @@ class WriteGroupPipelineTest {
   private static List<CompletionStage<CommitResult>> behindHeldCommit(CommitlaneDatabase db,
       java.util.function.Consumer<List<CompletionStage<CommitResult>>> queueBehind) throws Exception {
     List<CompletionStage<CommitResult>> commits = new ArrayList<>();
-    try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "A".equals(c.tag()))) {
+    try (StageControl stages = StageControl.install(db.storage())) {
+      Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> "A".equals(c.tag()));
       commits.add(put(db, "A", "a", "1"));
-      hold.awaitArrivals(1); // the only executor holds A; everything after it queues
+      hold.awaitArrivals(1, Duration.ofSeconds(30)); // the only executor holds A; everything after it queues
       queueBehind.accept(commits);
       hold.release();
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
+import io.commitlane.testkit.pekko.CommitlaneTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -14,10 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
@@ -28,25 +30,17 @@ import org.junit.jupiter.params.provider.ValueSource;
  * kill -9 with the RocksDB WAL off: whatever moment the kill lands on, reopening (which replays
  * the transaction log) must show every acknowledged commit and no partial one, in every append mode.
  */
+@CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
 @ParameterizedClass(name = "txlog.append = {0}")
 @ValueSource(strings = {"serialized", "leaderless", "actor"})
 class CrashRecoveryTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @Parameter String append;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   /** Repeated kills at seeded random acknowledgement counts, reopening the same database each time. */
   @Test

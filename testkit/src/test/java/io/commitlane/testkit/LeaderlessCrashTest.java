@@ -3,14 +3,16 @@ package io.commitlane.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.testkit.pekko.CommitlaneTest;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -20,21 +22,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * switch (and at random moments): reopening loses no acknowledged commit, exposes no partial
  * one, and reads the log back in position order.
  */
+@CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
 class LeaderlessCrashTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   @ParameterizedTest(name = "kill while the {0}")
   @ValueSource(strings = {"sync:40", "sync:41", "switch:6"})

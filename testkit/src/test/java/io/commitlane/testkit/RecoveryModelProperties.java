@@ -1,5 +1,7 @@
 package io.commitlane.testkit;
 
+import io.commitlane.testkit.pekko.RecoveryRunner;
+import io.commitlane.testkit.pekko.RecoveryCrashWorkload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.commitlane.actors.CommitlaneDatabase;

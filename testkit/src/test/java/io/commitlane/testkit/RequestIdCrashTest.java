@@ -10,14 +10,16 @@ import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
+import io.commitlane.testkit.pekko.CommitlaneTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Set;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,21 +30,13 @@ import org.junit.jupiter.params.provider.CsvSource;
  * again applies nothing; an id whose write did not survive left no record, so it is applied now.
  * With the WAL off the records come back through log replay, with the data they were written with.
  */
+@CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
 class RequestIdCrashTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   @ParameterizedTest(name = "wal {0}, {1} appends")
   @CsvSource({"off, serialized", "off, actor", "off, leaderless", "on, serialized"})

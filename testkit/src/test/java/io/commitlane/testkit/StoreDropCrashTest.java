@@ -13,6 +13,7 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.ReplayStats;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.Store;
+import io.commitlane.testkit.pekko.CommitlaneTest;
 import io.commitlane.txlog.InspectionReport;
 import io.commitlane.txlog.LogInspector;
 import io.commitlane.txlog.LogReader;
@@ -25,10 +26,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -36,21 +38,13 @@ import org.junit.jupiter.api.io.TempDir;
  * replays the transaction log) the store is either fully gone or fully present, never half; a
  * dropped store's writes are skipped by replay and counted; its log records stay readable.
  */
+@CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
 class StoreDropCrashTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   /** Killed while the logical drop waits for a commit's claim: reopen finishes the drop. */
   @Test

@@ -16,6 +16,7 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.pekko.CommitlaneTest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,9 +29,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -44,23 +46,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * starts after it must fail with {@link StoreDroppedException}; the physical drop must come after
  * the last admitted commit finished.
  */
+@CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
 class StoreDropRaceTest {
   private static final Duration T = Duration.ofSeconds(30);
   private static final int BURST = 16;
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
-
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
-
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(String policy, int threads) {
     Map<String, Object> m = Map.of("wal", "off", "occ-validation", policy, "commit-threads", threads);

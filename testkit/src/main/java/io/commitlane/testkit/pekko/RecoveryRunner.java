@@ -1,6 +1,7 @@
-package io.commitlane.testkit;
+package io.commitlane.testkit.pekko;
 
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.testkit.RecoveryHistory;
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.Transaction;
 import io.commitlane.testkit.RecoveryHistory.Burst;

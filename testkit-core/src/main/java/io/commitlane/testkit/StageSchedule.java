@@ -73,21 +73,46 @@ public final class StageSchedule {
   }
 
   private void awaitAt(Object tag, CommitStage stage, String step) {
-    if (!positions.awaitReached(tag, stage, timeout)) {
-      throw new StageTimeoutException("step " + steps.size() + " (" + step + ") timed out after " + timeout + ": "
-          + String.join("; ", control.describe()) + ". Steps so far: " + steps);
+    String failure = positions.awaitReached(tag, stage, timeout);
+    if (failure == null) {
+      return;
     }
+    if (!failure.isEmpty()) {
+      throw new NoFreeExecutorException("step " + steps.size() + " (" + step + "): " + failure + ". Steps so far: " + steps);
+    }
+    throw new StageTimeoutException("step " + steps.size() + " (" + step + ") timed out after " + timeout + ": "
+        + String.join("; ", control.describe()) + ". Steps so far: " + steps);
   }
 
   /** Where each scheduled commit is and how far it may go; shared with {@link StageControl}. */
   static final class Positions {
     private final Map<Object, Cursor> cursors = new ConcurrentHashMap<>();
+    private final ExecutorHolds executors;
+
+    Positions(ExecutorHolds executors) {
+      this.executors = executors;
+    }
 
     private static final class Cursor {
       CommitStage at;
-      CommitStage limit; // null: hold at the first stage reached
-      boolean released;
+      PendingCommit commit;
+      // Volatile: ExecutorHolds asks whether a hold still blocks without this monitor.
+      volatile CommitStage limit; // null: hold at the first stage reached
+      volatile boolean released;
       boolean holding;
+
+      /** Whether a commit at {@code stage} must wait. */
+      boolean blocks(CommitStage stage) {
+        // Unless a step says otherwise, a commit is held at its first stage after ADMITTED:
+        // ADMITTED runs on the caller's own thread, which a schedule must not block by default.
+        CommitStage l = limit;
+        return !released && (l == null ? stage != CommitStage.ADMITTED : stage.compareTo(l) >= 0);
+      }
+    }
+
+    /** A hold started or ended somewhere: re-check whether a waiter can still be satisfied. */
+    synchronized void wake() {
+      notifyAll();
     }
 
     synchronized void control(Object tag) {
@@ -104,13 +129,25 @@ public final class StageSchedule {
         return;
       }
       long deadline = System.nanoTime() + maxHold.toNanos();
+      // Registered outside this monitor: ExecutorHolds wakes other monitors' waiters.
+      boolean onExecutor = cur.blocks(stage)
+          && executors.enter(c.tag() + " is held at " + stage + " by a schedule", () -> cur.blocks(stage));
+      try {
+        holdHere(cur, stage, c, deadline, maxHold);
+      } finally {
+        if (onExecutor) {
+          executors.exit();
+        }
+      }
+    }
+
+    private void holdHere(Cursor cur, CommitStage stage, PendingCommit c, long deadline, Duration maxHold) {
       synchronized (this) {
         cur.at = stage;
+        cur.commit = c;
         notifyAll();
         try {
-          // Unless a step says otherwise, a commit is held at its first stage after ADMITTED:
-          // ADMITTED runs on the caller's own thread, which a schedule must not block by default.
-          while (!cur.released && (cur.limit == null ? stage != CommitStage.ADMITTED : stage.compareTo(cur.limit) >= 0)) {
+          while (cur.blocks(stage)) {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
               throw new StageTimeoutException(c + " was held at " + stage + " by a schedule for " + maxHold);
@@ -151,21 +188,31 @@ public final class StageSchedule {
       return c == null ? null : c.at;
     }
 
-    synchronized boolean awaitReached(Object tag, CommitStage stage, Duration timeout) {
+    /**
+     * Null once the commit reached {@code stage}; else why not: the no-free-executor message when it
+     * is queued behind holds that occupy every executor, or empty on timeout.
+     */
+    synchronized String awaitReached(Object tag, CommitStage stage, Duration timeout) {
       Cursor cur = cursor(tag);
       long deadline = System.nanoTime() + timeout.toNanos();
       try {
         while (cur.at == null || cur.at.compareTo(stage) < 0) {
+          if (cur.at == CommitStage.ADMITTED && executors.isQueued(cur.commit)) {
+            String stuck = executors.noFreeExecutor(tag + " (admitted, queued)");
+            if (stuck != null) {
+              return stuck;
+            }
+          }
           long left = deadline - System.nanoTime();
           if (left <= 0) {
-            return false;
+            return "";
           }
           TimeUnit.NANOSECONDS.timedWait(this, left);
         }
-        return true;
+        return null;
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return false;
+        return "";
       }
     }
 
@@ -173,7 +220,13 @@ public final class StageSchedule {
       List<String> out = new ArrayList<>();
       cursors.forEach((tag, c) -> out.add(c.at == null
           ? tag + " has not reached any stage (not started, or waiting for a lock another commit holds)"
-          : tag + (c.holding ? " is held at " : c.released ? " was released at " : " is at ") + c.at));
+          : c.at == CommitStage.ADMITTED && executors.isQueued(c.commit)
+              ? tag + " is admitted and queued, waiting for a commit executor"
+              : tag + (c.holding ? " is held at " : c.released ? " was released at " : " is at ") + c.at));
+      String executorsHeld = executors.describe();
+      if (!executorsHeld.isEmpty()) {
+        out.add(executorsHeld);
+      }
       return out;
     }
 

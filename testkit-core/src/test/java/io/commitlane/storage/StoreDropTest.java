@@ -10,12 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -29,6 +31,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * that claimed the store, and a reopened database finishes a recorded drop.
  */
 class StoreDropTest {
+  private static final Duration T = Duration.ofSeconds(30);
+
   @TempDir
   Path dir;
 
@@ -55,15 +59,14 @@ class StoreDropTest {
       db.put(s, of("old"), of("1"));
       Transaction late = db.begin().put(s, of("late"), of("x")); // buffered before the drop, committed after
       List<String> events = new CopyOnWriteArrayList<>();
-      Hold hold = new Hold("A", stage);
-      db.addStageListener(hold);
+      Barrier hold = StageControl.install(db).barrier(stage, "A");
       db.addStageListener((st, c) -> {
         if (st == CommitStage.FINISHED && "A".equals(c.tag())) {
           events.add("A finished");
         }
       });
       CompletableFuture<CommitResult> a = start(() -> db.begin().tag("A").put(s, of("k"), of("A")).put(of("d"), of("A")).commitSync());
-      hold.awaitArrival();
+      hold.awaitArrival(T);
 
       CompletionStage<Void> drop = db.dropStore("s");
       drop.thenRun(() -> events.add("dropped"));
@@ -127,10 +130,9 @@ class StoreDropTest {
   void createStoreWaitsForTheEarlierGenerationsDrop() throws Exception {
     try (Database db = open(OccValidation.PARALLEL)) {
       Store old = db.store("s");
-      Hold hold = new Hold("A", CommitStage.LOG_APPENDED);
-      db.addStageListener(hold);
+      Barrier hold = StageControl.install(db).barrier(CommitStage.LOG_APPENDED, "A");
       CompletableFuture<CommitResult> a = start(() -> db.begin().tag("A").put(old, of("k"), of("A")).commitSync());
-      hold.awaitArrival();
+      hold.awaitArrival(T);
       CompletionStage<Void> drop = db.dropStore("s");
       assertFalse(drop.toCompletableFuture().isDone());
       CompletionStage<Store> created = db.createStore("s");
@@ -175,10 +177,9 @@ class StoreDropTest {
   void droppingADroppingStoreReturnsTheSameOutcome() throws Exception {
     try (Database db = open(OccValidation.PARALLEL)) {
       Store s = db.store("s");
-      Hold hold = new Hold("A", CommitStage.VALIDATED);
-      db.addStageListener(hold);
+      Barrier hold = StageControl.install(db).barrier(CommitStage.VALIDATED, "A");
       CompletableFuture<CommitResult> a = start(() -> db.begin().tag("A").put(s, of("k"), of("A")).commitSync());
-      hold.awaitArrival();
+      hold.awaitArrival(T);
       CompletionStage<Void> one = db.dropStore("s");
       CompletionStage<Void> two = db.dropStore("s");
       assertFalse(two.toCompletableFuture().isDone());
@@ -315,40 +316,5 @@ class StoreDropTest {
     t.setDaemon(true);
     t.start();
     return f;
-  }
-
-  /** Holds the tagged commit at one stage until released. */
-  private static final class Hold implements StageListener {
-    private final Object tag;
-    private final CommitStage stage;
-    private final CountDownLatch arrived = new CountDownLatch(1);
-    private final CountDownLatch released = new CountDownLatch(1);
-
-    Hold(Object tag, CommitStage stage) {
-      this.tag = tag;
-      this.stage = stage;
-    }
-
-    @Override
-    public void onStage(CommitStage s, PendingCommit c) {
-      if (s == stage && tag.equals(c.tag())) {
-        arrived.countDown();
-        try {
-          if (!released.await(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("hold at " + stage + " was never released");
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-
-    void awaitArrival() throws InterruptedException {
-      assertTrue(arrived.await(30, TimeUnit.SECONDS), tag + " never reached " + stage);
-    }
-
-    void release() {
-      released.countDown();
-    }
   }
 }

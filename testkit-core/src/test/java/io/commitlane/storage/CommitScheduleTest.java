@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.testkit.Barrier;
+import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -19,8 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-/** Schedules forced through the stage listener: no sleeps, no timing. */
+/**
+ * Schedules forced through the stage listener: no sleeps, no timing. Storage's tests that hold
+ * commits with the testkit live in this module (storage cannot depend on it: Maven refuses the cycle).
+ */
 class CommitScheduleTest {
+  private static final Duration T = Duration.ofSeconds(30);
+
   @TempDir
   Path dir;
 
@@ -38,15 +45,15 @@ class CommitScheduleTest {
   void plainWriteCannotLandBetweenValidationAndWrite(OccValidation policy) throws Exception {
     try (Database db = open(policy)) {
       db.put(of("k"), of("initial"));
-      Barrier barrier = new Barrier("A", CommitStage.VALIDATED);
-      db.addStageListener(barrier);
+      StageControl control = StageControl.install(db);
+      Barrier barrier = control.barrier(CommitStage.VALIDATED, "A");
       Thread a = start(() -> {
         Transaction t = db.begin().tag("A");
         t.get(of("k"));
         t.put(of("k"), of("A"));
         t.commitSync();
       });
-      barrier.awaitArrival();
+      barrier.awaitArrival(T);
       Thread w = start(() -> db.put(of("k"), of("W")));
       awaitParked(w);
       assertEquals("initial", str(db.get(of("k"))), "W must not land while A holds its locks");
@@ -159,41 +166,6 @@ class CommitScheduleTest {
       assertTrue(e.getMessage().contains("WRITTEN"));
       assertEquals("1", str(db.get(of("b"))), "after WRITTEN the data is written");
       assertEquals(List.of("after"), hook, "the hook's after-write step still runs");
-    }
-  }
-
-  /** Holds the tagged commit at one stage until released. */
-  private static final class Barrier implements StageListener {
-    private final Object tag;
-    private final CommitStage stage;
-    private final CountDownLatch arrived = new CountDownLatch(1);
-    private final CountDownLatch released = new CountDownLatch(1);
-
-    Barrier(Object tag, CommitStage stage) {
-      this.tag = tag;
-      this.stage = stage;
-    }
-
-    @Override
-    public void onStage(CommitStage s, PendingCommit c) {
-      if (s == stage && tag.equals(c.tag())) {
-        arrived.countDown();
-        try {
-          if (!released.await(30, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("barrier at " + stage + " was never released");
-          }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-
-    void awaitArrival() throws InterruptedException {
-      assertTrue(arrived.await(30, TimeUnit.SECONDS), tag + " never reached " + stage);
-    }
-
-    void release() {
-      released.countDown();
     }
   }
 

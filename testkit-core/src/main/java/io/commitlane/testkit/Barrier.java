@@ -15,15 +15,17 @@ public final class Barrier {
   private final CommitStage stage;
   private final Predicate<PendingCommit> which;
   private final String description;
+  private final ExecutorHolds executors;
   private int arrivals;
   private int waiting;
-  private boolean released;
+  private volatile boolean released; // volatile: ExecutorHolds reads it without this monitor
   private PendingCommit last;
 
-  Barrier(CommitStage stage, Predicate<PendingCommit> which, String description) {
+  Barrier(CommitStage stage, Predicate<PendingCommit> which, String description, ExecutorHolds executors) {
     this.stage = stage;
     this.which = which;
     this.description = description;
+    this.executors = executors;
   }
 
   boolean matches(CommitStage s, PendingCommit c) {
@@ -33,6 +35,18 @@ public final class Barrier {
   /** Called on the committing thread. */
   void hold(PendingCommit c, Duration maxHold) {
     long deadline = System.nanoTime() + maxHold.toNanos();
+    // Registered outside this monitor: ExecutorHolds wakes other monitors' waiters.
+    boolean onExecutor = !released && executors.enter(c + " is held at " + stage + " by " + this, () -> !released);
+    try {
+      holdHere(c, deadline, maxHold);
+    } finally {
+      if (onExecutor) {
+        executors.exit();
+      }
+    }
+  }
+
+  private void holdHere(PendingCommit c, long deadline, Duration maxHold) {
     synchronized (this) {
       arrivals++;
       waiting++;
@@ -66,6 +80,11 @@ public final class Barrier {
     long deadline = System.nanoTime() + timeout.toNanos();
     try {
       while (arrivals < n) {
+        String stuck = stage == CommitStage.ADMITTED || !executors.anyQueued() ? null
+            : executors.noFreeExecutor("waiting for " + n + " commit(s) at " + this + " (" + arrivals + " arrived)");
+        if (stuck != null) {
+          throw new NoFreeExecutorException(stuck);
+        }
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           throw new StageTimeoutException("timed out after " + timeout + " waiting for " + n + " commit(s) at " + this
@@ -83,6 +102,11 @@ public final class Barrier {
   /** Let every held and every later matching commit pass. */
   public synchronized void release() {
     released = true;
+    notifyAll();
+  }
+
+  /** A hold started or ended somewhere: re-check whether a waiter can still be satisfied. */
+  synchronized void wake() {
     notifyAll();
   }
 

@@ -1,7 +1,9 @@
-package io.commitlane.testkit;
+package io.commitlane.testkit.pekko;
 
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.testkit.RecoveryHistory;
+import io.commitlane.testkit.CrashWorkload;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.RecoveryHistory.Commit;
 import java.nio.file.Path;

@@ -12,6 +12,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Forces interleavings and faults in a database's commit path: barriers that hold a commit at a
@@ -31,6 +33,7 @@ import java.util.function.Supplier;
  * <p>When none is installed the commit path pays one volatile read per stage.
  */
 public final class StageControl implements StageListener, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(StageControl.class);
   /** How long a barrier holds a commit before failing it, so a forgotten release cannot hang a suite. */
   public static final Duration DEFAULT_MAX_HOLD = Duration.ofSeconds(60);
 
@@ -38,10 +41,12 @@ public final class StageControl implements StageListener, AutoCloseable {
   private final List<Barrier> barriers = new CopyOnWriteArrayList<>();
   private final List<Rule> rules = new CopyOnWriteArrayList<>();
   private final StageTrace trace = new StageTrace();
-  private final StageSchedule.Positions positions = new StageSchedule.Positions();
+  private final ExecutorHolds executors = new ExecutorHolds();
+  private final StageSchedule.Positions positions = new StageSchedule.Positions(executors);
   private volatile Duration maxHold = DEFAULT_MAX_HOLD;
 
   private StageControl(Database db) {
+    executors.onChange(positions::wake);
     this.registration = db.addStageListener(this);
   }
 
@@ -60,15 +65,29 @@ public final class StageControl implements StageListener, AutoCloseable {
 
   /** Hold matching commits at {@code stage} until the barrier is released. */
   public Barrier barrier(CommitStage stage, Predicate<PendingCommit> which) {
-    Barrier b = new Barrier(stage, which, String.valueOf(which));
+    return add(new Barrier(stage, which, String.valueOf(which), executors));
+  }
+
+  public Barrier barrier(CommitStage stage, Object tag) {
+    return add(new Barrier(stage, tagged(tag), "tag " + tag, executors));
+  }
+
+  private Barrier add(Barrier b) {
+    executors.onChange(b::wake);
     barriers.add(b);
     return b;
   }
 
-  public Barrier barrier(CommitStage stage, Object tag) {
-    Barrier b = new Barrier(stage, tagged(tag), "tag " + tag);
-    barriers.add(b);
-    return b;
+  /**
+   * Tells this control that the database's pipeline commits run on {@code commitThreads} executor
+   * threads whose names start with {@code threadNamePrefix}. A commit held on one of them occupies
+   * it; when the holds occupy every executor, a schedule step or barrier wait for a queued commit
+   * fails at once with a {@link NoFreeExecutorException} (it could only time out), and a commit
+   * admitted then is logged at WARN. The JUnit support sets this for the databases it opens.
+   */
+  public StageControl commitExecutors(int commitThreads, String threadNamePrefix) {
+    executors.configure(commitThreads, Objects.requireNonNull(threadNamePrefix, "threadNamePrefix"));
+    return this;
   }
 
   /** Delay matching commits at {@code stage} by {@code delay} (on the committing thread). */
@@ -118,6 +137,10 @@ public final class StageControl implements StageListener, AutoCloseable {
   @Override
   public void onStage(CommitStage stage, PendingCommit commit) {
     trace.record(stage, commit);
+    executors.onStage(stage, commit);
+    if (stage == CommitStage.ADMITTED) {
+      warnIfNoExecutorIsFree(commit);
+    }
     positions.arrive(stage, commit, maxHold);
     for (Barrier b : barriers) {
       if (b.matches(stage, commit)) {
@@ -136,6 +159,14 @@ public final class StageControl implements StageListener, AutoCloseable {
     barriers.forEach(Barrier::release);
     positions.releaseAll();
     rules.forEach(Rule::disable);
+  }
+
+  private void warnIfNoExecutorIsFree(PendingCommit commit) {
+    String stuck = executors.noFreeExecutor(commit.toString());
+    if (stuck != null) {
+      // Not an error: a test may queue a commit behind a hold on purpose. Shown when the test fails.
+      LOG.warn("{} was admitted while no commit executor is free; {}", commit, stuck);
+    }
   }
 
   private Rule add(Rule r) {

@@ -9,6 +9,8 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.OccValidation;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.pekko.CommitlaneTest;
+import io.commitlane.testkit.pekko.TestDatabase;
 import io.commitlane.txlog.TransactionLog;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -20,22 +22,26 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-@ExtendWith(CommitlaneExtension.class)
-class ExtensionAndScheduleTest {
+@CommitlaneTest
+@ExtendWith(LogCapturingExtension.class)
+class CommitlaneTestAndScheduleTest {
   private static final Duration T = Duration.ofSeconds(20);
+  @JUnit5TestKit static ActorTestKit testKit;
 
   private static byte[] b(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  private static CompletionStage<CommitResult> logged(CommitlaneExtension.TestDatabase db, String tag, String key) {
+  private static CompletionStage<CommitResult> logged(TestDatabase db, String tag, String key) {
     Transaction t = db.database().begin().tag(tag).useLog("main");
     t.put(b(key), b(tag));
     t.addLogEntry(b(tag));
@@ -43,13 +49,13 @@ class ExtensionAndScheduleTest {
   }
 
   /**
-   * Seed 000's flush-correlation race, end to end: A appends first but is held after its write,
+   * The flush-correlation race, end to end: A appends first but is held after its write,
    * before it finishes; B appends later and finishes. A RocksDB flush now holds both writes, yet
    * the recorded flushed position (where crash replay starts) must not pass A, whose log record
    * has not left the uncommitted set. Once A finishes, a flush may move past both.
    */
   @Test
-  void seed000RaceAsASchedule(CommitlaneExtension.TestDatabase db) throws Exception {
+  void flushCorrelationRaceAsASchedule(TestDatabase db) throws Exception {
     StageSchedule s = db.control().schedule(T, "A", "B", "C");
     s.release("C");
     CompletionStage<CommitResult> a = logged(db, "A", "a");
@@ -157,7 +163,8 @@ class ExtensionAndScheduleTest {
   }
 
   @Test
-  void theExtensionGivesOneTestKitPerClass(ActorTestKit first, ActorTestKit second) {
+  void oneTestKitPerClass(ActorTestKit first, ActorTestKit second) {
     assertTrue(first == second);
+    assertTrue(first == testKit, "the static field marked @JUnit5TestKit holds the same kit");
   }
 }
