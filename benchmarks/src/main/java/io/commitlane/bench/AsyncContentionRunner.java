@@ -3,21 +3,16 @@ package io.commitlane.bench;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.PipelineStats;
-import io.commitlane.storage.ConflictException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
@@ -67,7 +62,7 @@ final class AsyncContentionRunner {
   }
 
   private PipelineSample measure(CommitlaneDatabase db, Load load, int inFlight, boolean log, WindowListener listener) throws Exception {
-    Tally tally = new Tally();
+    CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < load.threads(); t++) {
@@ -82,37 +77,18 @@ final class AsyncContentionRunner {
     }
     workers.forEach(Thread::start);
     try {
-      ready.await();
-      ContentionRunner.pause(warmupSeconds);
-      long c0 = tally.commits.sum();
-      long x0 = tally.conflicts.sum();
-      tally.latency.getIntervalHistogram();
-      db.stats(); // starts the pipeline's interval histograms at the window's edge
-      listener.windowOpened();
-      long t0 = System.nanoTime();
-      ContentionRunner.pause(seconds);
-      long c1 = tally.commits.sum();
-      long x1 = tally.conflicts.sum();
-      Histogram h = tally.latency.getIntervalHistogram();
+      CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener,
+          db::stats); // db.stats() starts the pipeline's interval histograms at the window's edge
       PipelineStats stats = db.stats();
-      double elapsed = (System.nanoTime() - t0) / 1e9;
-      listener.windowClosed();
-      Measurement m = new Measurement(c1 - c0, x1 - x0, elapsed, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
       Histogram queueWait = stats.queueWait();
-      return new PipelineSample(m, stats.executorsStarted(),
+      return new PipelineSample(window.measurement(), stats.executorsStarted(),
           queueWait.getTotalCount() == 0 ? Double.NaN : queueWait.getValueAtPercentile(50));
     } finally {
-      tally.running = false;
-      for (Thread t : workers) {
-        t.join();
-      }
-      if (!tally.errors.isEmpty()) {
-        throw new IllegalStateException("commitlane " + db.settings().mode().settingName() + " failed under " + load, tally.errors.get(0));
-      }
+      tally.stop(workers, "commitlane " + db.settings().mode().settingName() + " under " + load);
     }
   }
 
-  private void work(CommitlaneDatabase db, long seed, int keyCount, int inFlight, boolean log, Tally tally, CountDownLatch ready)
+  private void work(CommitlaneDatabase db, long seed, int keyCount, int inFlight, boolean log, CommitTally tally, CountDownLatch ready)
       throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
     byte[] value = new byte[valueSize];
@@ -135,27 +111,6 @@ final class AsyncContentionRunner {
     }
     if (!slots.tryAcquire(inFlight, DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
       throw new IllegalStateException("commits still in flight " + DRAIN_TIMEOUT_SECONDS + " s after the run ended");
-    }
-  }
-
-  /** What the completion callbacks count; they run on several dispatcher threads at once. */
-  private static final class Tally {
-    final LongAdder commits = new LongAdder();
-    final LongAdder conflicts = new LongAdder();
-    final Recorder latency = new Recorder(3);
-    final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-    volatile boolean running = true;
-
-    void record(long nanos, Throwable error) {
-      latency.recordValue(nanos);
-      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-      if (cause == null) {
-        commits.increment();
-      } else if (cause instanceof ConflictException) {
-        conflicts.increment();
-      } else {
-        errors.add(cause);
-      }
     }
   }
 }

@@ -243,7 +243,7 @@ final class BenchCommand implements Callable<Integer> {
               Units.micros(w.getValueAtPercentile(50)), Units.micros(w.getValueAtPercentile(99)), w.getTotalCount()));
         }
         if (counters) {
-          long committed = groups.stream().mapToLong(g -> g.commits.sum()).sum();
+          long committed = groups.stream().mapToLong(WorkerGroup::commitsSoFar).sum();
           long sum = counterSum(dbs.get(0), shape.keySpace());
           long expected = committed * shape.keys();
           result.put("lostUpdates", expected - sum);

@@ -38,4 +38,13 @@ final class Checks {
       super(message);
     }
   }
+
+  /** A durability flag's value: true for {@code fsync}, false for {@code process}, a usage error otherwise. */
+  static boolean fsyncDurability(String flag, String value) {
+    return switch (value) {
+      case "process" -> false;
+      case "fsync" -> true;
+      default -> throw usage(flag + ": '" + value + "' is not process or fsync");
+    };
+  }
 }

@@ -1,5 +1,6 @@
 package io.commitlane.bench;
 
+import io.commitlane.storage.ConflictException;
 import java.nio.file.Path;
 
 /**
@@ -18,6 +19,38 @@ interface CommitVariant {
 
     @Override
     void close() throws Exception;
+  }
+
+  /** A session whose workers are all {@code worker}, closed by {@code close}. */
+  static Session session(Worker worker, AutoCloseable close) {
+    return new Session() {
+      @Override
+      public Worker worker() {
+        return worker;
+      }
+
+      @Override
+      public void close() throws Exception {
+        close.close();
+      }
+    };
+  }
+
+  /** A worker committing with {@code commit}: true when it committed, false when it threw {@link ConflictException}. */
+  static Worker conflictAware(ThrowingCommit commit) {
+    return (keys, value) -> {
+      try {
+        commit.run(keys, value);
+        return true;
+      } catch (ConflictException e) {
+        return false;
+      }
+    };
+  }
+
+  /** One commit of the given keys and value. */
+  interface ThrowingCommit {
+    void run(byte[][] keys, byte[] value) throws Exception;
   }
 
   /** Used by one thread only. */

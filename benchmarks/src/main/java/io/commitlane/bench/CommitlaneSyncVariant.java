@@ -1,7 +1,6 @@
 package io.commitlane.bench;
 
 import io.commitlane.storage.CommitlaneSettings;
-import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.Store;
@@ -30,27 +29,12 @@ record CommitlaneSyncVariant(String name, CommitlaneSettings settings, boolean w
       db.addStageListener((stage, commit) -> {});
     }
     Store target = store == null ? db.defaultStore() : db.store(store);
-    return new Session() {
-      @Override
-      public Worker worker() {
-        return (keys, value) -> {
-          Transaction t = db.begin();
-          for (byte[] k : keys) {
-            t.put(target, k, value);
-          }
-          try {
-            t.commitSync();
-            return true;
-          } catch (ConflictException e) {
-            return false;
-          }
-        };
+    return CommitVariant.session(CommitVariant.conflictAware((keys, value) -> {
+      Transaction t = db.begin();
+      for (byte[] k : keys) {
+        t.put(target, k, value);
       }
-
-      @Override
-      public void close() {
-        db.close();
-      }
-    };
+      t.commitSync();
+    }), db::close);
   }
 }

@@ -2,7 +2,6 @@ package io.commitlane.bench;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
-import io.commitlane.storage.ConflictException;
 import java.nio.file.Path;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -20,23 +19,7 @@ record FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSetti
   @Override
   public Session open(Path dir) {
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
-    return new Session() {
-      @Override
-      public Worker worker() {
-        return (keys, value) -> {
-          try {
-            db.commitSync(BenchTransactions.begin(db, keys, value, log, readFirst));
-            return true;
-          } catch (ConflictException e) {
-            return false;
-          }
-        };
-      }
-
-      @Override
-      public void close() {
-        db.close();
-      }
-    };
+    return CommitVariant.session(CommitVariant.conflictAware(
+        (keys, value) -> db.commitSync(BenchTransactions.begin(db, keys, value, log, readFirst))), db::close);
   }
 }

@@ -35,17 +35,13 @@ record LmdbAppendVariant(boolean sync) implements CommitVariant {
       @Override
       public Worker worker() {
         ByteBuffer key = ByteBuffer.allocateDirect(8);
-        ByteBuffer[] val = {ByteBuffer.allocateDirect(0)};
+        ReusableDirectBuffer values = new ReusableDirectBuffer();
         return (keys, value) -> {
-          if (val[0].capacity() != value.length) {
-            val[0] = ByteBuffer.allocateDirect(value.length);
-          }
-          val[0].clear();
-          val[0].put(value).flip();
+          ByteBuffer val = values.of(value);
           try (Txn<ByteBuffer> txn = env.txnWrite()) {
             key.clear();
             key.putLong(seq.incrementAndGet()).flip(); // inside the write txn: writers are serialized, keys stay ordered
-            dbi.put(txn, key, val[0], PutFlags.MDB_APPEND);
+            dbi.put(txn, key, val, PutFlags.MDB_APPEND);
             txn.commit();
           }
           return true;

@@ -44,13 +44,9 @@ final class LmdbPutVariant implements CommitVariant {
       @Override
       public Worker worker() {
         ByteBuffer key = ByteBuffer.allocateDirect(64);
-        ByteBuffer[] val = {ByteBuffer.allocateDirect(0)};
+        ReusableDirectBuffer values = new ReusableDirectBuffer();
         return (keys, value) -> {
-          if (val[0].capacity() != value.length) {
-            val[0] = ByteBuffer.allocateDirect(value.length);
-          }
-          val[0].clear();
-          val[0].put(value).flip();
+          ByteBuffer val = values.of(value);
           try (Txn<ByteBuffer> txn = env.txnWrite()) {
             for (int i = 0; readFirst && i < keys.length; i++) {
               key.clear();
@@ -60,8 +56,8 @@ final class LmdbPutVariant implements CommitVariant {
             for (byte[] k : keys) {
               key.clear();
               key.put(k).flip();
-              dbi.put(txn, key, val[0]);
-              val[0].rewind();
+              dbi.put(txn, key, val);
+              val.rewind();
             }
             txn.commit();
           }

@@ -127,11 +127,7 @@ final class LogAppendBench implements Callable<Integer> {
         + baseline + " | x best other | CPU µs/commit |\n|---|---|---|---|---|---|---|---|\n");
     int cell = 0;
     for (String d : durabilities) {
-      boolean fsync = switch (d) {
-        case "process" -> false;
-        case "fsync" -> true;
-        default -> throw Checks.usage("--durability: '" + d + "' is not process or fsync");
-      };
+      boolean fsync = Checks.fsyncDurability("--durability", d);
       List<Variant> variants = new ArrayList<>();
       for (AppendMode m : modes) {
         variants.add(new Variant(name(m), fsync, m, null));

@@ -4,7 +4,6 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -14,9 +13,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 import org.rocksdb.OptimisticTransactionDB;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -92,7 +88,7 @@ final class RawOptimisticAsyncPeer {
 
   private PipelineSample measure(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool,
       Load load, int inFlight, WindowListener listener, int commitThreads) throws Exception {
-    Tally tally = new Tally();
+    CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
     List<Thread> workers = new ArrayList<>();
     for (int t = 0; t < load.threads(); t++) {
@@ -108,34 +104,15 @@ final class RawOptimisticAsyncPeer {
     }
     workers.forEach(Thread::start);
     try {
-      ready.await();
-      ContentionRunner.pause(warmupSeconds);
-      long c0 = tally.commits.sum();
-      long x0 = tally.conflicts.sum();
-      tally.latency.getIntervalHistogram();
-      listener.windowOpened();
-      long t0 = System.nanoTime();
-      ContentionRunner.pause(seconds);
-      long c1 = tally.commits.sum();
-      long x1 = tally.conflicts.sum();
-      Histogram h = tally.latency.getIntervalHistogram();
-      double elapsed = (System.nanoTime() - t0) / 1e9;
-      listener.windowClosed();
-      Measurement m = new Measurement(c1 - c0, x1 - x0, elapsed, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
-      return new PipelineSample(m, commitThreads, Double.NaN);
+      CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener, () -> { });
+      return new PipelineSample(window.measurement(), commitThreads, Double.NaN);
     } finally {
-      tally.running = false;
-      for (Thread t : workers) {
-        t.join();
-      }
-      if (!tally.errors.isEmpty()) {
-        throw new IllegalStateException("raw OptimisticTransactionDB (async) failed under " + load, tally.errors.get(0));
-      }
+      tally.stop(workers, "raw OptimisticTransactionDB (async) under " + load);
     }
   }
 
   private void work(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool, long seed,
-      int keyCount, int inFlight, Tally tally, CountDownLatch ready) throws InterruptedException {
+      int keyCount, int inFlight, CommitTally tally, CountDownLatch ready) throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
     byte[] value = new byte[valueSize];
     for (int i = 0; i < value.length; i++) {
@@ -179,7 +156,7 @@ final class RawOptimisticAsyncPeer {
   }
 
   /** On a pool thread: commit, count a conflict (Busy or TryAgain: nothing written) or record the error. */
-  private static void commit(Transaction txn, Tally tally) {
+  private static void commit(Transaction txn, CommitTally tally) {
     try {
       txn.commit();
       tally.commits.increment();
@@ -198,14 +175,5 @@ final class RawOptimisticAsyncPeer {
     } finally {
       txn.close();
     }
-  }
-
-  /** Counted by the pool threads, read by the runner. */
-  private static final class Tally {
-    final LongAdder commits = new LongAdder();
-    final LongAdder conflicts = new LongAdder();
-    final Recorder latency = new Recorder(3);
-    final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
-    volatile boolean running = true;
   }
 }

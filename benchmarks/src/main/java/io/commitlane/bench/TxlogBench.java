@@ -45,11 +45,7 @@ final class TxlogBench implements Callable<Integer> {
         "| durability | writers | entry | variant | commits/s median [range] | x LMDB | p50 µs | p99 µs |\n|---|---|---|---|---|---|---|---|\n");
     int cell = 0;
     for (String d : durabilities) {
-      boolean fsync = switch (d) {
-        case "process" -> false;
-        case "fsync" -> true;
-        default -> throw Checks.usage("--durability: '" + d + "' is not process or fsync");
-      };
+      boolean fsync = Checks.fsyncDurability("--durability", d);
       List<CommitVariant> variants = List.of(new TxlogAppendVariant(fsync ? Durability.FSYNC : Durability.PROCESS), new LmdbAppendVariant(fsync));
       for (int size : sizes) {
         ContentionRunner runner = new ContentionRunner(1, size, timing.warmup, timing.seconds);

@@ -5,16 +5,12 @@ import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Transaction;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.Recorder;
 
 /**
  * Plain-thread workers committing to one database, all one way: asynchronously ({@code
@@ -54,14 +50,8 @@ final class WorkerGroup {
   private final TransactionMaker maker;
   private final int valueSize;
   private final long seed;
-  final LongAdder commits = new LongAdder();
-  final LongAdder conflicts = new LongAdder();
-  private final Recorder latency = new Recorder(3);
-  private final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+  final CommitTally tally = new CommitTally();
   private final List<Thread> workers = new ArrayList<>();
-  private volatile boolean running = true;
-  private long c0;
-  private long x0;
 
   WorkerGroup(String label, CommitlaneDatabase db, int threads, int inFlight, TransactionMaker maker, int valueSize, long seed) {
     this.label = label;
@@ -88,7 +78,7 @@ final class WorkerGroup {
             workSync(s, ready);
           }
         } catch (Throwable e) {
-          errors.add(e);
+          tally.errors.add(e);
         }
       }, "bench-" + label.replace(' ', '-') + "-" + t);
       workers.add(w);
@@ -100,29 +90,24 @@ final class WorkerGroup {
     return threads;
   }
 
+  /** Commits acknowledged so far, windows aside. */
+  long commitsSoFar() {
+    return tally.commits.sum();
+  }
+
   void windowOpened() {
-    c0 = commits.sum();
-    x0 = conflicts.sum();
-    latency.getIntervalHistogram();
+    tally.openWindow();
   }
 
   /** The window's counts and latencies. */
   Result windowClosed(double seconds) {
-    long c1 = commits.sum();
-    long x1 = conflicts.sum();
-    Histogram h = latency.getIntervalHistogram();
-    return new Result(label, c1 - c0, x1 - x0, seconds, h);
+    CommitTally.Window w = tally.closeWindow(seconds);
+    return new Result(label, w.commits(), w.conflicts(), seconds, w.latency());
   }
 
   /** Stops submitting, waits for what is in flight, and rethrows the first worker failure. */
   void stop() throws InterruptedException {
-    running = false;
-    for (Thread w : workers) {
-      w.join();
-    }
-    if (!errors.isEmpty()) {
-      throw new IllegalStateException(label + " failed", errors.get(0));
-    }
+    tally.stop(workers, label);
   }
 
   /** One group's (or several merged groups') window. */
@@ -151,7 +136,7 @@ final class WorkerGroup {
     byte[] value = value(random);
     Semaphore slots = new Semaphore(inFlight);
     ready.countDown();
-    while (running) {
+    while (tally.running) {
       slots.acquire();
       long start = System.nanoTime();
       Transaction txn;
@@ -162,7 +147,7 @@ final class WorkerGroup {
         throw e;
       }
       db.commit(txn).whenComplete((result, error) -> {
-        record(System.nanoTime() - start, error);
+        tally.record(System.nanoTime() - start, error);
         slots.release();
       });
     }
@@ -175,7 +160,7 @@ final class WorkerGroup {
     SplittableRandom random = new SplittableRandom(s);
     byte[] value = value(random);
     ready.countDown();
-    while (running) {
+    while (tally.running) {
       long start = System.nanoTime();
       Throwable error = null;
       try {
@@ -183,19 +168,8 @@ final class WorkerGroup {
       } catch (ConflictException e) {
         error = e;
       }
-      record(System.nanoTime() - start, error);
+      tally.record(System.nanoTime() - start, error);
     }
   }
 
-  private void record(long nanos, Throwable error) {
-    latency.recordValue(nanos);
-    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-    if (cause == null) {
-      commits.increment();
-    } else if (cause instanceof ConflictException) {
-      conflicts.increment();
-    } else {
-      errors.add(cause);
-    }
-  }
 }

@@ -61,4 +61,20 @@ interface Appender {
    * clean close; returns the failure that kept something from being durable, or {@code null}.
    */
   TransactionLogException close();
+
+  /**
+   * What {@link #whenDurable} answers for an appender that forces through {@code committer} (null
+   * when the durability needs no fsync): a position at or past {@code appendedEnd} was never
+   * appended.
+   */
+  static CompletableFuture<Void> durableThrough(GroupCommitter committer, long position, long appendedEnd, String logName) {
+    if (committer == null) {
+      return CompletableFuture.completedFuture(null);
+    }
+    if (position >= appendedEnd) {
+      throw new IllegalArgumentException("position " + LogPosition.toString(position)
+          + " was not appended to transaction log '" + logName + "'");
+    }
+    return committer.whenDurable(position);
+  }
 }

@@ -142,14 +142,7 @@ final class LeaderlessAppender implements Appender {
 
   @Override
   public CompletableFuture<Void> whenDurable(long position) {
-    if (committer == null) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (position >= buffers.claimedEnd()) {
-      throw new IllegalArgumentException("position " + LogPosition.toString(position)
-          + " was not appended to transaction log '" + name + "'");
-    }
-    return committer.whenDurable(position);
+    return Appender.durableThrough(committer, position, buffers.claimedEnd(), name);
   }
 
   /** Records still in a buffer are written out first (no fsync), so such a reader sees every append. */

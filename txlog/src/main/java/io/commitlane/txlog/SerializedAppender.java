@@ -203,14 +203,7 @@ final class SerializedAppender implements Appender {
 
   @Override
   public CompletableFuture<Void> whenDurable(long position) {
-    if (committer == null) {
-      return CompletableFuture.completedFuture(null);
-    }
-    if (position >= writtenEnd) {
-      throw new IllegalArgumentException("position " + LogPosition.toString(position)
-          + " was not appended to transaction log '" + name + "'");
-    }
-    return committer.whenDurable(position);
+    return Appender.durableThrough(committer, position, writtenEnd, name);
   }
 
   @Override

@@ -1,0 +1,89 @@
+package io.commitlane.bench;
+
+import io.commitlane.storage.ConflictException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * What a benchmark's workers count while they run (commits, conflicts, latency, failures), and
+ * the measured window the runner reads from it. Workers and completion callbacks count on many
+ * threads at once; the runner opens and closes the window from one.
+ */
+final class CommitTally {
+  final LongAdder commits = new LongAdder();
+  final LongAdder conflicts = new LongAdder();
+  final Recorder latency = new Recorder(3);
+  final List<Throwable> errors = Collections.synchronizedList(new ArrayList<>());
+  volatile boolean running = true;
+  private long commitsAtOpen;
+  private long conflictsAtOpen;
+
+  /** What one window of {@code seconds} held. */
+  record Window(long commits, long conflicts, double seconds, Histogram latency) {
+    Measurement measurement() {
+      return new Measurement(commits, conflicts, seconds, latency.getValueAtPercentile(50), latency.getValueAtPercentile(99));
+    }
+  }
+
+  /** A commitlane commit's outcome: a conflict is counted, any other failure is kept to fail the run. */
+  void record(long nanos, Throwable error) {
+    latency.recordValue(nanos);
+    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    if (cause == null) {
+      commits.increment();
+    } else if (cause instanceof ConflictException) {
+      conflicts.increment();
+    } else {
+      errors.add(cause);
+    }
+  }
+
+  /** Counts from here on belong to the window. */
+  void openWindow() {
+    commitsAtOpen = commits.sum();
+    conflictsAtOpen = conflicts.sum();
+    latency.getIntervalHistogram();
+  }
+
+  /** What was counted since {@link #openWindow()}, a window of {@code seconds}. */
+  Window closeWindow(double seconds) {
+    long c = commits.sum();
+    long x = conflicts.sum();
+    return new Window(c - commitsAtOpen, x - conflictsAtOpen, seconds, latency.getIntervalHistogram());
+  }
+
+  /**
+   * Waits until every worker is ready, lets them warm up, then counts one window of {@code
+   * seconds}. {@code atOpen} runs as the window opens (to start other interval counters there).
+   */
+  Window measure(CountDownLatch ready, double warmupSeconds, double seconds, WindowListener listener, Runnable atOpen)
+      throws Exception {
+    ready.await();
+    ContentionRunner.pause(warmupSeconds);
+    openWindow();
+    atOpen.run();
+    listener.windowOpened();
+    long t0 = System.nanoTime();
+    ContentionRunner.pause(seconds);
+    Window window = closeWindow((System.nanoTime() - t0) / 1e9);
+    listener.windowClosed();
+    return window;
+  }
+
+  /** Stops the workers, waits for each, and fails with the first error any of them kept. */
+  void stop(List<Thread> workers, String what) throws InterruptedException {
+    running = false;
+    for (Thread w : workers) {
+      w.join();
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalStateException(what + " failed", errors.get(0));
+    }
+  }
+}
