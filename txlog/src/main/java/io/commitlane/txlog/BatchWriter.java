@@ -264,12 +264,15 @@ final class BatchWriter {
 
   private void force(String what) throws LogFailedException {
     long target = LogPosition.of(current.number, current.end);
+    long records = recordsPlaced;
+    LogSyncedEvent event = LogSyncedEvent.begin(name, segments.directory());
     try {
       current.force();
     } catch (IOException e) {
+      LogSyncedEvent.end(event, records - recordsAtLastForce, false);
       throw new LogFailedException(name, what, e);
     }
-    long records = recordsPlaced;
+    LogSyncedEvent.end(event, records - recordsAtLastForce, true);
     forces++;
     recordsForced += records - recordsAtLastForce;
     recordsAtLastForce = records;

@@ -36,6 +36,10 @@ final class SegmentSet {
     this.maxSegmentAgeMillis = settings.maxSegmentAge().toMillis();
   }
 
+  Path directory() {
+    return directory;
+  }
+
   /** Adopts a segment recovery found. */
   void add(Segment s) {
     byNumber.put(s.number, s);
