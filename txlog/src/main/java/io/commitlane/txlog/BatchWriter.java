@@ -264,15 +264,12 @@ final class BatchWriter {
 
   private void force(String what) throws LogFailedException {
     long target = LogPosition.of(current.number, current.end);
-    long records = recordsPlaced;
-    LogSyncedEvent event = LogSyncedEvent.begin(name, segments.directory());
     try {
       current.force();
     } catch (IOException e) {
-      LogSyncedEvent.end(event, records - recordsAtLastForce, false);
       throw new LogFailedException(name, what, e);
     }
-    LogSyncedEvent.end(event, records - recordsAtLastForce, true);
+    long records = recordsPlaced;
     forces++;
     recordsForced += records - recordsAtLastForce;
     recordsAtLastForce = records;

@@ -1,7 +1,6 @@
 package io.commitlane.txlog;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.PriorityQueue;
@@ -27,7 +26,6 @@ final class GroupCommitter {
   private record Waiter(long position, CompletableFuture<Void> future) {}
 
   private final String logName;
-  private final Path directory;
   private final Forcer forcer;
   private final LongSupplier bytesWritten;
   private final LongSupplier recordsWritten;
@@ -51,10 +49,9 @@ final class GroupCommitter {
   private long bytesAtLastForce;
   private long recordsAtLastForce;
 
-  GroupCommitter(String logName, Path directory, long durableEnd, Forcer forcer, LongSupplier bytesWritten,
+  GroupCommitter(String logName, long durableEnd, Forcer forcer, LongSupplier bytesWritten,
       LongSupplier recordsWritten, LogSettings settings) {
     this.logName = logName;
-    this.directory = directory;
     this.durableEnd = durableEnd;
     this.forcer = forcer;
     this.bytesWritten = bytesWritten;
@@ -204,12 +201,9 @@ final class GroupCommitter {
     long bytesBefore = bytesWritten.getAsLong();
     long recordsBefore = recordsWritten.getAsLong();
     long covered;
-    LogSyncedEvent event = LogSyncedEvent.begin(logName, directory);
     try {
       covered = forcer.force();
-      LogSyncedEvent.end(event, recordsBefore - recordsAtLastForce, true);
     } catch (IOException | RuntimeException e) {
-      LogSyncedEvent.end(event, recordsBefore - recordsAtLastForce, false);
       LogIOException error = new LogIOException(
           "fsync of transaction log '" + logName + "' failed; the log refuses appends until it is"
               + " reopened", e);

@@ -37,7 +37,7 @@ final class LeaderlessAppender implements Appender {
     this.aborted = aborted;
     this.buffers = new LeaderlessBuffers(name, new SwitchableSegments(), segments.active(), end, settings);
     if (settings.durability() == Durability.FSYNC) {
-      this.committer = new GroupCommitter(name, segments.directory(), end, buffers::force, buffers::bytesClaimed, buffers::recordsClaimed,
+      this.committer = new GroupCommitter(name, end, buffers::force, buffers::bytesClaimed, buffers::recordsClaimed,
           settings);
       this.committer.start();
     } else {

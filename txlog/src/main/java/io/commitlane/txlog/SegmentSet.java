@@ -36,10 +36,6 @@ final class SegmentSet {
     this.maxSegmentAgeMillis = settings.maxSegmentAge().toMillis();
   }
 
-  Path directory() {
-    return directory;
-  }
-
   /** Adopts a segment recovery found. */
   void add(Segment s) {
     byNumber.put(s.number, s);

@@ -48,7 +48,7 @@ final class SerializedAppender implements Appender {
     this.aborted = aborted;
     this.writtenEnd = end;
     if (fsync) {
-      this.committer = new GroupCommitter(name, segments.directory(), end, this::forceActive, () -> bytesWritten, () -> recordsWritten,
+      this.committer = new GroupCommitter(name, end, this::forceActive, () -> bytesWritten, () -> recordsWritten,
           settings);
       this.committer.start();
     } else {
