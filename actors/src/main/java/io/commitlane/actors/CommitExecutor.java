@@ -33,6 +33,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   private final WriteGroupSettings groups;
   private final ExecutorSignal self;
   private final AtomicBoolean running;
+  private final String threadName;
   /** Whether the last work this executor ran was a merged group (several callers): see {@link #maySpin()}. */
   private boolean ranGroup;
 
@@ -46,10 +47,17 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
     this.callbacks = callbacks;
     this.batch = batch;
     this.self = self;
+    this.threadName = threadName;
     // The pinned dispatcher gives this actor one thread for its whole life: name it for thread dumps.
     Thread.currentThread().setName(threadName);
     self.bind(Thread.currentThread());
     queue.register(self);
+    ExecutorStartedEvent started = new ExecutorStartedEvent(); // rare: allocated before asking
+    if (started.shouldCommit()) {
+      started.database = queue.database();
+      started.executor = threadName;
+      started.commit();
+    }
   }
 
   static Behavior<Command> create(CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks, int batch,
@@ -78,6 +86,12 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         .onSignal(PostStop.class, s -> {
           reportRunning(); // stopped before its first drain: it is no longer "starting" either
           queue.executorStopped(self);
+          ExecutorStoppedEvent stopped = new ExecutorStoppedEvent();
+          if (stopped.shouldCommit()) {
+            stopped.database = queue.database();
+            stopped.executor = threadName;
+            stopped.commit();
+          }
           return this;
         })
         .build();

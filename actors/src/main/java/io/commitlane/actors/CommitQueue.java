@@ -24,6 +24,8 @@ final class CommitQueue {
   enum Admission { ADMITTED, FULL, CLOSED }
 
   private final Path path;
+  /** The database's path as Flight Recorder events name it. */
+  private final String database;
   private final ConcurrentLinkedQueue<CommitRequest> queue = new ConcurrentLinkedQueue<>();
   private final AtomicInteger queued = new AtomicInteger();
   /** The running executors' signals, most recently started last; replaced whole when one starts or stops. */
@@ -41,6 +43,7 @@ final class CommitQueue {
 
   CommitQueue(Path path, int capacity, int maxExecutors) {
     this.path = path;
+    this.database = path.toString();
     this.capacity = capacity;
     this.maxExecutors = maxExecutors;
   }
@@ -73,6 +76,9 @@ final class CommitQueue {
       throw e;
     }
     admitted.increment();
+    if (CommitAdmittedEvent.TYPE.isEnabled()) {
+      recordAdmitted(r);
+    }
     queue.add(r);
     wakeOne();
     if (stopped) {
@@ -80,6 +86,21 @@ final class CommitQueue {
       failRemaining();
     }
     return Admission.ADMITTED;
+  }
+
+  private void recordAdmitted(CommitRequest r) {
+    CommitAdmittedEvent e = new CommitAdmittedEvent();
+    if (e.shouldCommit()) {
+      e.database = database;
+      e.transactionId = r.txn.id();
+      e.queueDepth = queued.get();
+      e.commit();
+    }
+  }
+
+  /** The database's path, as Flight Recorder events name it. */
+  String database() {
+    return database;
   }
 
   CommitRequest poll() {

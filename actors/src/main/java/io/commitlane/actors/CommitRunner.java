@@ -26,9 +26,12 @@ final class CommitRunner {
   /** Members per merged write group. */
   final IntervalRecorder groupSize = new IntervalRecorder(3);
   private final Database db;
+  /** The database's path, as Flight Recorder events name it. */
+  private final String database;
 
   CommitRunner(Database db) {
     this.db = db;
+    this.database = db.path().toString();
   }
 
   /** The outcome of a commit, delivered separately so an executor can go idle first. */
@@ -72,7 +75,11 @@ final class CommitRunner {
         }
       } finally {
         request.gate.completed();
-        execution.recordValue(Math.max(0, System.nanoTime() - startNanos));
+        long executed = Math.max(0, System.nanoTime() - startNanos);
+        execution.recordValue(executed);
+        if (CommitAcknowledgedEvent.TYPE.isEnabled()) {
+          recordAcknowledged(notDurable, executed);
+        }
       }
       try {
         request.txn.reportStage(CommitStage.COMPLETED);
@@ -81,11 +88,39 @@ final class CommitRunner {
         LOG.warn("stage listener failed at COMPLETED for transaction {}", request.txn.id(), e);
       }
     }
+
+    private void recordAcknowledged(Throwable notDurable, long executed) {
+      CommitAcknowledgedEvent e = new CommitAcknowledgedEvent();
+      if (e.shouldCommit()) {
+        e.database = database;
+        e.transactionId = request.txn.id();
+        e.outcome = notDurable != null ? "NOT_DURABLE" : failure == null ? "COMMITTED"
+            : failure instanceof ConflictException ? "CONFLICTED" : "FAILED";
+        e.queueWait = Math.max(0, startNanos - request.admittedNanos);
+        e.execution = executed;
+        e.commit();
+      }
+    }
+  }
+
+  private void recordDequeued(CommitRequest r, long waited, int groupSize) {
+    CommitDequeuedEvent e = new CommitDequeuedEvent();
+    if (e.shouldCommit()) {
+      e.database = database;
+      e.transactionId = r.txn.id();
+      e.queueWait = waited;
+      e.groupSize = groupSize;
+      e.commit();
+    }
   }
 
   Outcome execute(CommitRequest r) {
     long start = System.nanoTime();
-    queueWait.recordValue(Math.max(0, start - r.admittedNanos));
+    long waited = Math.max(0, start - r.admittedNanos);
+    queueWait.recordValue(waited);
+    if (CommitDequeuedEvent.TYPE.isEnabled()) {
+      recordDequeued(r, waited, 1);
+    }
     try {
       r.txn.reportStage(CommitStage.DEQUEUED);
       CommitResult result = r.txn.commitSync();
@@ -116,7 +151,11 @@ final class CommitRunner {
     int[] positions = new int[n];
     for (int i = 0; i < n; i++) {
       CommitRequest r = requests.get(i);
-      queueWait.recordValue(Math.max(0, start - r.admittedNanos));
+      long waited = Math.max(0, start - r.admittedNanos);
+      queueWait.recordValue(waited);
+      if (CommitDequeuedEvent.TYPE.isEnabled()) {
+        recordDequeued(r, waited, n);
+      }
       try {
         r.txn.reportStage(CommitStage.DEQUEUED);
         positions[members.size()] = i;

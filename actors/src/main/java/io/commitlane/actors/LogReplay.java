@@ -55,6 +55,7 @@ final class LogReplay {
    * into {@code requests}; returns what happened, per log name.
    */
   static Map<String, ReplayStats> run(Database db, Collection<TransactionLog> logs, RequestLedger requests) {
+    Map<String, LogReplayedEvent> events = beginEvents(logs);
     List<Candidate> toApply = new ArrayList<>();
     Map<TransactionLog, List<Long>> abandoned = new HashMap<>();
     Map<String, long[]> counts = new HashMap<>(); // applied, skipped writes, already durable, not replayed
@@ -138,6 +139,7 @@ final class LogReplay {
       ReplayStats s = new ReplayStats(n[0], n[1], n[2], n[3], damage);
       stats.put(log.name(), s);
       report(db, log, s);
+      endEvent(events.get(log.name()), db, log, s);
     }
     return stats;
   }
@@ -180,6 +182,37 @@ final class LogReplay {
       } catch (StoreDroppedException e) {
         // decode again: the dropped store is no longer found
       }
+    }
+  }
+
+  /** One begun event per log when the event type is enabled (they share the replay's duration), else none. */
+  private static Map<String, LogReplayedEvent> beginEvents(Collection<TransactionLog> logs) {
+    if (!LogReplayedEvent.TYPE.isEnabled()) {
+      return Map.of();
+    }
+    Map<String, LogReplayedEvent> events = new HashMap<>();
+    for (TransactionLog log : logs) {
+      LogReplayedEvent e = new LogReplayedEvent();
+      e.begin();
+      events.put(log.name(), e);
+    }
+    return events;
+  }
+
+  private static void endEvent(LogReplayedEvent e, Database db, TransactionLog log, ReplayStats s) {
+    if (e == null) {
+      return;
+    }
+    e.end();
+    if (e.shouldCommit()) {
+      e.database = db.path().toString();
+      e.log = log.name();
+      e.transactions = s.transactions();
+      e.alreadyDurable = s.alreadyDurable();
+      e.skippedWrites = s.skippedWrites();
+      e.notReplayed = s.notReplayed();
+      e.damage = s.damage().size();
+      e.commit();
     }
   }
 

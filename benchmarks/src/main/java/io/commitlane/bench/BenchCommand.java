@@ -79,6 +79,10 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--progress", description = "Show the one-line status on stderr even when it is not a terminal.")
   boolean progress;
 
+  @Option(names = "--jfr", paramLabel = "FILE", description = "Record this process with Flight Recorder (the JDK's default settings plus "
+      + "every commitlane event) and write the recording to FILE at the end; read it with: jfr print --events 'io.commitlane.*' FILE")
+  Path jfr;
+
   @Mixin
   TimingOptions timing = new TimingOptions(1, 1, 3);
 
@@ -111,6 +115,9 @@ final class BenchCommand implements Callable<Integer> {
     Checks.range("--databases", databases, 1, 1000);
     Checks.range("--records", records, 1, 100_000_000);
     Shape shape = shape();
+    if (jfr != null) {
+      FlightRecording.check("--jfr", jfr);
+    }
     if (scenario.equals("txlog") && spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption("--mode")) {
       throw Checks.usage("--mode: the txlog scenario appends to a TransactionLog directly; the pipeline's mode does not apply");
     }
@@ -123,6 +130,7 @@ final class BenchCommand implements Callable<Integer> {
     Durability durability = settings.log().durability();
     StopSignal.arm();
     Path root = dir.root("commitlane-bench");
+    FlightRecording recording = jfr == null ? null : FlightRecording.start(jfr);
     try {
       out.println(header(shape, settings));
       out.println("  machine: " + MachineInfo.current().describe());
@@ -160,6 +168,10 @@ final class BenchCommand implements Callable<Integer> {
       out.println(Json.write(json));
       return runs.size() < timing.runs ? CompareCommand.STOPPED : 0;
     } finally {
+      if (recording != null) {
+        recording.close();
+        System.err.println("flight recording: " + recording.file() + " (jfr print --events 'io.commitlane.*' " + recording.file() + ")");
+      }
       dir.cleanUp(root);
       StopSignal.finished();
     }

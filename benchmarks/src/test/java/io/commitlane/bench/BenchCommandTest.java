@@ -41,6 +41,23 @@ class BenchCommandTest {
   }
 
   @Test
+  void jfrWritesARecordingWithTheCommitlaneEvents() throws Exception {
+    Path file = dir.resolve("bench.jfr");
+    String out = run("bench", "--scenario", "one-db", "--workers", "2", "--keys", "4", "--warmup", "0", "--seconds", "0.3",
+        "--log", "--durability", "fsync", "--jfr", file.toString(), "--dir", dir.resolve("data").toString());
+    jsonLine(out);
+    java.util.Set<String> names = new java.util.HashSet<>();
+    for (jdk.jfr.consumer.RecordedEvent e : jdk.jfr.consumer.RecordingFile.readAllEvents(file)) {
+      names.add(e.getEventType().getName());
+    }
+    for (String name : List.of("io.commitlane.CommitAdmitted", "io.commitlane.CommitDequeued", "io.commitlane.CommitValidated",
+        "io.commitlane.LogAppended", "io.commitlane.CommitWritten", "io.commitlane.CommitAcknowledged",
+        "io.commitlane.ExecutorStarted", "io.commitlane.LogSynced", "jdk.CPULoad")) {
+      assertTrue(names.contains(name), name + " in the recording; got " + names.stream().filter(n -> n.startsWith("io.")).toList());
+    }
+  }
+
+  @Test
   void mixedSyncReportsBothGroupsAndCpuPerCommit() {
     String out = run("bench", "--scenario", "mixed-sync", "--warmup", "0", "--seconds", "0.5", "--keys", "4", "--dir", dir.toString());
     String json = jsonLine(out);

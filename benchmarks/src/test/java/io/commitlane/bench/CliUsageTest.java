@@ -48,6 +48,7 @@ class CliUsageTest {
       "bench --occ-validation sometimes                     | --occ-validation",
       "bench --scenario txlog --mode legacy                 | --mode",
       "bench --durability sometimes                         | --durability",
+      "bench --jfr /no/such/directory/bench.jfr             | --jfr",
       "storage --threads 0                                  | --threads",
       "pipeline --concurrency 0                             | --concurrency",
       "pipeline --variants optimistic-sync                  | --variants",

@@ -55,6 +55,7 @@ final class CommitPath {
   private final RecentWrites recent = new RecentWrites(live::oldest);
   private volatile Writer writer;
   private final Hooks hooks;
+  private final CommitEvents events;
   final LongAdder commits = new LongAdder();
   final LongAdder conflicts = new LongAdder();
   final LongAdder failures = new LongAdder();
@@ -65,8 +66,10 @@ final class CommitPath {
 
   private final boolean validateWrites;
 
-  CommitPath(VersionTable table, OccValidation validation, BlindWrites blindWrites, Writer writer, Hooks hooks) {
+  CommitPath(VersionTable table, OccValidation validation, BlindWrites blindWrites, Writer writer, Hooks hooks,
+      CommitEvents events) {
     this.table = table;
+    this.events = events;
     this.validateWrites = blindWrites == BlindWrites.CONFLICT;
     this.serialLock = validation == OccValidation.SERIAL ? new ReentrantLock() : null;
     this.writer = writer;
@@ -113,6 +116,8 @@ final class CommitPath {
 
     boolean hooked = false;
     boolean written = false;
+    CommitValidatedEvent validation = events.beginValidation(c);
+    CommitWrittenEvent write = null;
     lock(locked);
     try {
       if (c.isTransactional()) {
@@ -120,17 +125,23 @@ final class CommitPath {
         // locked above, which keeps commits to a key (and their log records) in order.
         if (conflictsInTable(c, writeBuckets)) {
           conflicts.increment();
+          events.validated(validation, c, CommitEvents.CONFLICTED, 1);
           throw new ConflictException(c.transactionId());
         }
+        events.validated(validation, c, CommitEvents.VALIDATED, 1);
         hooks.stage(CommitStage.VALIDATED, c);
+        LogAppendedEvent append = events.beginAppend(c);
         hooks.beforeWrite(c); // unwinds its own partial work if a hook throws
         hooked = true;
+        events.appended(append, c);
         hooks.stage(CommitStage.LOG_APPENDED, c);
       }
+      write = events.beginWrite(c);
       if (w.size() > 0) {
         writer.write(w);
       }
       written = true;
+      events.written(write, c, CommitEvents.WRITTEN, 1);
       long version = clock.incrementAndGet();
       stamp(w, writeBuckets, version);
       c.version(version);
@@ -139,6 +150,7 @@ final class CommitPath {
         failures.increment();
       }
       if (hooked && !written) {
+        events.written(write, c, CommitEvents.FAILED, 1);
         hooks.aborted(c, e);
       }
       throw e;
@@ -185,7 +197,7 @@ final class CommitPath {
       WrittenKeys groupWrites = new WrittenKeys(total);
       for (int i = 0; i < n; i++) {
         PendingCommit c = members.get(i);
-        if (admitToGroup(c, writeBuckets[i], groupWrites, failures, i)) {
+        if (admitToGroup(c, writeBuckets[i], groupWrites, failures, i, n)) {
           WriteBuffer w = c.writes();
           for (int j = 0; j < w.size(); j++) {
             groupWrites.add(w.hash(j));
@@ -223,10 +235,13 @@ final class CommitPath {
   /** One write for the whole group; if it fails, every survivor fails with the cause and nothing was written. */
   private boolean writeGroup(List<WriteBuffer> buffers, List<PendingCommit> members, int[] survivors, int survived,
       Throwable[] failures) {
+    CommitWrittenEvent[] written = beginGroupWrite(members, survivors, survived);
     try {
       writer.writeAll(buffers);
+      endGroupWrite(written, members, survivors, CommitEvents.WRITTEN);
       return true;
     } catch (RuntimeException | Error e) {
+      endGroupWrite(written, members, survivors, CommitEvents.FAILED);
       for (int k = 0; k < survived; k++) {
         int i = survivors[k];
         failures[i] = e;
@@ -237,20 +252,46 @@ final class CommitPath {
     }
   }
 
-  /** Validate and run the before-write steps of one group member; false when it failed. */
+  /** One write event per surviving member (they share the write), or null when the event is disabled. */
+  private CommitWrittenEvent[] beginGroupWrite(List<PendingCommit> members, int[] survivors, int survived) {
+    if (!CommitEvents.writesEnabled()) {
+      return null;
+    }
+    CommitWrittenEvent[] written = new CommitWrittenEvent[survived];
+    for (int k = 0; k < survived; k++) {
+      written[k] = events.beginWrite(members.get(survivors[k]));
+    }
+    return written;
+  }
+
+  private void endGroupWrite(CommitWrittenEvent[] written, List<PendingCommit> members, int[] survivors, String outcome) {
+    for (int k = 0; written != null && k < written.length; k++) {
+      events.written(written[k], members.get(survivors[k]), outcome, members.size());
+    }
+  }
+
+  /**
+   * Validate and run the before-write steps of one group member; false when it failed. (Its
+   * validation event does not include the lock wait: the group took its locks before.)
+   */
   private boolean admitToGroup(PendingCommit c, int[] writeBuckets, WrittenKeys groupWrites, Throwable[] failures,
-      int i) {
+      int i, int groupSize) {
     boolean hooked = false;
+    CommitValidatedEvent validation = events.beginValidation(c);
     try {
       if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, groupWrites)) {
         conflicts.increment();
+        events.validated(validation, c, CommitEvents.CONFLICTED, groupSize);
         throw new ConflictException(c.transactionId());
       }
       // Per member, before the merge: a member writing a store being dropped fails alone, not the group.
       StoreClaims.requireWritable(c.writes());
+      events.validated(validation, c, CommitEvents.VALIDATED, groupSize);
       hooks.stage(CommitStage.VALIDATED, c);
+      LogAppendedEvent append = events.beginAppend(c);
       hooks.beforeWrite(c);
       hooked = true;
+      events.appended(append, c);
       hooks.stage(CommitStage.LOG_APPENDED, c);
       return true;
     } catch (RuntimeException | Error e) {

@@ -58,6 +58,7 @@ final class SharedDatabase {
   private final Hooks hooks = new Hooks();
   private final CommitPath commitPath;
   private final DropIntents dropIntents;
+  private final CommitEvents events;
   private final StoreDropExecutor dropExecutor;
   /** The out-of-band WAL group committer, when {@link RocksDbWal#needsSyncer()}. */
   private final WalGroupSyncer walSyncer;
@@ -90,6 +91,7 @@ final class SharedDatabase {
     }
     this.internal = internalStore;
     this.table = new VersionTable(settings.occLockBuckets());
+    this.events = new CommitEvents(path.toString());
     this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), new CommitPath.Writer() {
       @Override
       public void write(WriteBuffer w) {
@@ -100,7 +102,7 @@ final class SharedDatabase {
       public void writeAll(List<WriteBuffer> ws) {
         SharedDatabase.this.writeAll(ws);
       }
-    }, hooks);
+    }, hooks, events);
     this.dropIntents = new DropIntents(path);
     Path file = path.getFileName();
     this.dropExecutor = new StoreDropExecutor(file == null ? "root" : file.toString());
@@ -305,22 +307,24 @@ final class SharedDatabase {
       return s.state().dropped();
     }
     dropIntents.persist(s.generation(), name);
-    s.state().beginDrop(() -> schedulePhysicalDrop(s));
+    StoreDroppedEvent event = events.beginDrop();
+    s.state().beginDrop(() -> schedulePhysicalDrop(s, event));
     return s.state().dropped();
   }
 
   /** Runs on whichever thread released the last claim: only hand over, never wait here. */
-  private void schedulePhysicalDrop(Store s) {
+  private void schedulePhysicalDrop(Store s, StoreDroppedEvent event) {
     try {
-      dropExecutor.execute(() -> dropPhysically(s));
+      dropExecutor.execute(() -> dropPhysically(s, event));
     } catch (RejectedExecutionException e) {
       // Closed meanwhile: the intent stays recorded and the next open finishes the drop.
+      events.dropped(event, s, "CLOSED");
       s.state().dropped().completeExceptionally(new DatabaseClosedException(path));
     }
   }
 
   /** On the drop thread, once no claim is held and none can be taken. */
-  private void dropPhysically(Store s) {
+  private void dropPhysically(Store s, StoreDroppedEvent event) {
     Throwable failure = null;
     synchronized (this) {
       if (closed) {
@@ -337,6 +341,7 @@ final class SharedDatabase {
         }
       }
     }
+    events.dropped(event, s, failure == null ? "DROPPED" : failure instanceof DatabaseClosedException ? "CLOSED" : "FAILED");
     if (failure != null) {
       LOG.error("store '{}' of {} is dropped logically but not physically; the next open finishes it", s.name(), path, failure);
       s.state().dropped().completeExceptionally(failure);

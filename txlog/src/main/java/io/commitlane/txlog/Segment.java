@@ -101,7 +101,14 @@ final class Segment {
   /** Forces the file unless it was closed (a sealed segment is forced before it is closed). */
   synchronized void force() throws IOException {
     if (!closed) {
-      file.force();
+      LogSyncedEvent event = LogSyncedEvent.beginIfEnabled();
+      try {
+        file.force();
+      } catch (IOException | RuntimeException e) {
+        LogSyncedEvent.endAndCommit(event, path, false);
+        throw e;
+      }
+      LogSyncedEvent.endAndCommit(event, path, true);
     }
   }
 
