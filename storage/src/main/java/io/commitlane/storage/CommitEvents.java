@@ -1,5 +1,8 @@
 package io.commitlane.storage;
 
+import java.util.function.Supplier;
+import jdk.jfr.Event;
+
 /**
  * The Flight Recorder events of one database's commit path. Each {@code begin} method checks
  * whether its event type is enabled and returns null when it is not, so a commit with the events
@@ -19,20 +22,11 @@ final class CommitEvents {
   }
 
   CommitValidatedEvent beginValidation(PendingCommit c) {
-    if (!CommitValidatedEvent.TYPE.isEnabled() || !c.isTransactional()) {
-      return null;
-    }
-    CommitValidatedEvent e = new CommitValidatedEvent();
-    e.begin();
-    return e;
+    return started(CommitValidatedEvent.TYPE.isEnabled() && c.isTransactional(), CommitValidatedEvent::new);
   }
 
   void validated(CommitValidatedEvent e, PendingCommit c, String outcome, int groupSize) {
-    if (e == null) {
-      return;
-    }
-    e.end();
-    if (e.shouldCommit()) {
+    if (ended(e)) {
       e.database = database;
       e.transactionId = c.transactionId();
       e.outcome = outcome;
@@ -44,20 +38,11 @@ final class CommitEvents {
   }
 
   LogAppendedEvent beginAppend(PendingCommit c) {
-    if (c.logName() == null || !LogAppendedEvent.TYPE.isEnabled()) {
-      return null;
-    }
-    LogAppendedEvent e = new LogAppendedEvent();
-    e.begin();
-    return e;
+    return started(c.logName() != null && LogAppendedEvent.TYPE.isEnabled(), LogAppendedEvent::new);
   }
 
   void appended(LogAppendedEvent e, PendingCommit c) {
-    if (e == null) {
-      return;
-    }
-    e.end();
-    if (e.shouldCommit()) {
+    if (ended(e)) {
       e.database = database;
       e.transactionId = c.transactionId();
       e.log = c.logName();
@@ -71,20 +56,11 @@ final class CommitEvents {
   }
 
   CommitWrittenEvent beginWrite(PendingCommit c) {
-    if (!CommitWrittenEvent.TYPE.isEnabled() || !c.isTransactional()) {
-      return null;
-    }
-    CommitWrittenEvent e = new CommitWrittenEvent();
-    e.begin();
-    return e;
+    return started(CommitWrittenEvent.TYPE.isEnabled() && c.isTransactional(), CommitWrittenEvent::new);
   }
 
   void written(CommitWrittenEvent e, PendingCommit c, String outcome, int groupSize) {
-    if (e == null) {
-      return;
-    }
-    e.end();
-    if (e.shouldCommit()) {
+    if (ended(e)) {
       e.database = database;
       e.transactionId = c.transactionId();
       e.outcome = outcome;
@@ -95,25 +71,35 @@ final class CommitEvents {
   }
 
   StoreDroppedEvent beginDrop() {
-    if (!StoreDroppedEvent.TYPE.isEnabled()) {
-      return null;
-    }
-    StoreDroppedEvent e = new StoreDroppedEvent();
-    e.begin();
-    return e;
+    return started(StoreDroppedEvent.TYPE.isEnabled(), StoreDroppedEvent::new);
   }
 
   void dropped(StoreDroppedEvent e, Store s, String outcome) {
-    if (e == null) {
-      return;
-    }
-    e.end();
-    if (e.shouldCommit()) {
+    if (ended(e)) {
       e.database = database;
       e.store = s.name();
       e.generation = s.generation();
       e.outcome = outcome;
       e.commit();
     }
+  }
+
+  /** A begun event, or null (nothing allocated) when it is not {@code enabled}. */
+  private static <E extends Event> E started(boolean enabled, Supplier<E> event) {
+    if (!enabled) {
+      return null;
+    }
+    E e = event.get();
+    e.begin();
+    return e;
+  }
+
+  /** Ends a begun event; true when the recording wants it (then fill its fields and commit it). */
+  private static boolean ended(Event e) {
+    if (e == null) {
+      return false;
+    }
+    e.end();
+    return e.shouldCommit();
   }
 }
