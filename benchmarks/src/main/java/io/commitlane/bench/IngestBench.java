@@ -115,6 +115,7 @@ final class IngestBench implements Callable<Integer> {
 
   @Option(names = "--rows", split = ",", defaultValue = "sink,sink-ordered,flow,raw",
       description = "Ingestion rows: sink, sink-ordered (parallel batches, occ-blind-writes = ordered), flow, raw (ratios need raw),"
+          + " fairness (two commit flows and plain callers sharing one database with a small queue: each one's share),"
           + " matrix (the sink at every --matrix-parallelism x --matrix-queue-capacity). Default: ${DEFAULT-VALUE}")
   List<String> rowNames;
 
@@ -134,6 +135,17 @@ final class IngestBench implements Callable<Integer> {
   }
 
   private final Map<String, SinkCell> matrix = new LinkedHashMap<>();
+
+  @Option(names = "--fairness-capacity", defaultValue = "4",
+      description = "fairness row: commitlane.commit-queue-capacity of the shared database. Default: ${DEFAULT-VALUE}")
+  int fairnessCapacity;
+
+  @Option(names = "--fairness-seconds", defaultValue = "3", description = "fairness row: seconds per round. Default: ${DEFAULT-VALUE}")
+  double fairnessSeconds;
+
+  @Option(names = "--fairness-in-flight", defaultValue = "16",
+      description = "fairness row: commits in flight per participant (stream parallelism, caller's outstanding commits). Default: ${DEFAULT-VALUE}")
+  int fairnessInFlight;
 
   @Option(names = "--runs", defaultValue = "3", description = "Rounds; each runs every row once, in rotated order. Default: ${DEFAULT-VALUE}")
   int runs;
@@ -190,8 +202,11 @@ final class IngestBench implements Callable<Integer> {
           records, flowN, valueSize, batch, parallelism, orderedParallelism, flowParallelism, blindWrites, commitThreads, runs,
           Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
       List<String> rows = new ArrayList<>();
+      boolean fairness = false;
       for (String name : rowNames) {
-        if (name.equals("matrix")) {
+        if (name.equals("fairness")) {
+          fairness = true;
+        } else if (name.equals("matrix")) {
           for (String capacity : matrixCapacity) {
             for (int p : matrixParallelism) {
               SinkCell cell = new SinkCell(p, capacity.equals("default") ? null : Integer.valueOf(capacity));
@@ -238,9 +253,17 @@ final class IngestBench implements Callable<Integer> {
           }
         }
       }
+      Map<String, List<Double>> shares = new LinkedHashMap<>();
+      if (fairness) {
+        fairness(system, root, shares);
+      }
       out.println();
       if (!samples.isEmpty()) {
         out.print(table(samples));
+      }
+      if (!shares.isEmpty()) {
+        out.println();
+        out.print(fairnessTable(shares));
       }
       if (!feed.isEmpty()) {
         out.println();
@@ -254,6 +277,45 @@ final class IngestBench implements Callable<Integer> {
         delete(root);
       }
     }
+  }
+
+  /** Rounds of the fairness row: per participant, commits/s of each round (keys "name") and its share (keys "name share"). */
+  private void fairness(ActorSystem<?> system, Path root, Map<String, List<Double>> results) throws Exception {
+    AdmissionFairness f = new AdmissionFairness(fairnessInFlight, i -> key(i), values[0]);
+    out.printf(Locale.ROOT, "  fairness: 2 commit flows + plain callers, %d in flight each, 1-record transactions, commit-queue-capacity %d,"
+        + " %.1f s per round%n", fairnessInFlight, fairnessCapacity, fairnessSeconds);
+    for (int run = 0; run < runs; run++) {
+      Path path = root.resolve("cell-" + (cells++));
+      try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings(system, blindWrites, fairnessCapacity))) {
+        Map<String, Long> counts = f.run(system, db, fairnessSeconds, true);
+        counts.remove("_nanos");
+        long total = counts.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder line = new StringBuilder();
+        for (var e : counts.entrySet()) {
+          double rate = e.getValue() / fairnessSeconds;
+          double share = total == 0 ? 0 : e.getValue() / (double) total;
+          results.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(rate);
+          results.computeIfAbsent(e.getKey() + " share", k -> new ArrayList<>()).add(share);
+          line.append(String.format(Locale.ROOT, "%s %s/s (%.0f%%); ", e.getKey(), Units.count(rate), share * 100));
+        }
+        out.printf(Locale.ROOT, "  run %d  fairness  %s refused admissions %,d%n", run + 1, line, db.stats().overloaded());
+      } finally {
+        delete(path);
+      }
+    }
+  }
+
+  private static String fairnessTable(Map<String, List<Double>> results) {
+    StringBuilder sb = new StringBuilder("| participant (shared database, small queue) | commits/s median [range] | share median [range] |\n|---|---|---|\n");
+    for (var e : results.entrySet()) {
+      if (e.getKey().endsWith(" share")) {
+        continue;
+      }
+      Spread share = Spread.of(results.get(e.getKey() + " share"));
+      sb.append("| ").append(e.getKey()).append(" | ").append(Spread.of(e.getValue()).format()).append(String.format(Locale.ROOT,
+          " | %.0f%% [%.0f%%-%.0f%%] |%n", share.median() * 100, share.min() * 100, share.max() * 100));
+    }
+    return sb.toString();
   }
 
   private static String row(String name) {
