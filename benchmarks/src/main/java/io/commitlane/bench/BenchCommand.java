@@ -205,7 +205,8 @@ final class BenchCommand implements Callable<Integer> {
       case "memory" -> s.databases() + " empty databases in a fresh JVM";
       case "txlog" -> String.format(Locale.ROOT, "%d writers append one %d-byte entry per record, durability %s", s.async(),
           workload.valueSize, settings.log().durability().name().toLowerCase(Locale.ROOT));
-      case "ingest" -> String.format(Locale.ROOT, "%,d records of %d bytes through Ingest.sink (batches of <= 1,000)", records, workload.valueSize);
+      case "ingest" -> String.format(Locale.ROOT, "%,d records of %d bytes through Ingest.sink (batches of <= 1,000, parallelism %d)", records, workload.valueSize,
+          ingestParallelism);
       default -> String.format(Locale.ROOT, "%d database%s, %d async workers (%d in flight each) + %d commitSync workers per database, %d keys per commit "
               + "from %,d%s", s.databases(), s.databases() == 1 ? "" : "s", s.async(), concurrency, s.sync(), s.keys(), s.keySpace(),
           scenario.equals("conflict") ? ", read-modify-write" : "");
