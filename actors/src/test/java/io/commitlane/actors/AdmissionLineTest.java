@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -294,6 +295,28 @@ class AdmissionLineTest {
       }
       eventually(() -> queue.depth() == 0, "no place stayed held");
       assertEquals(0, queue.waiting());
+    }
+  }
+
+  @Test
+  void theStreamsPageSnippetCommitsIntoTheHeldPlace() throws Exception {
+    java.util.concurrent.ExecutorService myExecutor = java.util.concurrent.Executors.newSingleThreadExecutor();
+    try (CommitlaneDatabase db = open(1)) {
+      byte[] key = b("k");
+      byte[] value = b("v");
+      CompletableFuture<CompletionStage<CommitResult>> committed = new CompletableFuture<>();
+      // docs/streams.md, "How the line is fair":
+      CompletableFuture<Void> granted = new CompletableFuture<>();
+      AdmissionTicket ticket = db.awaitAdmission(() -> granted.complete(null)); // runs on the thread that freed the place: hand over only
+      granted.thenRunAsync(() -> {
+        Transaction txn = db.begin();
+        txn.put(key, value);
+        committed.complete(db.commit(txn, ticket)); // into the held place: never refused for a full queue
+      }, myExecutor);
+      await(await(committed));
+      assertEquals("v", s(db.storage().get(key)));
+    } finally {
+      myExecutor.shutdown();
     }
   }
 }
