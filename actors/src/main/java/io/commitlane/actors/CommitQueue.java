@@ -3,7 +3,10 @@ package io.commitlane.actors;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,6 +22,13 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>No wake-up is lost: an executor that finds the queue empty first becomes idle and then looks
  * again; an admission that enqueued before that is seen by the second look, and one that enqueued
  * after it finds the executor idle (see {@link ExecutorSignal}).
+ *
+ * <p><b>Waiting for room.</b> A full queue refuses a plain admission at once. A caller that would
+ * rather wait takes an {@link AdmissionTicket}: tickets wait in one FIFO line, and every place
+ * that frees (a commit dequeued, a refused admission backing out, granted room given back) grants
+ * at most one ticket per free place, in line order, holding that place for it. No wake-up is
+ * lost: a ticket joins the line and then looks for room, a place is freed and then the line is
+ * looked at, so at least one of the two sees the other.
  */
 final class CommitQueue {
   enum Admission { ADMITTED, FULL, CLOSED }
@@ -39,6 +49,10 @@ final class CommitQueue {
   final LongAdder admitted = new LongAdder();
   final LongAdder overloaded = new LongAdder();
   private volatile Runnable growth = () -> {};
+  /** Tickets waiting for room, oldest first; guarded by itself. */
+  private final ArrayDeque<AdmissionTicket> waiters = new ArrayDeque<>();
+  /** waiters.size(), readable without the lock: a freed place looks at the line only when someone waits. */
+  private volatile int waiting;
   private volatile boolean stopped;
 
   CommitQueue(Path path, int capacity, int maxExecutors) {
@@ -59,11 +73,26 @@ final class CommitQueue {
    * becomes visible to executors.
    */
   Admission offer(CommitRequest r) {
+    return offer(r, null);
+  }
+
+  /**
+   * {@link #offer(CommitRequest)} into the place a granted {@code ticket} holds (null: take a free
+   * place or report {@code FULL}). The ticket's place is used up either way: admitted, or given
+   * back when the commit is refused.
+   */
+  Admission offer(CommitRequest r, AdmissionTicket ticket) {
+    if (ticket != null) {
+      use(ticket);
+    }
     if (stopped || !r.gate.tryAdmit()) {
+      if (ticket != null) {
+        release();
+      }
       return Admission.CLOSED;
     }
-    if (queued.incrementAndGet() > capacity) {
-      queued.decrementAndGet();
+    if (ticket == null && queued.incrementAndGet() > capacity) {
+      release(); // a place freed meanwhile may be free only once this refused admission backs out
       r.gate.completed();
       overloaded.increment();
       return Admission.FULL;
@@ -71,7 +100,7 @@ final class CommitQueue {
     try {
       r.txn.reportStage(CommitStage.ADMITTED);
     } catch (RuntimeException e) {
-      queued.decrementAndGet();
+      release();
       r.gate.completed();
       throw e;
     }
@@ -106,9 +135,100 @@ final class CommitQueue {
   CommitRequest poll() {
     CommitRequest r = queue.poll();
     if (r != null) {
-      queued.decrementAndGet();
+      release();
     }
     return r;
+  }
+
+  /** Join the line for a place; {@code onGranted} runs once one is held for the ticket (maybe before this returns). */
+  AdmissionTicket awaitSpace(Runnable onGranted) {
+    AdmissionTicket ticket = new AdmissionTicket(this, onGranted);
+    synchronized (waiters) {
+      waiters.add(ticket);
+      waiting = waiters.size();
+    }
+    grantWaiters(); // joined, then looked: a place freed before the join is seen here
+    return ticket;
+  }
+
+  Object waiterLock() {
+    return waiters;
+  }
+
+  private void use(AdmissionTicket ticket) {
+    if (ticket.queue() != this) {
+      throw new IllegalArgumentException("the admission ticket belongs to another database than " + path);
+    }
+    synchronized (waiters) {
+      if (!ticket.granted || ticket.ended) {
+        throw new IllegalStateException(ticket.ended
+            ? "the admission ticket was already used or cancelled; take a new one with awaitAdmission"
+            : "the admission ticket is not granted yet; commit with it once its callback ran");
+      }
+      ticket.ended = true;
+    }
+  }
+
+  void cancel(AdmissionTicket ticket) {
+    boolean giveBack;
+    synchronized (waiters) {
+      if (ticket.ended) {
+        return;
+      }
+      ticket.ended = true;
+      giveBack = ticket.granted;
+      if (!giveBack) {
+        waiters.remove(ticket);
+        waiting = waiters.size();
+      }
+    }
+    if (giveBack) {
+      release();
+    }
+  }
+
+  /** A place is free again: count it out, then grant it to the line if anyone waits. */
+  private void release() {
+    queued.decrementAndGet();
+    if (waiting > 0) {
+      grantWaiters();
+    }
+  }
+
+  /** Hold a free place for each ticket at the head of the line while there is one; tell them outside the lock. */
+  private void grantWaiters() {
+    List<AdmissionTicket> granted = null;
+    synchronized (waiters) {
+      for (AdmissionTicket t; (t = waiters.peek()) != null && reservePlace(); ) {
+        waiters.poll();
+        t.granted = true;
+        if (granted == null) {
+          granted = new ArrayList<>(1);
+        }
+        granted.add(t);
+      }
+      waiting = waiters.size();
+    }
+    if (granted != null) {
+      for (AdmissionTicket t : granted) {
+        t.granted();
+      }
+    }
+  }
+
+  /** Take one free place, never past capacity (a CAS: only the line's lock holder reserves this way). */
+  private boolean reservePlace() {
+    for (int q; (q = queued.get()) < capacity; ) {
+      if (queued.compareAndSet(q, q + 1)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Tickets waiting in line (for stats and tests). */
+  int waiting() {
+    return waiting;
   }
 
   boolean isEmpty() {

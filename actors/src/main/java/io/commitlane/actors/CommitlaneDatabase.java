@@ -134,6 +134,28 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
+   * Wait for room in the commit queue instead of failing with {@link CommitQueueFullException}:
+   * join the database's line of waiters (first come, first served; shared by every handle and
+   * stream of the path). Once a place is held for the ticket, {@code onGranted} runs, on the
+   * thread that freed it (maybe the caller, before this returns): it must only hand the news over.
+   * Then build the transaction and {@link #commit(Transaction, AdmissionTicket)} it, or {@link
+   * AdmissionTicket#cancel()} to give the place back. Nothing polls: the place is granted as soon
+   * as a commit leaves the queue. The stream stages wait this way.
+   */
+  public AdmissionTicket awaitAdmission(Runnable onGranted) {
+    return pipeline.awaitAdmission(Objects.requireNonNull(onGranted, "onGranted"));
+  }
+
+  /**
+   * {@link #commit(Transaction)} into the place a granted {@code ticket} holds: never refused for
+   * a full queue. The ticket is used up (also when the commit fails before it is admitted). Fails
+   * with {@link IllegalStateException} if the ticket is not granted yet or was already used.
+   */
+  public CompletionStage<CommitResult> commit(Transaction txn, AdmissionTicket ticket) {
+    return pipeline.commit(Objects.requireNonNull(txn, "txn"), gate, Objects.requireNonNull(ticket, "ticket"));
+  }
+
+  /**
    * Commit on the database's executors and tell {@code replyTo} exactly one {@link WriteReply}
    * carrying {@code correlation}: {@link DatabaseProtocol.Committed}, {@link
    * DatabaseProtocol.Conflicted} or {@link DatabaseProtocol.Failed}. The reply is told by the

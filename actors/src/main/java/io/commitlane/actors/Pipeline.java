@@ -125,9 +125,24 @@ final class Pipeline {
   }
 
   CommitFuture<CommitResult> commit(Transaction txn, AdmissionGate gate) {
+    return commit(txn, gate, null);
+  }
+
+  /** Commit into the place {@code ticket} holds (null: a free place, or fail with the full queue). */
+  CommitFuture<CommitResult> commit(Transaction txn, AdmissionGate gate, AdmissionTicket ticket) {
     CommitFuture.OfCommit f = new CommitFuture.OfCommit(callbacks);
-    admit(txn, f, gate);
+    admit(txn, f, gate, ticket);
     return f;
+  }
+
+  /** A ticket for the next free place of the queue; legacy mode has no queue, so its ticket is granted at once. */
+  AdmissionTicket awaitAdmission(Runnable onGranted) {
+    if (settings.mode() == PipelineMode.LEGACY) {
+      AdmissionTicket t = AdmissionTicket.grantedWithoutQueue();
+      onGranted.run();
+      return t;
+    }
+    return queue.awaitSpace(onGranted);
   }
 
   /**
@@ -136,14 +151,24 @@ final class Pipeline {
    * commit here, typed, before it takes a place in the queue.
    */
   void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate) {
+    admit(txn, completion, gate, null);
+  }
+
+  private void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate, AdmissionTicket ticket) {
+    if (ticket != null && ticket.queue() != null && ticket.queue() != queue) {
+      throw new IllegalArgumentException("the admission ticket belongs to another database than " + db.path());
+    }
     StoreClaims claims;
     try {
       claims = txn.claimStores();
     } catch (RuntimeException e) {
+      if (ticket != null) {
+        ticket.cancel(); // the held place goes to the next in line
+      }
       completion.failed(e); // StoreDroppedException, or a transaction that already ended
       return;
     }
-    admit(new CommitRequest(txn, claims.size() == 0 ? completion : releasing(claims, completion), gate));
+    admit(new CommitRequest(txn, claims.size() == 0 ? completion : releasing(claims, completion), gate), ticket);
   }
 
   /**
@@ -167,7 +192,7 @@ final class Pipeline {
     };
   }
 
-  private void admit(CommitRequest r) {
+  private void admit(CommitRequest r, AdmissionTicket ticket) {
     if (settings.mode() == PipelineMode.LEGACY) {
       if (!r.gate.tryAdmit()) {
         r.completion.failed(new DatabaseClosedException(db.path()));
@@ -179,7 +204,7 @@ final class Pipeline {
     }
     CommitQueue.Admission a;
     try {
-      a = queue.offer(r);
+      a = queue.offer(r, ticket);
     } catch (RuntimeException e) {
       r.completion.failed(e); // an injected failure at ADMITTED
       return;

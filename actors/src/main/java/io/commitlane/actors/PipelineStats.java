@@ -8,7 +8,7 @@ import org.HdrHistogram.Histogram;
  * snapshot (each snapshot takes the interval): {@code queueWait} from admission to an executor
  * taking the commit, {@code execution} from there to the outcome being delivered.
  *
- * @param queueDepth commits admitted and not yet taken by an executor
+ * @param queueDepth commits admitted and not yet taken by an executor, plus places held for granted admission tickets
  * @param inFlight commits admitted and not yet completed
  * @param executorsStarted commit executors started since open (at most commitThreads)
  * @param executorsIdle executors waiting for work right now

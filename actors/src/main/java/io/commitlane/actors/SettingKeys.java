@@ -27,9 +27,10 @@ final class SettingKeys {
 
   /**
    * Sections whose insides are not settings of a database: the dispatchers this module defines
-   * (Pekko dispatcher configuration), and the cluster module's own section, which it validates.
+   * (Pekko dispatcher configuration), the cluster module's own section, which it validates, and
+   * the stream stages' section, which their settings classes validate.
    */
-  static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster");
+  static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster", "stream");
 
   private SettingKeys() {}
 

@@ -76,6 +76,12 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--records", defaultValue = "200000", description = "ingest: records to ingest. Default: ${DEFAULT-VALUE}")
   int records;
 
+  @Option(names = "--ingest-parallelism", defaultValue = "1", description = "ingest: sink batches in flight, 1..64. Default: ${DEFAULT-VALUE}")
+  int ingestParallelism;
+
+  @Option(names = "--queue-capacity", description = "commitlane.commit-queue-capacity, 1..10000000. Default: the build's (4096)")
+  Integer queueCapacity;
+
   @Option(names = "--progress", description = "Show the one-line status on stderr even when it is not a terminal.")
   boolean progress;
 
@@ -122,7 +128,11 @@ final class BenchCommand implements Callable<Integer> {
       throw Checks.usage("--mode: the txlog scenario appends to a TransactionLog directly; the pipeline's mode does not apply");
     }
     Config config = BenchSystem.config();
-    PipelineSettings settings = commitlane.overrides().plus(PipelineOverrides.none().mode("--mode", mode)).resolve(config);
+    Checks.range("--ingest-parallelism", ingestParallelism, 1, 64);
+    if (queueCapacity != null) {
+      Checks.range("--queue-capacity", queueCapacity, 1, 10_000_000);
+    }
+    PipelineSettings settings = overrides().resolve(config);
     if ((long) shape.async() * concurrency > settings.commitQueueCapacity()) {
       throw Checks.usage("--workers " + shape.async() + " x --concurrency " + concurrency + " exceed the commit queue's capacity of "
           + settings.commitQueueCapacity());
@@ -162,7 +172,7 @@ final class BenchCommand implements Callable<Integer> {
       json.put("valueSize", workload.valueSize);
       json.put("wal", commitlane.wal);
       json.put("log", commitlane.log);
-      json.put("overrides", commitlane.overrides().plus(PipelineOverrides.none().mode("--mode", mode)).asMap());
+      json.put("overrides", overrides().asMap());
       runs.forEach(m -> m.remove("summary"));
       json.put("runs", runs);
       out.println(Json.write(json));
@@ -207,7 +217,8 @@ final class BenchCommand implements Callable<Integer> {
       case "memory" -> s.databases() + " empty databases in a fresh JVM";
       case "txlog" -> String.format(Locale.ROOT, "%d writers append one %d-byte entry per record, durability %s", s.async(),
           workload.valueSize, settings.log().durability().name().toLowerCase(Locale.ROOT));
-      case "ingest" -> String.format(Locale.ROOT, "%,d records of %d bytes through Ingest.sink (batches of <= 1,000)", records, workload.valueSize);
+      case "ingest" -> String.format(Locale.ROOT, "%,d records of %d bytes through Ingest.sink (batches of <= 1,000, parallelism %d)", records, workload.valueSize,
+          ingestParallelism);
       default -> String.format(Locale.ROOT, "%d database%s, %d async workers (%d in flight each) + %d commitSync workers per database, %d keys per commit "
               + "from %,d%s", s.databases(), s.databases() == 1 ? "" : "s", s.async(), concurrency, s.sync(), s.keys(), s.keySpace(),
           scenario.equals("conflict") ? ", read-modify-write" : "");
@@ -402,6 +413,11 @@ final class BenchCommand implements Callable<Integer> {
     return r;
   }
 
+  private PipelineOverrides overrides() {
+    PipelineOverrides o = commitlane.overrides().plus(PipelineOverrides.none().mode("--mode", mode));
+    return queueCapacity == null ? o : o.with("--queue-capacity", "commit-queue-capacity", queueCapacity);
+  }
+
   private Map<String, Object> ingest(ActorSystem<?> system, CommitlaneDatabase db) throws Exception {
     SplittableRandom random = new SplittableRandom(42);
     byte[] value = new byte[workload.valueSize];
@@ -415,7 +431,7 @@ final class BenchCommand implements Callable<Integer> {
     try (ProgressLine line = ProgressLine.start(System.err, progress, () -> "bench ingest: " + records + " records")) {
       totals = Source.range(0, records - 1)
           .map(i -> new KeyValue(WorkerGroup.key(i % keySpace), value))
-          .runWith(Ingest.sink(db, IngestSettings.defaults().withMaxRecords(1000)), system)
+          .runWith(Ingest.sink(db, IngestSettings.defaults().withMaxRecords(1000).withParallelism(ingestParallelism)), system)
           .toCompletableFuture().get(10, TimeUnit.MINUTES);
     }
     double seconds = (System.nanoTime() - t0) / 1e9;

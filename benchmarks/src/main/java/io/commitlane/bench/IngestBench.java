@@ -114,9 +114,38 @@ final class IngestBench implements Callable<Integer> {
   int warmupRecords;
 
   @Option(names = "--rows", split = ",", defaultValue = "sink,sink-ordered,flow,raw",
-      description = "Ingestion rows: sink, sink-ordered (parallel batches, occ-blind-writes = ordered), flow, raw (ratios need raw)."
-          + " Default: ${DEFAULT-VALUE}")
+      description = "Ingestion rows: sink, sink-ordered (parallel batches, occ-blind-writes = ordered), flow, raw (ratios need raw),"
+          + " fairness (two commit flows and plain callers sharing one database with a small queue: each one's share),"
+          + " matrix (the sink at every --matrix-parallelism x --matrix-queue-capacity). Default: ${DEFAULT-VALUE}")
   List<String> rowNames;
+
+  @Option(names = "--matrix-parallelism", split = ",", defaultValue = "1,2,4",
+      description = "matrix rows: sink parallelism values. Default: ${DEFAULT-VALUE}")
+  List<Integer> matrixParallelism;
+
+  @Option(names = "--matrix-queue-capacity", split = ",", defaultValue = "1,64,default",
+      description = "matrix rows: commitlane.commit-queue-capacity values (default: the setting's default). Default: ${DEFAULT-VALUE}")
+  List<String> matrixCapacity;
+
+  /** A sink row of the matrix: parallelism and queue capacity (null: the default). */
+  private record SinkCell(int parallelism, Integer capacity) {
+    String name() {
+      return "ingest sink p" + parallelism + " q" + (capacity == null ? "default" : capacity);
+    }
+  }
+
+  private final Map<String, SinkCell> matrix = new LinkedHashMap<>();
+
+  @Option(names = "--fairness-capacity", defaultValue = "4",
+      description = "fairness row: commitlane.commit-queue-capacity of the shared database. Default: ${DEFAULT-VALUE}")
+  int fairnessCapacity;
+
+  @Option(names = "--fairness-seconds", defaultValue = "3", description = "fairness row: seconds per round. Default: ${DEFAULT-VALUE}")
+  double fairnessSeconds;
+
+  @Option(names = "--fairness-in-flight", defaultValue = "16",
+      description = "fairness row: commits in flight per participant (stream parallelism, caller's outstanding commits). Default: ${DEFAULT-VALUE}")
+  int fairnessInFlight;
 
   @Option(names = "--runs", defaultValue = "3", description = "Rounds; each runs every row once, in rotated order. Default: ${DEFAULT-VALUE}")
   int runs;
@@ -130,7 +159,7 @@ final class IngestBench implements Callable<Integer> {
   private int cells;
 
   /** One measurement: how many records in how long (and, for the sink, in how many transactions). */
-  private record Sample(long records, long nanos, long transactions, long cpuNanos) {
+  private record Sample(long records, long nanos, long transactions, long cpuNanos, long conflicts) {
     double perSecond() {
       return records / (nanos / 1e9);
     }
@@ -172,7 +201,23 @@ final class IngestBench implements Callable<Integer> {
               + " (sink-ordered %d), flow parallelism %d, occ-blind-writes %s, commit-threads %s, %d runs rotated, WAL off, %d cores, Java %s%n",
           records, flowN, valueSize, batch, parallelism, orderedParallelism, flowParallelism, blindWrites, commitThreads, runs,
           Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-      List<String> rows = rowNames.stream().map(IngestBench::row).toList();
+      List<String> rows = new ArrayList<>();
+      boolean fairness = false;
+      for (String name : rowNames) {
+        if (name.equals("fairness")) {
+          fairness = true;
+        } else if (name.equals("matrix")) {
+          for (String capacity : matrixCapacity) {
+            for (int p : matrixParallelism) {
+              SinkCell cell = new SinkCell(p, capacity.equals("default") ? null : Integer.valueOf(capacity));
+              matrix.put(cell.name(), cell);
+              rows.add(cell.name());
+            }
+          }
+        } else {
+          rows.add(row(name));
+        }
+      }
       if (warmupRecords > 0) {
         out.printf(Locale.ROOT, "  warm-up: %,d records per row (not reported)%n", warmupRecords);
         for (String row : rows) {
@@ -186,8 +231,9 @@ final class IngestBench implements Callable<Integer> {
           String row = rows.get((i + run) % rows.size());
           Sample s = measure(system, row, row.equals(FLOW) ? flowN : records, root);
           samples.get(row).add(s);
-          out.printf(Locale.ROOT, "  run %d  %-28s %10s records/s  %6s µs CPU/record  (%,d records in %.2f s, %,d transactions)%n", run + 1,
-              row, Units.count(s.perSecond()), Units.micros(s.cpuNanosPerRecord()), s.records(), s.nanos() / 1e9, s.transactions());
+          out.printf(Locale.ROOT, "  run %d  %-28s %10s records/s  %6s µs CPU/record  (%,d records in %.2f s, %,d transactions, %,d conflicts)%n",
+              run + 1, row, Units.count(s.perSecond()), Units.micros(s.cpuNanosPerRecord()), s.records(), s.nanos() / 1e9, s.transactions(),
+              s.conflicts());
         }
       }
       Map<String, List<FeedSample>> feed = new LinkedHashMap<>();
@@ -207,9 +253,17 @@ final class IngestBench implements Callable<Integer> {
           }
         }
       }
+      Map<String, List<Double>> shares = new LinkedHashMap<>();
+      if (fairness) {
+        fairness(system, root, shares);
+      }
       out.println();
       if (!samples.isEmpty()) {
         out.print(table(samples));
+      }
+      if (!shares.isEmpty()) {
+        out.println();
+        out.print(fairnessTable(shares));
       }
       if (!feed.isEmpty()) {
         out.println();
@@ -225,13 +279,52 @@ final class IngestBench implements Callable<Integer> {
     }
   }
 
+  /** Rounds of the fairness row: per participant, commits/s of each round (keys "name") and its share (keys "name share"). */
+  private void fairness(ActorSystem<?> system, Path root, Map<String, List<Double>> results) throws Exception {
+    AdmissionFairness f = new AdmissionFairness(fairnessInFlight, i -> key(i), values[0]);
+    out.printf(Locale.ROOT, "  fairness: 2 commit flows + plain callers, %d in flight each, 1-record transactions, commit-queue-capacity %d,"
+        + " %.1f s per round%n", fairnessInFlight, fairnessCapacity, fairnessSeconds);
+    for (int run = 0; run < runs; run++) {
+      Path path = root.resolve("cell-" + (cells++));
+      try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings(system, blindWrites, fairnessCapacity))) {
+        Map<String, Long> counts = f.run(system, db, fairnessSeconds, true);
+        counts.remove("_nanos");
+        long total = counts.values().stream().mapToLong(Long::longValue).sum();
+        StringBuilder line = new StringBuilder();
+        for (var e : counts.entrySet()) {
+          double rate = e.getValue() / fairnessSeconds;
+          double share = total == 0 ? 0 : e.getValue() / (double) total;
+          results.computeIfAbsent(e.getKey(), k -> new ArrayList<>()).add(rate);
+          results.computeIfAbsent(e.getKey() + " share", k -> new ArrayList<>()).add(share);
+          line.append(String.format(Locale.ROOT, "%s %s/s (%.0f%%); ", e.getKey(), Units.count(rate), share * 100));
+        }
+        out.printf(Locale.ROOT, "  run %d  fairness  %s refused admissions %,d%n", run + 1, line, db.stats().overloaded());
+      } finally {
+        delete(path);
+      }
+    }
+  }
+
+  private static String fairnessTable(Map<String, List<Double>> results) {
+    StringBuilder sb = new StringBuilder("| participant (shared database, small queue) | commits/s median [range] | share median [range] |\n|---|---|---|\n");
+    for (var e : results.entrySet()) {
+      if (e.getKey().endsWith(" share")) {
+        continue;
+      }
+      Spread share = Spread.of(results.get(e.getKey() + " share"));
+      sb.append("| ").append(e.getKey()).append(" | ").append(Spread.of(e.getValue()).format()).append(String.format(Locale.ROOT,
+          " | %.0f%% [%.0f%%-%.0f%%] |%n", share.median() * 100, share.min() * 100, share.max() * 100));
+    }
+    return sb.toString();
+  }
+
   private static String row(String name) {
     return switch (name) {
       case "sink" -> SINK;
       case "sink-ordered" -> SINK_ORDERED;
       case "flow" -> FLOW;
       case "raw" -> RAW;
-      default -> throw Checks.usage("--rows: unknown row '" + name + "'; known: sink, sink-ordered, flow, raw");
+      default -> throw Checks.usage("--rows: unknown row '" + name + "'; known: sink, sink-ordered, flow, raw, matrix");
     };
   }
 
@@ -242,24 +335,51 @@ final class IngestBench implements Callable<Integer> {
   private String table(Map<String, List<Sample>> samples) {
     double raw = median(samples.get(RAW));
     StringBuilder sb = new StringBuilder();
-    sb.append("| row | records/s median [range] | x raw | transactions (median) | process CPU µs/record (median) |\n");
-    sb.append("|---|---|---|---|---|\n");
+    sb.append("| row | records/s median [range] | x raw | transactions (median) | conflicts (median) | process CPU µs/record (median) |\n");
+    sb.append("|---|---|---|---|---|---|\n");
     for (var e : samples.entrySet()) {
       Spread rate = Spread.of(e.getValue().stream().map(Sample::perSecond).toList());
       double txns = Spread.of(e.getValue().stream().map(s -> (double) s.transactions()).toList()).median();
       sb.append("| ").append(e.getKey()).append(" | ").append(rate.format()).append(" | ").append(Units.ratio(rate.median() / raw))
           .append(" | ").append(txns > 0 ? Units.count(txns) : "-")
+          .append(" | ").append(Units.count(Spread.of(e.getValue().stream().map(x -> (double) x.conflicts()).toList()).median()))
           .append(" | ").append(Units.micros(Spread.of(e.getValue().stream().map(Sample::cpuNanosPerRecord).toList()).median()))
           .append(" |\n");
     }
     String sep = "\n";
-    for (String row : List.of(SINK, SINK_ORDERED)) {
+    List<String> sinkRows = new ArrayList<>(List.of(SINK, SINK_ORDERED));
+    sinkRows.addAll(matrix.keySet());
+    for (String row : sinkRows) {
       double sink = median(samples.get(row));
       if (!Double.isNaN(sink) && !Double.isNaN(raw)) {
         sb.append(sep);
         sep = "";
         sb.append(String.format(Locale.ROOT, "target: %s >= %.2fx raw batched writes: %s (%s)%n", row, TARGET,
             sink / raw >= TARGET ? "met" : "NOT met", Units.ratio(sink / raw)));
+      }
+    }
+    if (!matrix.isEmpty()) {
+      sb.append("\n| matrix: records/s x parallelism 1 (same capacity) |");
+      for (int p : matrixParallelism) {
+        sb.append(" p").append(p).append(" |");
+      }
+      sb.append(" x default capacity (same parallelism) |\n|---|");
+      for (int ignored : matrixParallelism) {
+        sb.append("---|");
+      }
+      sb.append("---|\n");
+      for (String capacity : matrixCapacity) {
+        Integer cap = capacity.equals("default") ? null : Integer.valueOf(capacity);
+        sb.append("| q").append(capacity).append(" |");
+        StringBuilder vsDefault = new StringBuilder();
+        double p1 = median(samples.get(new SinkCell(matrixParallelism.get(0), cap).name()));
+        for (int p : matrixParallelism) {
+          double m = median(samples.get(new SinkCell(p, cap).name()));
+          sb.append(' ').append(Units.ratio(m / p1)).append(" |");
+          double def = median(samples.get(new SinkCell(p, null).name()));
+          vsDefault.append(vsDefault.length() == 0 ? "" : ", ").append('p').append(p).append(' ').append(Units.ratio(m / def));
+        }
+        sb.append(' ').append(vsDefault).append(" |\n");
       }
     }
     return sb.toString();
@@ -291,7 +411,13 @@ final class IngestBench implements Callable<Integer> {
         case SINK_ORDERED -> ingestSink(system, n, path, orderedParallelism, "ordered");
         case FLOW -> commitFlow(system, n, path);
         case RAW -> rawWriteBatch(n, path);
-        default -> throw new IllegalArgumentException(row);
+        default -> {
+          SinkCell cell = matrix.get(row);
+          if (cell == null) {
+            throw new IllegalArgumentException(row);
+          }
+          yield ingestSink(system, n, path, cell.parallelism(), blindWrites, cell.capacity());
+        }
       };
       return s;
     } finally {
@@ -300,7 +426,11 @@ final class IngestBench implements Callable<Integer> {
   }
 
   private Sample ingestSink(ActorSystem<?> system, int n, Path path, int inFlight, String blind) throws Exception {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings(system, blind))) {
+    return ingestSink(system, n, path, inFlight, blind, null);
+  }
+
+  private Sample ingestSink(ActorSystem<?> system, int n, Path path, int inFlight, String blind, Integer capacity) throws Exception {
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings(system, blind, capacity))) {
       IngestSettings s = IngestSettings.defaults().withMaxRecords(batch).withMaxBytes(maxBytes).withParallelism(inFlight);
       long cpu = processCpuNanos();
       long start = System.nanoTime();
@@ -308,7 +438,7 @@ final class IngestBench implements Callable<Integer> {
       long nanos = System.nanoTime() - start;
       cpu = processCpuNanos() - cpu;
       check(t.records() == n, "the ingest sink committed " + t.records() + " of " + n + " records");
-      return new Sample(n, nanos, t.transactions(), cpu);
+      return new Sample(n, nanos, t.transactions(), cpu, db.stats().conflicts());
     }
   }
 
@@ -324,7 +454,7 @@ final class IngestBench implements Callable<Integer> {
       long nanos = System.nanoTime() - start;
       cpu = processCpuNanos() - cpu;
       check(committed == n, "the commit flow committed " + committed + " of " + n + " records");
-      return new Sample(n, nanos, n, cpu);
+      return new Sample(n, nanos, n, cpu, db.stats().conflicts());
     }
   }
 
@@ -347,7 +477,7 @@ final class IngestBench implements Callable<Integer> {
         txns++;
       }
       long nanos = System.nanoTime() - start;
-      return new Sample(n, nanos, txns, processCpuNanos() - cpu);
+      return new Sample(n, nanos, txns, processCpuNanos() - cpu, 0);
     }
   }
 
@@ -416,7 +546,14 @@ final class IngestBench implements Callable<Integer> {
   }
 
   private PipelineSettings settings(ActorSystem<?> system, String blind) {
+    return settings(system, blind, null);
+  }
+
+  private PipelineSettings settings(ActorSystem<?> system, String blind, Integer capacity) {
     Map<String, Object> m = new HashMap<>();
+    if (capacity != null) {
+      m.put("commit-queue-capacity", capacity);
+    }
     m.put("wal", "off");
     m.put("occ-blind-writes", blind);
     m.put("commit-threads", commitThreads);
@@ -482,6 +619,21 @@ final class IngestBench implements Callable<Integer> {
     Checks.range("--feed-batch", feedBatch, 1, 1_000_000);
     Checks.range("--warmup-records", warmupRecords, 0, 1_000_000_000);
     Checks.positive("--runs", runs);
+    if (matrixParallelism.isEmpty() || matrixCapacity.isEmpty()) {
+      throw Checks.usage("--matrix-parallelism and --matrix-queue-capacity need at least one value each");
+    }
+    for (int p : matrixParallelism) {
+      Checks.range("--matrix-parallelism", p, 1, 64);
+    }
+    for (String c : matrixCapacity) {
+      if (!c.equals("default")) {
+        try {
+          Checks.range("--matrix-queue-capacity", Integer.parseInt(c), 1, 10_000_000);
+        } catch (NumberFormatException e) {
+          throw Checks.usage("--matrix-queue-capacity takes integers in 1..10000000 or default, was " + c);
+        }
+      }
+    }
     if (!blindWrites.equals("conflict") && !blindWrites.equals("ordered")) {
       throw Checks.usage("--blind-writes must be conflict or ordered, was " + blindWrites);
     }

@@ -18,8 +18,10 @@ import org.apache.pekko.stream.javadsl.Flow;
  *
  * <p><b>Backpressure, not buffering.</b> At most {@code parallelism} requests are taken from
  * upstream and not yet emitted. When the database's commit queue is full, the flow stops pulling
- * and offers the refused commit again after a bounded backoff, for as long as the queue stays
- * full; it never buffers without bound, never drops a request and never reports overload.
+ * and waits in the database's line ({@link io.commitlane.actors.CommitlaneDatabase#awaitAdmission}):
+ * the moment a commit leaves the queue, the place is held for the waiter first in line and the
+ * flow commits into it. Streams and waiting callers of one database take turns in arrival order;
+ * nothing polls, nothing is buffered without bound, dropped, or reported as overload.
  * Conflicts are retried per {@link ConflictRetry}; a request that still fails becomes a {@link
  * WriteOutcome.Failed} element or fails the stream, per {@link FailureMode}. If upstream fails,
  * the requests already taken finish and are emitted first.

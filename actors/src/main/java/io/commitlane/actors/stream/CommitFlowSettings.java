@@ -1,56 +1,88 @@
 package io.commitlane.actors.stream;
 
+import com.typesafe.config.Config;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
-import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * Settings of a {@link CommitFlow}. Immutable; each {@code with} method returns a copy.
+ * Settings of a {@link CommitFlow}. Immutable; each {@code with} method returns a copy. The
+ * defaults are those of {@code commitlane.stream.commit-flow} in {@code reference.conf}.
+ *
+ * <p>A full commit queue needs no setting: the flow waits in the database's line for the next
+ * free place and resumes the moment a commit leaves the queue (see {@link CommitFlow}).
  *
  * @param parallelism requests taken from upstream and not yet emitted, at most: commits admitted
  *     or waiting for admission, conflict retries waiting for their backoff and (ordered flow)
  *     outcomes waiting for an earlier one. 1..4096, default 8.
  * @param conflictRetry how conflicts are retried; default {@link ConflictRetry#defaults()}
- * @param admissionBackoff how long to wait before offering again a commit that the full commit
- *     queue did not admit (the stage pulls nothing meanwhile); retried as long as the queue is
- *     full. Default 1 ms doubling to 50 ms, 20% jitter.
  * @param failureMode what a failed request does to the stream; default {@link FailureMode#EMIT}
  */
-public record CommitFlowSettings(int parallelism, ConflictRetry conflictRetry, Backoff admissionBackoff, FailureMode failureMode) {
+public record CommitFlowSettings(int parallelism, ConflictRetry conflictRetry, FailureMode failureMode) {
   public static final int MAX_PARALLELISM = 4096;
+  /** The section of the actor system's config these settings are read from. */
+  public static final String SECTION = StreamConfig.ROOT + ".commit-flow";
 
   public CommitFlowSettings {
-    if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
-      throw new InvalidSettingsException(List.of(new SettingError("parallelism", parallelism, "must be an integer in 1.." + MAX_PARALLELISM)));
+    List<SettingError> errors = new ArrayList<>();
+    checkParallelism("parallelism", parallelism, errors);
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
     }
     Objects.requireNonNull(conflictRetry, "conflictRetry");
-    Objects.requireNonNull(admissionBackoff, "admissionBackoff");
     Objects.requireNonNull(failureMode, "failureMode");
   }
 
-  public static CommitFlowSettings defaults() {
-    return new CommitFlowSettings(8, ConflictRetry.defaults(), defaultAdmissionBackoff(), FailureMode.EMIT);
+  private static void checkParallelism(String field, int parallelism, List<SettingError> errors) {
+    if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
+      errors.add(new SettingError(field, parallelism, "must be an integer in 1.." + MAX_PARALLELISM));
+    }
   }
 
-  static Backoff defaultAdmissionBackoff() {
-    return new Backoff(Duration.ofMillis(1), Duration.ofMillis(50), 0.2);
+  /** The built-in defaults (the same as {@code reference.conf}'s). */
+  public static CommitFlowSettings defaults() {
+    return new CommitFlowSettings(8, ConflictRetry.defaults(), FailureMode.EMIT);
+  }
+
+  /** {@code commitlane.stream.commit-flow} of the actor system's config. */
+  public static CommitFlowSettings fromConfig(ActorSystem<?> system) {
+    return fromConfig(system.settings().config());
+  }
+
+  /**
+   * {@code commitlane.stream.commit-flow} of {@code config}. Every key is checked before any is
+   * used; an {@link InvalidSettingsException} names each bad or unknown key by its full path.
+   */
+  public static CommitFlowSettings fromConfig(Config config) {
+    List<SettingError> errors = new ArrayList<>();
+    Set<String> keys = new HashSet<>(StreamConfig.CONFLICT_RETRY_KEYS);
+    keys.addAll(Set.of("parallelism", "failure-mode"));
+    StreamConfig c = new StreamConfig(config, "commit-flow", keys, errors);
+    CommitFlowSettings d = defaults();
+    int parallelism = c.integer("parallelism", d.parallelism());
+    checkParallelism(c.path("parallelism"), parallelism, errors);
+    ConflictRetry retry = c.conflictRetry(d.conflictRetry());
+    FailureMode mode = c.failureMode("failure-mode", d.failureMode());
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
+    }
+    return new CommitFlowSettings(parallelism, retry, mode);
   }
 
   public CommitFlowSettings withParallelism(int parallelism) {
-    return new CommitFlowSettings(parallelism, conflictRetry, admissionBackoff, failureMode);
+    return new CommitFlowSettings(parallelism, conflictRetry, failureMode);
   }
 
   public CommitFlowSettings withConflictRetry(ConflictRetry conflictRetry) {
-    return new CommitFlowSettings(parallelism, conflictRetry, admissionBackoff, failureMode);
-  }
-
-  public CommitFlowSettings withAdmissionBackoff(Backoff admissionBackoff) {
-    return new CommitFlowSettings(parallelism, conflictRetry, admissionBackoff, failureMode);
+    return new CommitFlowSettings(parallelism, conflictRetry, failureMode);
   }
 
   public CommitFlowSettings withFailureMode(FailureMode failureMode) {
-    return new CommitFlowSettings(parallelism, conflictRetry, admissionBackoff, failureMode);
+    return new CommitFlowSettings(parallelism, conflictRetry, failureMode);
   }
 }

@@ -1,5 +1,6 @@
 package io.commitlane.actors.stream;
 
+import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.CommitResult;
@@ -29,9 +30,11 @@ import org.apache.pekko.stream.stage.TimerGraphStageLogic;
  *
  * <p><b>A full queue.</b> {@link CommitlaneDatabase#commit} answers a full queue synchronously
  * (nothing admitted). The stage then aborts that transaction, parks the request, stops pulling
- * and offers it again, on a fresh transaction, after the admission backoff (a stage timer on the
- * materializer's scheduler), as long as the queue stays full. So a full queue costs a timer per
- * backoff step, never a buffer, a drop or an overload error.
+ * and joins the database's line of waiters with one {@link AdmissionTicket} (one per stage, so
+ * streams sharing a database take turns). The queue grants the ticket the moment a commit leaves
+ * it, holding that place; the grant reaches the stage through an async callback, and the parked
+ * request is built on a fresh transaction and committed into the held place at once. Nothing
+ * polls; a full queue never costs a buffer, a drop or an overload error.
  *
  * <p><b>Threads.</b> Everything here, including the request bodies that build transactions, runs
  * on the stream's dispatcher. A commit's completion is delivered by the thread that completed it
@@ -41,7 +44,6 @@ import org.apache.pekko.stream.stage.TimerGraphStageLogic;
 final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, WriteOutcome<C>>> {
   /** Runs the completion hand-off on the completing thread: it only enqueues an async-callback event. */
   private static final Executor ON_COMPLETING_THREAD = Runnable::run;
-  private static final Object ADMISSION = "admission";
 
   private final CommitlaneDatabase db;
   private final CommitFlowSettings settings;
@@ -93,12 +95,16 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
     private final ArrayDeque<Slot<C>> taken = new ArrayDeque<>();
     /** Unordered: slots with an outcome, in completion order. */
     private final ArrayDeque<Slot<C>> done = new ArrayDeque<>();
-    /** Requests the full queue did not admit, to offer again when the admission timer fires. */
+    /** Requests the full queue did not admit, in arrival order: the first goes into the next place granted. */
     private final ArrayDeque<Slot<C>> awaitingAdmission = new ArrayDeque<>();
     private final int parallelism = settings.parallelism();
     private AsyncCallback<Completion<C>> completed;
+    private AsyncCallback<Boolean> granted;
+    /** This stage's place in the database's line, while it waits (at most one). */
+    private AdmissionTicket ticket;
+    /** A grant handled before awaitAdmission returned its ticket (if the callback ever ran inline). */
+    private boolean grantedEarly;
     private int occupied;
-    private int admissionStep;
     private WriteOutcome.Failed<C> firstFailure;
     private Throwable upstreamFailure;
 
@@ -110,7 +116,16 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
     @Override
     public void preStart() {
       completed = createAsyncCallback(this::onCompleted);
+      granted = createAsyncCallback(ignored -> onGranted());
       pull(in);
+    }
+
+    @Override
+    public void postStop() {
+      if (ticket != null) {
+        ticket.cancel(); // a place held for a stage that stopped goes to the next in line
+        ticket = null;
+      }
     }
 
     @Override
@@ -141,28 +156,55 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
       emitReady();
     }
 
+    /** A conflict retry's backoff ended. */
     @Override
     public void onTimer(Object key) {
-      if (key == ADMISSION) {
-        retryAdmission();
-      } else {
-        @SuppressWarnings("unchecked")
-        Slot<C> slot = (Slot<C>) key;
-        submit(slot);
-      }
+      @SuppressWarnings("unchecked")
+      Slot<C> slot = (Slot<C>) key;
+      submit(slot);
     }
 
     private void submit(Slot<C> slot) {
-      if (!awaitingAdmission.isEmpty() || !offer(slot)) {
+      if (!awaitingAdmission.isEmpty() || !offer(slot, null)) {
         awaitingAdmission.add(slot);
-        scheduleAdmission();
+        awaitPlace();
       }
     }
 
-    private void retryAdmission() {
+    /** Join the database's line once; the grant comes back through {@link #onGranted}. */
+    private void awaitPlace() {
+      if (ticket == null) {
+        // The grant may come on any thread, even before this returns: the callback only enqueues an
+        // event, which this stage handles after the ticket is stored (one ticket, one grant, at a time).
+        AsyncCallback<Boolean> callback = granted;
+        ticket = db.awaitAdmission(() -> callback.invoke(Boolean.TRUE));
+        if (grantedEarly) {
+          grantedEarly = false;
+          onGranted();
+        }
+      }
+    }
+
+    /**
+     * A place is held for this stage: the oldest parked request takes it; the rest go through the
+     * ordinary admission while the queue has room, and the stage joins the line again if not.
+     */
+    private void onGranted() {
+      AdmissionTicket t = ticket;
+      if (t == null) {
+        grantedEarly = true; // the callback ran inside awaitAdmission: awaitPlace hands it on
+        return;
+      }
+      ticket = null;
+      Slot<C> first = awaitingAdmission.poll();
+      if (first == null) {
+        t.cancel();
+      } else {
+        offer(first, t);
+      }
       for (Slot<C> slot; (slot = awaitingAdmission.peek()) != null; ) {
-        if (!offer(slot)) {
-          scheduleAdmission();
+        if (!offer(slot, null)) {
+          awaitPlace();
           return;
         }
         awaitingAdmission.poll();
@@ -170,17 +212,12 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
       pullIfAllowed();
     }
 
-    private void scheduleAdmission() {
-      if (!isTimerActive(ADMISSION)) {
-        scheduleOnce(ADMISSION, settings.admissionBackoff().delay(++admissionStep));
-      }
-    }
-
     /**
-     * Build a fresh transaction for the slot and commit it. False if the full queue did not admit
-     * it (nothing written; the slot waits for the admission timer); true otherwise.
+     * Build a fresh transaction for the slot and commit it, into the place {@code held} holds if
+     * given. False if the full queue did not admit it (only without a held place; nothing written,
+     * the slot waits for a grant); true otherwise.
      */
-    private boolean offer(Slot<C> slot) {
+    private boolean offer(Slot<C> slot, AdmissionTicket held) {
       Transaction txn = null;
       try {
         txn = db.begin();
@@ -189,13 +226,16 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
         if (txn != null) {
           txn.abort();
         }
+        if (held != null) {
+          held.cancel();
+        }
         slot.attempts++;
         finish(slot, new WriteOutcome.Failed<>(slot.request, e, slot.attempts));
         return true;
       }
       CompletableFuture<CommitResult> f;
       try {
-        f = db.commit(txn).toCompletableFuture();
+        f = (held == null ? db.commit(txn) : db.commit(txn, held)).toCompletableFuture();
       } catch (RuntimeException e) {
         txn.abort();
         slot.attempts++;
@@ -208,11 +248,9 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
         if (cause instanceof CommitQueueFullException) {
           return false;
         }
-        admissionStep = 0;
         onCompleted(new Completion<>(slot, cause == null ? f.getNow(null) : null, cause));
         return true;
       }
-      admissionStep = 0;
       f.whenCompleteAsync((r, e) -> completed.invoke(new Completion<>(slot, r, e)), ON_COMPLETING_THREAD);
       return true;
     }

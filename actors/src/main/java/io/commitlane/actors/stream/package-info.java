@@ -4,8 +4,9 @@
  * <ul>
  *   <li>{@link io.commitlane.actors.stream.CommitFlow}: {@link io.commitlane.actors.stream.WriteRequest}s
  *       in, one {@link io.commitlane.actors.stream.WriteOutcome} per request out, ordered or as
- *       commits complete, with bounded parallelism. A full commit queue backpressures (the refused
- *       commit is offered again after a bounded backoff; nothing more is pulled meanwhile);
+ *       commits complete, with bounded parallelism. A full commit queue backpressures (the stage
+ *       waits in the database's line of waiters and resumes as soon as a place frees; nothing more
+ *       is pulled meanwhile);
  *       conflicts are retried per {@link io.commitlane.actors.stream.ConflictRetry}.
  *   <li>{@link io.commitlane.actors.stream.Ingest}: records grouped into transactions by count,
  *       bytes and an optional linger, committed in order, totals as the materialized value.

@@ -1,0 +1,66 @@
+package io.commitlane.actors;
+
+/**
+ * A place in line for a database's commit queue, from {@link CommitlaneDatabase#awaitAdmission}:
+ * the waiting alternative to {@link CommitQueueFullException}. Once the queue has room for one
+ * more commit, the ticket is granted (that room is held for it) and its callback runs; commit
+ * with {@link CommitlaneDatabase#commit(io.commitlane.storage.Transaction, AdmissionTicket)}, or
+ * {@link #cancel()} to give the room back.
+ *
+ * <p>Tickets are granted in the order they were taken, one per place that frees: a waiter that
+ * freed room is never overtaken by one that came later. A plain {@link
+ * CommitlaneDatabase#commit(io.commitlane.storage.Transaction)} may still take room that is free
+ * when it arrives (it never waits), so plain callers are not locked out by waiting streams.
+ *
+ * <p>Thread-safe. The callback runs on the thread that freed the room (a commit executor, or the
+ * caller of {@code awaitAdmission} or {@code cancel}): it must only hand the news over, never
+ * commit or block there.
+ */
+public final class AdmissionTicket {
+  private final CommitQueue queue;
+  private final Runnable onGranted;
+  /** Guarded by the queue's waiter lock. */
+  boolean granted;
+  /** Guarded by the queue's waiter lock: committed with, or cancelled. */
+  boolean ended;
+
+  AdmissionTicket(CommitQueue queue, Runnable onGranted) {
+    this.queue = queue;
+    this.onGranted = onGranted;
+  }
+
+  /** A ticket whose room needs no reservation: a database that runs commits without a queue (legacy mode). */
+  static AdmissionTicket grantedWithoutQueue() {
+    AdmissionTicket t = new AdmissionTicket(null, () -> {});
+    t.granted = true;
+    return t;
+  }
+
+  CommitQueue queue() {
+    return queue;
+  }
+
+  void granted() {
+    onGranted.run();
+  }
+
+  /** Whether the queue holds room for this ticket (its callback has run or is running). */
+  public boolean isGranted() {
+    if (queue == null) {
+      return granted;
+    }
+    synchronized (queue.waiterLock()) {
+      return granted;
+    }
+  }
+
+  /**
+   * Leave the line, or give back granted room that was not used; a no-op once the ticket was
+   * committed with or cancelled. Given-back room goes to the next ticket in line.
+   */
+  public void cancel() {
+    if (queue != null) {
+      queue.cancel(this);
+    }
+  }
+}
