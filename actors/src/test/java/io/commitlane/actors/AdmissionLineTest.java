@@ -11,6 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.stream.CommitFlow;
+import io.commitlane.actors.stream.CommitFlowSettings;
+import io.commitlane.actors.stream.WriteOutcome;
+import io.commitlane.actors.stream.WriteRequest;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
@@ -22,26 +26,23 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import io.commitlane.actors.stream.CommitFlow;
-import io.commitlane.actors.stream.CommitFlowSettings;
-import io.commitlane.actors.stream.WriteOutcome;
-import io.commitlane.actors.stream.WriteRequest;
-import java.util.concurrent.CountDownLatch;
-import java.util.function.BooleanSupplier;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.KillSwitches;
 import org.apache.pekko.stream.UniqueKillSwitch;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -49,21 +50,14 @@ import org.junit.jupiter.api.io.TempDir;
  * queue is held for the next ticket in line, at once. One commit executor held at VALIDATED keeps
  * the queue full until the test lets a commit through, so every step is forced, never timed.
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class AdmissionLineTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
 
   @TempDir
   Path dir;
 
-  @BeforeAll
-  static void start() {
-    testKit = ActorTestKit.create();
-  }
 
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private CommitlaneDatabase open(int capacity) {
     Map<String, Object> m = new HashMap<>();

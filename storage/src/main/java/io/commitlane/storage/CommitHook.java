@@ -3,7 +3,10 @@ package io.commitlane.storage;
 /**
  * Extends the commit path; the transaction log plugs in here. Every step runs on the committing
  * thread. A hook sees transactional commits only (non-transactional writes are not logged).
+ *
+ * <p>INTERNAL API: a seam for commitlane's own modules, not for applications.
  */
+@InternalApi
 public interface CommitHook {
   /**
    * Validation passed and the commit holds its locks; it will be written next. This is where the

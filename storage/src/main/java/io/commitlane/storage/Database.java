@@ -258,6 +258,7 @@ public final class Database implements AutoCloseable {
   }
 
   /** RocksDB's latest sequence number (for flush correlation). */
+  @InternalApi
   public long latestSequenceNumber() {
     enter();
     try {
@@ -275,6 +276,7 @@ public final class Database implements AutoCloseable {
    * Install a listener for every commit of this path (all handles). Returns what removes it.
    * See {@link StageListener} for what a listener may do.
    */
+  @InternalApi
   public Registration addStageListener(StageListener listener) {
     return shared.hooks().add(Objects.requireNonNull(listener, "listener"))::run;
   }
@@ -300,6 +302,7 @@ public final class Database implements AutoCloseable {
   }
 
   /** Install a commit hook for every commit of this path (all handles). Returns what removes it. */
+  @InternalApi
   public Registration addCommitHook(CommitHook hook) {
     return shared.hooks().add(Objects.requireNonNull(hook, "hook"))::run;
   }
@@ -308,6 +311,7 @@ public final class Database implements AutoCloseable {
    * Be told the largest sequence number of every completed RocksDB flush. Runs on RocksDB's flush
    * thread: keep it short, never block it.
    */
+  @InternalApi
   public Registration addFlushListener(LongConsumer listener) {
     return shared.flushEvents().add(Objects.requireNonNull(listener, "listener"))::run;
   }
@@ -316,6 +320,7 @@ public final class Database implements AutoCloseable {
    * For the transaction-log wiring: a record in commitlane's own column family, or null. Those
    * records are written by commit hooks inside commits ({@link PendingCommit#addInternalWrite}).
    */
+  @InternalApi
   public byte[] getInternal(byte[] key) {
     enter();
     try {
@@ -326,6 +331,7 @@ public final class Database implements AutoCloseable {
   }
 
   /** For the transaction-log wiring: removes commitlane's own records with keys in [from, to). */
+  @InternalApi
   public void deleteInternalRange(byte[] from, byte[] to) {
     enter();
     try {
@@ -340,6 +346,7 @@ public final class Database implements AutoCloseable {
    * element non-null) and deletes (null) of records in commitlane's own column family, in one
    * RocksDB write. They take no lock and are not validated; only commitlane writes those keys.
    */
+  @InternalApi
   public void writeInternal(List<byte[]> keys, List<byte[]> values) {
     Objects.requireNonNull(keys, "keys");
     Objects.requireNonNull(values, "values");
@@ -361,6 +368,7 @@ public final class Database implements AutoCloseable {
   }
 
   /** For the actor pipeline: visits commitlane's own records with keys in [from, to), in key order, while {@code visitor} returns true. */
+  @InternalApi
   public void scanInternal(byte[] from, byte[] to, InternalVisitor visitor) {
     Objects.requireNonNull(visitor, "visitor");
     enter();

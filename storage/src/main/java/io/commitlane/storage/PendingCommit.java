@@ -8,7 +8,10 @@ import java.util.Objects;
  * One commit on its way through the commit path: a transaction's buffered writes and tracked
  * reads, or a non-transactional batch. Hooks and stage listeners see it; the committing thread
  * owns it, so it is not thread-safe.
+ *
+ * <p>INTERNAL API: a seam for commitlane's own modules, not for applications.
  */
+@InternalApi
 public final class PendingCommit {
   /** Visits each buffered write; {@code value} is null for a removal. */
   @FunctionalInterface

@@ -9,8 +9,11 @@ package io.commitlane.storage;
  * locks: a listener that blocks there blocks every commit touching the same buckets.
  *
  * <p>Installed listeners cost a volatile read per stage; with none installed nothing else runs.
+ *
+ * <p>INTERNAL API: a seam for commitlane's own modules, not for applications.
  */
 @FunctionalInterface
+@InternalApi
 public interface StageListener {
   void onStage(CommitStage stage, PendingCommit commit);
 }

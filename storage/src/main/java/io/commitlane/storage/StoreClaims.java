@@ -8,7 +8,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link Transaction#claimStores()} (a commit pipeline, at admission) or by {@link
  * Transaction#commitSync()} at its start; released when the commit ends. The default store is
  * never claimed (it cannot be dropped), so commits that only write it pay nothing.
+ *
+ * <p>INTERNAL API: a seam for commitlane's own modules, not for applications.
  */
+@InternalApi
 public final class StoreClaims {
   static final StoreClaims NONE = new StoreClaims(new Store[0]);
 

@@ -158,6 +158,7 @@ public final class Transaction implements AutoCloseable {
    * commit pipelines built on storage. Costs a volatile read when no listener is installed. A
    * listener may throw to fail the commit at that stage.
    */
+  @InternalApi
   public void reportStage(CommitStage stage) {
     if (stage != CommitStage.ADMITTED && stage != CommitStage.DEQUEUED && stage != CommitStage.COMPLETED) {
       throw new IllegalArgumentException(stage + " is reported by storage itself");
@@ -176,6 +177,7 @@ public final class Transaction implements AutoCloseable {
    * {@link StoreClaims#release()} itself. Throws {@link StoreDroppedException} if a store it
    * writes was dropped; then nothing is claimed.
    */
+  @InternalApi
   public StoreClaims claimStores() {
     requireState();
     if (claims != null) {

@@ -1,7 +1,5 @@
 package io.commitlane.actors.stream;
 
-import io.commitlane.actors.Hold;
-
 import static io.commitlane.actors.stream.StreamTestSupport.await;
 import static io.commitlane.actors.stream.StreamTestSupport.b;
 import static io.commitlane.actors.stream.StreamTestSupport.s;
@@ -10,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.Hold;
 import io.commitlane.actors.LogAppend;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
@@ -32,23 +32,26 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.IntStream;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.SinkQueueWithCancel;
 import org.apache.pekko.stream.javadsl.Source;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.io.TempDir;
 
 @ParameterizedClass(name = "txlog.append = {0}")
 @ValueSource(strings = {"serialized", "leaderless", "actor"})
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class ChangeFeedTest {
   @Parameter String append;
 
@@ -59,7 +62,7 @@ class ChangeFeedTest {
     return StreamTestSupport.open(system, dir, m);
   }
   private static final String LOG = "changes";
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
   private static ActorSystem<?> system;
 
   @TempDir
@@ -67,14 +70,9 @@ class ChangeFeedTest {
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create();
     system = testKit.system();
   }
 
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private static WriteRequest<Integer> logged(int i) {
     return WriteRequest.builder(i).put(b("k" + i), b("v" + i)).log(LOG).logEntry(b("e" + i)).tag("c" + i).build();

@@ -1,7 +1,5 @@
 package io.commitlane.actors.stream;
 
-import io.commitlane.actors.Hold;
-
 import static io.commitlane.actors.stream.StreamTestSupport.await;
 import static io.commitlane.actors.stream.StreamTestSupport.b;
 import static io.commitlane.actors.stream.StreamTestSupport.eventually;
@@ -13,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.Hold;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
@@ -37,21 +37,24 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.pekko.Done;
 import org.apache.pekko.NotUsed;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.stream.javadsl.Flow;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class CommitFlowTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
   private static ActorSystem<?> system;
 
   @TempDir
@@ -59,14 +62,9 @@ class CommitFlowTest {
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create();
     system = testKit.system();
   }
 
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private static WriteRequest<Integer> put(int i) {
     return WriteRequest.builder(i).put(b("k" + i), b("v" + i)).tag("r" + i).build();

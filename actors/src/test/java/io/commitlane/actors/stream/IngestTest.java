@@ -1,7 +1,5 @@
 package io.commitlane.actors.stream;
 
-import io.commitlane.actors.Hold;
-
 import static io.commitlane.actors.stream.StreamTestSupport.await;
 import static io.commitlane.actors.stream.StreamTestSupport.b;
 import static io.commitlane.actors.stream.StreamTestSupport.open;
@@ -14,7 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.Hold;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import java.nio.file.Path;
@@ -28,7 +28,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.japi.Pair;
@@ -36,15 +38,16 @@ import org.apache.pekko.stream.BoundedSourceQueue;
 import org.apache.pekko.stream.javadsl.Keep;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class IngestTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
   private static ActorSystem<?> system;
 
   @TempDir
@@ -52,14 +55,9 @@ class IngestTest {
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create();
     system = testKit.system();
   }
 
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   private static List<KeyValue> records(int n, int valueSize) {
     Random random = new Random(n);

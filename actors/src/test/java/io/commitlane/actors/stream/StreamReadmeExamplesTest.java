@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.storage.Transaction;
@@ -19,7 +20,9 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -32,9 +35,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.apache.pekko.pattern.StatusReply;
 import org.apache.pekko.stream.javadsl.Sink;
 import org.apache.pekko.stream.javadsl.Source;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -42,8 +45,9 @@ import org.junit.jupiter.api.io.TempDir;
  * transactions it builds through a facade handle (the protocol-only actor is in
  * ActorDocsExamplesTest).
  */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class StreamReadmeExamplesTest {
-  private static ActorTestKit testKit;
+  @JUnit5TestKit static ActorTestKit testKit;
   private static ActorSystem<?> system;
 
   @TempDir
@@ -51,14 +55,9 @@ class StreamReadmeExamplesTest {
 
   @BeforeAll
   static void start() {
-    testKit = ActorTestKit.create();
     system = testKit.system();
   }
 
-  @AfterAll
-  static void stop() {
-    testKit.shutdownTestKit();
-  }
 
   // An actor with a facade handle: it builds its own transactions (tracked reads) and gets protocol replies.
   /** Account balances: each deposit is a read-modify-write transaction committed off the actor's thread. */
