@@ -1,7 +1,9 @@
 package io.commitlane.testkit;
 
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Work that {@link CrashHarness} runs in a forked JVM and kills. Implementations need a public
@@ -10,6 +12,19 @@ import java.util.List;
  */
 public interface CrashWorkload {
   void run(Path dir, List<String> args, Reporter reporter) throws Exception;
+
+  /** The workload's {@code key=value} arguments as a map (a later key wins). */
+  static Map<String, String> options(List<String> args) {
+    Map<String, String> options = new HashMap<>();
+    for (String a : args) {
+      String[] kv = a.split("=", 2);
+      if (kv.length != 2) {
+        throw new IllegalArgumentException("a workload argument is key=value, not '" + a + "'");
+      }
+      options.put(kv[0], kv[1]);
+    }
+    return options;
+  }
 
   /** How the workload tells the parent what happened; thread-safe, each call flushed at once. */
   interface Reporter {

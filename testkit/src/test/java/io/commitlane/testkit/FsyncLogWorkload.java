@@ -6,7 +6,6 @@ import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -30,11 +29,7 @@ public final class FsyncLogWorkload implements CrashWorkload {
 
   @Override
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
-    Map<String, String> opts = new HashMap<>();
-    for (String a : args) {
-      String[] kv = a.split("=", 2);
-      opts.put(kv[0], kv[1]);
-    }
+    Map<String, String> opts = CrashWorkload.options(args);
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     if (opts.containsKey("hold")) {
       String[] hold = opts.get("hold").split(":");

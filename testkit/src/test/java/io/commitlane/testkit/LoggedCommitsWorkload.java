@@ -7,7 +7,6 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Transaction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +31,7 @@ public final class LoggedCommitsWorkload implements CrashWorkload {
 
   @Override
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
-    Map<String, String> opts = new HashMap<>();
-    for (String a : args) {
-      String[] kv = a.split("=", 2);
-      opts.put(kv[0], kv[1]);
-    }
+    Map<String, String> opts = CrashWorkload.options(args);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "crash-workload");
     boolean burst = "on".equals(opts.get("burst"));
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.getOrDefault("replay", "on"),

@@ -11,7 +11,6 @@ import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.RequestId;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
@@ -28,11 +27,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class RequestIdWorkload implements CrashWorkload {
   @Override
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
-    Map<String, String> opts = new HashMap<>();
-    for (String a : args) {
-      String[] kv = a.split("=", 2);
-      opts.put(kv[0], kv[1]);
-    }
+    Map<String, String> opts = CrashWorkload.options(args);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "request-id-crash-workload");
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.getOrDefault("wal", "off"),
         opts.getOrDefault("append", "serialized")));

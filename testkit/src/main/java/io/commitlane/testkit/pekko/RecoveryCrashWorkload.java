@@ -7,7 +7,6 @@ import io.commitlane.testkit.CrashWorkload;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.RecoveryHistory.Commit;
 import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -23,11 +22,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 public final class RecoveryCrashWorkload implements CrashWorkload {
   @Override
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
-    Map<String, String> opts = new HashMap<>();
-    for (String a : args) {
-      String[] kv = a.split("=", 2);
-      opts.put(kv[0], kv[1]);
-    }
+    Map<String, String> opts = CrashWorkload.options(args);
     RecoveryHistory history = RecoveryHistory.generate(Long.parseLong(opts.get("seed")));
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-crash");
     PipelineSettings settings = settings(system, "on".equals(opts.get("wal")), opts.get("append"), 1);
