@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * One scenario of the upstream contention benchmark (seed 001's {@code occ-commit-contention}) with
+ * One scenario of the upstream contention benchmark ({@code occ-commit-contention}) with
  * its knobs, measured once per run: commits/s, latency percentiles (HdrHistogram), conflicts and
  * process CPU per commit, then one JSON line for scripts.
  */

@@ -48,7 +48,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * Issue 5's numbers: bulk ingestion through the stream stages against raw rocksdbjni, and
+ * Bulk ingestion through the stream stages against raw rocksdbjni, and
  * change-feed read throughput. Ingestion: N records (key + value) through {@link Ingest#sink},
  * the same records one per transaction through {@link CommitFlow}, and raw {@code
  * db.write(WriteBatch)} of batches of the sink's maximum size; WAL off everywhere, a fresh
