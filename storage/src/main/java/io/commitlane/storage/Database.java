@@ -39,7 +39,7 @@ public final class Database implements AutoCloseable {
 
   private Database(SharedDatabase shared) {
     this.shared = shared;
-    this.defaultStore = shared.existingStore(Store.DEFAULT);
+    this.defaultStore = shared.stores().existingStore(Store.DEFAULT);
   }
 
   /** Open (creating if missing) with {@link DatabaseOptions#defaults()}. */
@@ -92,13 +92,13 @@ public final class Database implements AutoCloseable {
    * instead), {@link InvalidStoreNameException} for a name that cannot be a store's.
    */
   public Store store(String name) {
-    Store s = name == null ? null : shared.liveStore(name);
+    Store s = name == null ? null : shared.stores().liveStore(name);
     if (s != null) {
       return s;
     }
     enter();
     try {
-      return shared.createStore(name);
+      return shared.stores().createStore(name);
     } finally {
       exit();
     }
@@ -106,7 +106,7 @@ public final class Database implements AutoCloseable {
 
   /** The live store of that name, if there is one (never creates; a store being dropped is not live). */
   public Optional<Store> findStore(String name) {
-    return name == null ? Optional.empty() : Optional.ofNullable(shared.liveStore(name));
+    return name == null ? Optional.empty() : Optional.ofNullable(shared.stores().liveStore(name));
   }
 
   /**
@@ -119,7 +119,7 @@ public final class Database implements AutoCloseable {
   public CompletionStage<Store> createStore(String name) {
     enter();
     try {
-      return shared.createStoreWhenFree(name).minimalCompletionStage();
+      return shared.stores().createStoreWhenFree(name).minimalCompletionStage();
     } finally {
       exit();
     }
@@ -141,7 +141,7 @@ public final class Database implements AutoCloseable {
   public CompletionStage<Void> dropStore(String name) {
     enter();
     try {
-      return shared.dropStore(name).minimalCompletionStage();
+      return shared.stores().dropStore(name).minimalCompletionStage();
     } finally {
       exit();
     }
@@ -149,12 +149,12 @@ public final class Database implements AutoCloseable {
 
   /** Live stores, in no particular order. */
   public List<String> storeNames() {
-    return shared.storeNames();
+    return shared.stores().storeNames();
   }
 
   /** Stores dropped logically whose physical drop has not finished (commits that claimed them still run). */
   public List<String> droppingStores() {
-    return shared.droppingStores();
+    return shared.stores().droppingStores();
   }
 
   /** Begin a transaction. Its snapshot is taken at its first read (not here), to keep it fresh. */

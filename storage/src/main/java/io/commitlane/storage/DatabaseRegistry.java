@@ -26,7 +26,7 @@ final class DatabaseRegistry {
     } else {
       requireCompatible(shared, options);
       for (String store : options.stores()) {
-        shared.createStore(store);
+        shared.stores().createStore(store);
       }
     }
     shared.references++;

@@ -5,11 +5,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.RejectedExecutionException;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
@@ -21,8 +18,6 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.Snapshot;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The one native RocksDB handle of a path in this process, shared by every {@link Database}
@@ -30,12 +25,12 @@ import org.slf4j.LoggerFactory;
  * the version table and the commit path. Callers guarantee, through their handle's lifecycle
  * gate, that no native call runs once {@link #closeNative()} started.
  *
- * <p>Stores are created and dropped under this object's lock (which also guards rocksdbjni's
- * list of column-family handles). A drop is logical at once (see {@link StoreState}) and
- * physical once no commit claims the store; see {@link #dropStore}.
+ * <p>Its named stores live in a {@link StoreCatalog}, which creates and drops them under this
+ * object's lock (which also guards rocksdbjni's list of column-family handles, and which close
+ * takes). A drop is logical at once (see {@link StoreState}) and physical once no commit claims
+ * the store.
  */
 final class SharedDatabase {
-  private static final Logger LOG = LoggerFactory.getLogger(SharedDatabase.class);
   /** How long close waits for physical drops already handed over (they are quick unless a callback blocks). */
   private static final java.time.Duration DROP_DRAIN_TIMEOUT = java.time.Duration.ofSeconds(10);
 
@@ -51,18 +46,15 @@ final class SharedDatabase {
   private final WriteOptions writeOptions;
   private final FlushEvents flushEvents;
   private final RocksDB db;
-  private final Map<String, Store> stores = new ConcurrentHashMap<>();
-  /** commitlane's own column family ({@link Store#INTERNAL}); not in {@link #stores}, so never listed or dropped. */
+  private final StoreCatalog catalog;
+  /** commitlane's own column family ({@link Store#INTERNAL}); not in the catalog, so never listed or dropped. */
   private final Store internal;
   private final VersionTable table;
   private final Hooks hooks = new Hooks();
   private final CommitPath commitPath;
-  private final DropIntents dropIntents;
   private final CommitEvents events;
-  private final StoreDropExecutor dropExecutor;
   /** The out-of-band WAL group committer, when {@link RocksDbWal#needsSyncer()}. */
   private final WalGroupSyncer walSyncer;
-  private int nextStoreId;
   /** Guarded by this: set by {@link #closeNative()}; a physical drop that finds it set is left for the next open. */
   private boolean closed;
   /** Guarded by {@link DatabaseRegistry}. */
@@ -79,19 +71,17 @@ final class SharedDatabase {
     this.flushEvents = flushEvents;
     this.db = db;
     this.writeOptions = new WriteOptions().setDisableWAL(!options.walEnabled());
+    this.events = new CommitEvents(path.toString());
+    this.catalog = new StoreCatalog(this, db, cfOptions, path, events);
     Store internalStore = null;
     for (int i = 0; i < handles.size(); i++) {
-      String name = new String(descriptors.get(i).getName(), StandardCharsets.UTF_8);
-      Store store = new Store(this, name, nextStoreId++, handles.get(i));
+      Store store = catalog.opened(new String(descriptors.get(i).getName(), StandardCharsets.UTF_8), handles.get(i));
       if (store.isInternal()) {
         internalStore = store;
-      } else {
-        stores.put(name, store);
       }
     }
     this.internal = internalStore;
     this.table = new VersionTable(settings.occLockBuckets());
-    this.events = new CommitEvents(path.toString());
     this.commitPath = new CommitPath(table, settings.occValidation(), settings.occBlindWrites(), new CommitPath.Writer() {
       @Override
       public void write(WriteBuffer w) {
@@ -103,9 +93,6 @@ final class SharedDatabase {
         SharedDatabase.this.writeAll(ws);
       }
     }, hooks, events);
-    this.dropIntents = new DropIntents(path);
-    Path file = path.getFileName();
-    this.dropExecutor = new StoreDropExecutor(file == null ? "root" : file.toString());
     RocksDbWal wal = settings.rocksDbWal();
     this.walSyncer = wal.needsSyncer()
         ? new WalGroupSyncer(path.getFileName() == null ? path.toString() : path.getFileName().toString(), db, wal.syncInterval(),
@@ -167,7 +154,7 @@ final class SharedDatabase {
       RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
       SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors, handles);
       try {
-        shared.finishRecordedDrops(options.stores());
+        shared.catalog.finishRecordedDrops(options.stores());
       } catch (RuntimeException e) {
         shared.closeNative();
         throw e;
@@ -205,176 +192,14 @@ final class SharedDatabase {
     return flushEvents;
   }
 
-  /**
-   * Finish the drops a crash interrupted: a recorded intent whose generation is still here is
-   * dropped now, before anyone can use the store; one whose store is gone (the drop finished, the
-   * record's delete did not) is forgotten. Then stores the open asked for that are missing are
-   * created again, as new generations.
-   */
-  private synchronized void finishRecordedDrops(List<String> wanted) {
-    for (Map.Entry<Integer, String> intent : dropIntents.pending().entrySet()) {
-      Store s = stores.get(intent.getValue());
-      if (s != null && s.generation() == intent.getKey() && s.state() != null) {
-        try {
-          db.dropColumnFamily(s.handle());
-        } catch (RocksDBException e) {
-          throw new StorageException("cannot finish dropping store '" + s.name() + "' in " + path, e);
-        }
-        db.destroyColumnFamilyHandle(s.handle());
-        stores.remove(s.name());
-        LOG.info("finished dropping store '{}' (generation {}) of {}, interrupted before", s.name(), s.generation(), path);
-      }
-      dropIntents.remove(intent.getKey());
-    }
-    for (String name : wanted) {
-      createStore(name);
-    }
+  /** The named stores of this database. */
+  StoreCatalog stores() {
+    return catalog;
   }
 
-  /** The store of that name in any phase (live or still dropping), or null. */
-  Store existingStore(String name) {
-    return stores.get(name);
-  }
-
-  /** The live store of that name, or null (none, or being dropped). */
-  Store liveStore(String name) {
-    Store s = stores.get(name);
-    return s != null && (s.state() == null || s.state().isLive()) ? s : null;
-  }
-
-  /**
-   * The live store of that name, created if there is none. Throws {@link StoreDroppedException}
-   * while an earlier generation is still being dropped (RocksDB keeps the name until then).
-   */
-  synchronized Store createStore(String name) {
-    StoreNames.requireValid(name);
-    Store s = stores.get(name);
-    if (s != null) {
-      s.requireLive();
-      return s;
-    }
-    try {
-      ColumnFamilyHandle h = db.createColumnFamily(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
-      s = new Store(this, name, nextStoreId++, h);
-      stores.put(name, s);
-      return s;
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot create store " + name + " in " + path, e);
-    }
-  }
-
-  /**
-   * The live store of that name: at once if it exists or can be created now; after the physical
-   * drop of an earlier generation still being dropped otherwise (then created on the drop thread,
-   * which completes the returned future).
-   */
-  CompletableFuture<Store> createStoreWhenFree(String name) {
-    StoreNames.requireValid(name);
-    Store previous;
-    synchronized (this) {
-      previous = stores.get(name);
-      if (previous == null || previous.state() == null || previous.state().isLive()) {
-        return CompletableFuture.completedFuture(createStore(name));
-      }
-    }
-    return previous.state().dropped().thenCompose(v -> {
-      synchronized (this) {
-        if (closed) {
-          throw new DatabaseClosedException(path);
-        }
-        Store again = stores.get(name);
-        // A newer generation may have been created (or started dropping) meanwhile: wait for that one.
-        return again == null || again.state().isLive()
-            ? CompletableFuture.completedFuture(createStore(name)) : createStoreWhenFree(name);
-      }
-    });
-  }
-
-  /**
-   * The logical drop, at once: the intent is recorded (synced) first, so from the moment any
-   * caller can see the drop a crash cannot undo it; then the store refuses claims. The returned
-   * future completes on the drop thread once the last claim is released and the column family is
-   * dropped and its handle closed. Dropping a store that is already being dropped returns the same
-   * future.
-   */
-  synchronized CompletableFuture<Void> dropStore(String name) {
-    StoreNames.requireDroppable(name);
-    Store s = stores.get(name);
-    if (s == null) {
-      throw new UnknownStoreException(name, path);
-    }
-    if (!s.state().isLive()) {
-      return s.state().dropped();
-    }
-    dropIntents.persist(s.generation(), name);
-    StoreDroppedEvent event = events.beginDrop();
-    s.state().beginDrop(() -> schedulePhysicalDrop(s, event));
-    return s.state().dropped();
-  }
-
-  /** Runs on whichever thread released the last claim: only hand over, never wait here. */
-  private void schedulePhysicalDrop(Store s, StoreDroppedEvent event) {
-    try {
-      dropExecutor.execute(() -> dropPhysically(s, event));
-    } catch (RejectedExecutionException e) {
-      // Closed meanwhile: the intent stays recorded and the next open finishes the drop.
-      events.dropped(event, s, "CLOSED");
-      s.state().dropped().completeExceptionally(new DatabaseClosedException(path));
-    }
-  }
-
-  /** On the drop thread, once no claim is held and none can be taken. */
-  private void dropPhysically(Store s, StoreDroppedEvent event) {
-    Throwable failure = null;
-    synchronized (this) {
-      if (closed) {
-        failure = new DatabaseClosedException(path);
-      } else {
-        try {
-          db.dropColumnFamily(s.handle());
-          db.destroyColumnFamilyHandle(s.handle());
-          s.state().markDropped();
-          stores.remove(s.name(), s);
-        } catch (RocksDBException e) {
-          // The store stays refused; its intent stays recorded, so the next open tries again.
-          failure = new StorageException("cannot drop store '" + s.name() + "' in " + path, e);
-        }
-      }
-    }
-    events.dropped(event, s, failure == null ? "DROPPED" : failure instanceof DatabaseClosedException ? "CLOSED" : "FAILED");
-    if (failure != null) {
-      LOG.error("store '{}' of {} is dropped logically but not physically; the next open finishes it", s.name(), path, failure);
-      s.state().dropped().completeExceptionally(failure);
-      return;
-    }
-    try {
-      dropIntents.remove(s.generation());
-    } catch (RuntimeException e) {
-      LOG.warn("store '{}' of {} is dropped; its drop record stays until the next open", s.name(), path, e);
-    }
-    s.state().dropped().complete(null); // outside the lock: dependents run here, on the drop thread
-  }
-
-  /** Live stores only. */
-  List<String> storeNames() {
-    List<String> names = new ArrayList<>();
-    stores.forEach((name, s) -> {
-      if (s.state() == null || s.state().isLive()) {
-        names.add(name);
-      }
-    });
-    return List.copyOf(names);
-  }
-
-  /** Stores dropped logically whose physical drop has not finished. */
-  List<String> droppingStores() {
-    List<String> names = new ArrayList<>();
-    stores.forEach((name, s) -> {
-      if (s.state() != null && !s.state().isLive()) {
-        names.add(name);
-      }
-    });
-    return List.copyOf(names);
+  /** Guarded by this: whether {@link #closeNative()} has closed the handle. */
+  boolean isClosed() {
+    return closed;
   }
 
   /** A read claims its store for its length: a drop cannot close the handle under it. */
@@ -464,7 +289,7 @@ final class SharedDatabase {
     try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       List<ColumnFamilyHandle> all = new ArrayList<>();
       all.add(internal.handle());
-      for (Store s : stores.values()) {
+      for (Store s : catalog.all()) {
         if (s.state() == null) {
           all.add(s.handle());
         } else if (s.state().tryClaim()) {
@@ -571,7 +396,7 @@ final class SharedDatabase {
     }
     // Physical drops already handed over run first (no claims are left); a drop still waiting
     // for claims, or one that failed, is finished by the next open from its recorded intent.
-    dropExecutor.drain(DROP_DRAIN_TIMEOUT);
+    catalog.drainDrops(DROP_DRAIN_TIMEOUT);
     if (!options.walEnabled()) {
       try {
         flush();
@@ -583,10 +408,7 @@ final class SharedDatabase {
     synchronized (this) {
       closed = true;
     }
-    dropExecutor.shutdown();
-    for (Store s : stores.values()) {
-      s.handle().close();
-    }
+    catalog.close();
     internal.handle().close();
     try {
       db.closeE();
