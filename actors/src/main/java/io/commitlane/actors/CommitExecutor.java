@@ -252,8 +252,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       }
       int s = self.state();
       if (s == ExecutorSignal.CLAIMED) {
-        self.resume(); // claimed, but the commit was taken already (by this executor before, or another): idle again
-        self.idle(maySpin());
+        self.reidle(maySpin()); // claimed, but the commit was taken already (by this executor before, or another)
       } else if (s == ExecutorSignal.DORMANT) {
         self.leaveForMailbox();
         return null;

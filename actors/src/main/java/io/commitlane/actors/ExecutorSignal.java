@@ -144,6 +144,21 @@ final class ExecutorSignal {
     lastIdleNanos = System.nanoTime() - idleSince;
   }
 
+  /**
+   * Claimed, but the commit behind the claim was taken already (by this executor before the claim
+   * landed, or by another): idle again, straight from {@code CLAIMED}. It never passes through
+   * {@code RUNNING} on the way: an admission in between would find no idle and no claimed executor
+   * and ask for another one, though this one is about to look at the queue again.
+   */
+  void reidle(boolean maySpin) {
+    long now = System.nanoTime();
+    lastIdleNanos = now - idleSince;
+    idleSince = now;
+    spinUntil = maySpin && spinNanos > 0 && lastIdleNanos <= spinNanos ? now + spinNanos : now;
+    spins = 0;
+    state.compareAndSet(CLAIMED, SPINNING); // only this executor leaves CLAIMED
+  }
+
   /** The executor took queued work at the start of a drain (after a {@code Wake}): it runs. */
   void running() {
     if (state.get() != RUNNING) {

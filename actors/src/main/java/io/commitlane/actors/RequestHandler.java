@@ -281,7 +281,7 @@ public final class RequestHandler {
     if (p.isReleased()) {
       throw new DatabaseClosedException(p.db.path());
     }
-    return new DatabaseStats(correlation, database, owner, ownerEpoch, p.settings.commitThreads(), p.queue.executors(),
+    return new DatabaseStats(correlation, database, owner, ownerEpoch, p.settings.commitThreads(), p.queue.executorsSpawned(),
         p.queue.depth(), p.inFlight(), p.queue.admitted.sum(), p.runner.committed.sum(), p.runner.conflicts.sum(),
         p.runner.failed.sum(), p.queue.overloaded.sum());
   }
