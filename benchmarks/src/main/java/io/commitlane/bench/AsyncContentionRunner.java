@@ -6,7 +6,6 @@ import io.commitlane.actors.PipelineStats;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -64,18 +63,8 @@ final class AsyncContentionRunner {
   private PipelineSample measure(CommitlaneDatabase db, Load load, int inFlight, boolean log, WindowListener listener) throws Exception {
     CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < load.threads(); t++) {
-      long seed = 0x5EED + t;
-      workers.add(new Thread(() -> {
-        try {
-          work(db, seed, load.keys(), inFlight, log, tally, ready);
-        } catch (Throwable e) {
-          tally.errors.add(e);
-        }
-      }, "bench-async-" + t));
-    }
-    workers.forEach(Thread::start);
+    List<Thread> workers = tally.startWorkers(load.threads(), "bench-async-", ready,
+        seed -> work(db, seed, load.keys(), inFlight, log, tally, ready));
     try {
       CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener,
           db::stats); // db.stats() starts the pipeline's interval histograms at the window's edge
@@ -91,10 +80,7 @@ final class AsyncContentionRunner {
   private void work(CommitlaneDatabase db, long seed, int keyCount, int inFlight, boolean log, CommitTally tally, CountDownLatch ready)
       throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
-    byte[] value = new byte[valueSize];
-    for (int i = 0; i < value.length; i++) {
-      value[i] = (byte) random.nextInt();
-    }
+    byte[] value = BenchTransactions.randomValue(random, valueSize);
     Semaphore slots = new Semaphore(inFlight);
     ready.countDown();
     while (tally.running) {

@@ -82,8 +82,8 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--queue-capacity", description = "commitlane.commit-queue-capacity, 1..10000000. Default: the build's (4096)")
   Integer queueCapacity;
 
-  @Option(names = "--progress", description = "Show the one-line status on stderr even when it is not a terminal.")
-  boolean progress;
+  @Mixin
+  ProgressOption progress = new ProgressOption();
 
   @Option(names = "--jfr", paramLabel = "FILE", description = "Record this process with Flight Recorder (the JDK's default settings plus "
       + "every commitlane event) and write the recording to FILE at the end; read it with: jfr print --events 'io.commitlane.*' FILE")
@@ -298,7 +298,7 @@ final class BenchCommand implements Callable<Integer> {
     WindowListener listener = cpu.and(also);
     Map<String, WorkerGroup.Result> byLabel = new LinkedHashMap<>();
     int executors = 0;
-    try (ProgressLine line = ProgressLine.start(System.err, progress, new WindowStatus(timing)::status)) {
+    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, new WindowStatus(timing)::status)) {
       groups.forEach(g -> g.start(ready));
       ready.await();
       ContentionRunner.pause(timing.warmup);
@@ -399,7 +399,7 @@ final class BenchCommand implements Callable<Integer> {
   private Map<String, Object> txlog(Shape shape, Durability durability, Path cell) throws Exception {
     CpuWindow cpu = new CpuWindow();
     Measurement m;
-    try (ProgressLine line = ProgressLine.start(System.err, progress, new WindowStatus(timing)::status)) {
+    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, new WindowStatus(timing)::status)) {
       m = new ContentionRunner(1, workload.valueSize, timing.warmup, timing.seconds)
           .run(new TxlogAppendVariant(durability), new Load(shape.async(), 1), cell, cpu);
     }
@@ -428,7 +428,7 @@ final class BenchCommand implements Callable<Integer> {
     long cpu0 = CpuWindow.processCpuNanos();
     long t0 = System.nanoTime();
     IngestTotals totals;
-    try (ProgressLine line = ProgressLine.start(System.err, progress, () -> "bench ingest: " + records + " records")) {
+    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, () -> "bench ingest: " + records + " records")) {
       totals = Source.range(0, records - 1)
           .map(i -> new KeyValue(WorkerGroup.key(i % keySpace), value))
           .runWith(Ingest.sink(db, IngestSettings.defaults().withMaxRecords(1000).withParallelism(ingestParallelism)), system)

@@ -2,6 +2,7 @@ package io.commitlane.bench;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.Transaction;
+import java.util.SplittableRandom;
 
 /** The transaction every commitlane row of the pipeline bench commits. */
 final class BenchTransactions {
@@ -36,5 +37,14 @@ final class BenchTransactions {
       }
     }
     return txn;
+  }
+
+  /** A worker's value: {@code size} random bytes from its own generator. */
+  static byte[] randomValue(SplittableRandom random, int size) {
+    byte[] value = new byte[size];
+    for (int i = 0; i < value.length; i++) {
+      value[i] = (byte) random.nextInt();
+    }
+    return value;
   }
 }

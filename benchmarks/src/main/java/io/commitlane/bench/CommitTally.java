@@ -31,6 +31,32 @@ final class CommitTally {
     }
   }
 
+  /** One worker's loop, given its seed. */
+  interface Worker {
+    void run(long seed) throws Exception;
+  }
+
+  /**
+   * Starts {@code count} worker threads seeded {@code 0x5EED + i}. A worker that fails keeps its
+   * error for {@link #stop} and counts itself ready, so the window is never awaited in vain.
+   */
+  List<Thread> startWorkers(int count, String namePrefix, CountDownLatch ready, Worker worker) {
+    List<Thread> workers = new ArrayList<>();
+    for (int t = 0; t < count; t++) {
+      long seed = 0x5EED + t;
+      workers.add(new Thread(() -> {
+        try {
+          worker.run(seed);
+        } catch (Throwable e) {
+          errors.add(e);
+          ready.countDown();
+        }
+      }, namePrefix + t));
+    }
+    workers.forEach(Thread::start);
+    return workers;
+  }
+
   /** A commitlane commit's outcome: a conflict is counted, any other failure is kept to fail the run. */
   void record(long nanos, Throwable error) {
     latency.recordValue(nanos);

@@ -62,8 +62,8 @@ final class CompareCommand implements Callable<Integer> {
   @Option(names = "--markdown-out", description = "Also write the README-ready section (command, machine, date, tables) to this file.")
   Path markdownOut;
 
-  @Option(names = "--progress", description = "Show the one-line status on stderr even when it is not a terminal.")
-  boolean progress;
+  @Mixin
+  ProgressOption progress = new ProgressOption();
 
   @Mixin
   TimingOptions timing = new TimingOptions(3, 0.5, 2);
@@ -111,7 +111,7 @@ final class CompareCommand implements Callable<Integer> {
       Path root = dir.root("commitlane-compare");
       ActorSystem<Void> system = BenchSystem.start("compare", config);
       CellProgress cells = new CellProgress(results.cellsPlanned, timing);
-      try (ProgressLine line = ProgressLine.start(System.err, progress, cells::status)) {
+      try (ProgressLine line = ProgressLine.start(System.err, progress.progress, cells::status)) {
         Comparison.CellListener print = new Comparison.CellListener() {
           @Override
           public void cellStarted(int index, Load load, Variant variant, int round) {

@@ -9,7 +9,6 @@ import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
 import org.lmdbjava.PutFlags;
-import org.lmdbjava.Txn;
 
 /**
  * The LMDB peer (the upstream project benchmarks against LMDB): one LMDB write transaction per
@@ -31,28 +30,10 @@ record LmdbAppendVariant(boolean sync) implements CommitVariant {
         : Env.create(ByteBufferProxy.PROXY_SAFE).setMapSize(16L << 30).setMaxDbs(1).open(file, EnvFlags.MDB_NOSYNC);
     Dbi<ByteBuffer> dbi = env.openDbi("log", DbiFlags.MDB_CREATE);
     AtomicLong seq = new AtomicLong();
-    return new Session() {
-      @Override
-      public Worker worker() {
-        ByteBuffer key = ByteBuffer.allocateDirect(8);
-        ReusableDirectBuffer values = new ReusableDirectBuffer();
-        return (keys, value) -> {
-          ByteBuffer val = values.of(value);
-          try (Txn<ByteBuffer> txn = env.txnWrite()) {
-            key.clear();
-            key.putLong(seq.incrementAndGet()).flip(); // inside the write txn: writers are serialized, keys stay ordered
-            dbi.put(txn, key, val, PutFlags.MDB_APPEND);
-            txn.commit();
-          }
-          return true;
-        };
-      }
-
-      @Override
-      public void close() {
-        dbi.close();
-        env.close();
-      }
-    };
+    return new LmdbSession(env, dbi, 8, (txn, key, val, keys) -> {
+      key.clear();
+      key.putLong(seq.incrementAndGet()).flip(); // inside the write txn: writers are serialized, keys stay ordered
+      dbi.put(txn, key, val, PutFlags.MDB_APPEND);
+    });
   }
 }

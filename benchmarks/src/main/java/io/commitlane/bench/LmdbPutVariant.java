@@ -7,7 +7,6 @@ import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
-import org.lmdbjava.Txn;
 
 /**
  * The LMDB peer for commits (the upstream project benchmarks against LMDB): one LMDB write
@@ -40,36 +39,18 @@ final class LmdbPutVariant implements CommitVariant {
     Env<ByteBuffer> env = Env.create(ByteBufferProxy.PROXY_SAFE).setMapSize(MAP_SIZE).setMaxDbs(1).setMaxReaders(512)
         .open(dir.toFile(), EnvFlags.MDB_NOSYNC);
     Dbi<ByteBuffer> dbi = env.openDbi("data", DbiFlags.MDB_CREATE);
-    return new Session() {
-      @Override
-      public Worker worker() {
-        ByteBuffer key = ByteBuffer.allocateDirect(64);
-        ReusableDirectBuffer values = new ReusableDirectBuffer();
-        return (keys, value) -> {
-          ByteBuffer val = values.of(value);
-          try (Txn<ByteBuffer> txn = env.txnWrite()) {
-            for (int i = 0; readFirst && i < keys.length; i++) {
-              key.clear();
-              key.put(keys[i]).flip();
-              dbi.get(txn, key);
-            }
-            for (byte[] k : keys) {
-              key.clear();
-              key.put(k).flip();
-              dbi.put(txn, key, val);
-              val.rewind();
-            }
-            txn.commit();
-          }
-          return true;
-        };
+    return new LmdbSession(env, dbi, 64, (txn, key, val, keys) -> {
+      for (int i = 0; readFirst && i < keys.length; i++) {
+        key.clear();
+        key.put(keys[i]).flip();
+        dbi.get(txn, key);
       }
-
-      @Override
-      public void close() {
-        dbi.close();
-        env.close();
+      for (byte[] k : keys) {
+        key.clear();
+        key.put(k).flip();
+        dbi.put(txn, key, val);
+        val.rewind();
       }
-    };
+    });
   }
 }

@@ -3,7 +3,6 @@ package io.commitlane.bench;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
@@ -90,19 +89,8 @@ final class RawOptimisticAsyncPeer {
       Load load, int inFlight, WindowListener listener, int commitThreads) throws Exception {
     CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
-    List<Thread> workers = new ArrayList<>();
-    for (int t = 0; t < load.threads(); t++) {
-      long seed = 0x5EED + t;
-      workers.add(new Thread(() -> {
-        try {
-          work(db, writeOptions, readOptions, pool, seed, load.keys(), inFlight, tally, ready);
-        } catch (Throwable e) {
-          tally.errors.add(e);
-          ready.countDown();
-        }
-      }, "bench-raw-async-" + t));
-    }
-    workers.forEach(Thread::start);
+    List<Thread> workers = tally.startWorkers(load.threads(), "bench-raw-async-", ready,
+        seed -> work(db, writeOptions, readOptions, pool, seed, load.keys(), inFlight, tally, ready));
     try {
       CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener, () -> { });
       return new PipelineSample(window.measurement(), commitThreads, Double.NaN);
@@ -114,10 +102,7 @@ final class RawOptimisticAsyncPeer {
   private void work(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool, long seed,
       int keyCount, int inFlight, CommitTally tally, CountDownLatch ready) throws InterruptedException {
     SplittableRandom random = new SplittableRandom(seed);
-    byte[] value = new byte[valueSize];
-    for (int i = 0; i < value.length; i++) {
-      value[i] = (byte) random.nextInt();
-    }
+    byte[] value = BenchTransactions.randomValue(random, valueSize);
     Semaphore slots = new Semaphore(inFlight);
     ready.countDown();
     while (tally.running) {

@@ -124,11 +124,7 @@ final class WorkerGroup {
   }
 
   private byte[] value(SplittableRandom random) {
-    byte[] v = new byte[valueSize];
-    for (int i = 0; i < v.length; i++) {
-      v[i] = (byte) random.nextInt();
-    }
-    return v;
+    return BenchTransactions.randomValue(random, valueSize);
   }
 
   private void workAsync(long s, CountDownLatch ready) throws InterruptedException {

@@ -219,11 +219,11 @@ final class ActorAppender implements Appender {
   }
 
   @Override
-  public long takeFlushed(long flushedSequence) {
+  public long inFlushOrder(LongSupplier step) {
     // In the writer's order: a flush event is handled between batches, never inside one.
     writerLock.lock();
     try {
-      return watermark.takeFlushed(flushedSequence);
+      return step.getAsLong();
     } finally {
       writerLock.unlock();
     }

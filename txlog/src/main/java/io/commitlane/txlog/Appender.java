@@ -35,8 +35,14 @@ interface Appender {
   /** Writes an abort marker for each recovered position (already checked) and marks it aborted. */
   void abandon(List<Long> positions);
 
-  /** The flush-correlation step of {@link TransactionLog#onFlushCompleted}: the prefix to persist, or -1. */
-  long takeFlushed(long flushedSequence);
+  /**
+   * Runs the flush-correlation step of {@link TransactionLog#onFlushCompleted} (it answers the
+   * prefix to persist, or -1) in the order this appender needs: at once, unless an appender has a
+   * writer whose batches the step must not split.
+   */
+  default long inFlushOrder(LongSupplier step) {
+    return step.getAsLong();
+  }
 
   CompletableFuture<Void> whenDurable(long position);
 

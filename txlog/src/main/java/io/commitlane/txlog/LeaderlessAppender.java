@@ -136,11 +136,6 @@ final class LeaderlessAppender implements Appender {
   }
 
   @Override
-  public long takeFlushed(long flushedSequence) {
-    return watermark.takeFlushed(flushedSequence);
-  }
-
-  @Override
   public CompletableFuture<Void> whenDurable(long position) {
     return Appender.durableThrough(committer, position, buffers.claimedEnd(), name);
   }

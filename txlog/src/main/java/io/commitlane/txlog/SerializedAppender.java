@@ -197,11 +197,6 @@ final class SerializedAppender implements Appender {
   }
 
   @Override
-  public long takeFlushed(long flushedSequence) {
-    return watermark.takeFlushed(flushedSequence);
-  }
-
-  @Override
   public CompletableFuture<Void> whenDurable(long position) {
     return Appender.durableThrough(committer, position, writtenEnd, name);
   }

@@ -320,7 +320,7 @@ public final class TransactionLog implements LogView, AutoCloseable {
     if (closed) {
       return;
     }
-    long prefix = appender.takeFlushed(flushedSequence);
+    long prefix = appender.inFlushOrder(() -> watermark.takeFlushed(flushedSequence));
     if (prefix > flushed.get()) {
       flushed.advanceTo(prefix);
     }
