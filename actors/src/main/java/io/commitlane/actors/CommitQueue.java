@@ -41,8 +41,6 @@ final class CommitQueue {
   /** The running executors' signals, most recently started last; replaced whole when one starts or stops. */
   private volatile ExecutorSignal[] signals = new ExecutorSignal[0];
   private final AtomicBoolean growthRequested = new AtomicBoolean();
-  /** Executors whose actor was set up (registered) and has not stopped. */
-  private final AtomicInteger spawned = new AtomicInteger();
   private final AtomicInteger executors = new AtomicInteger();
   /** Executors spawned that have not drained yet: they will, so they count as idle for growth. */
   private final AtomicInteger starting = new AtomicInteger();
@@ -245,7 +243,6 @@ final class CommitQueue {
     ExecutorSignal[] s = Arrays.copyOf(signals, signals.length + 1);
     s[s.length - 1] = e;
     signals = s;
-    spawned.incrementAndGet(); // before its first drain: stats never miss an executor that ran a commit
   }
 
   private synchronized void unregister(ExecutorSignal e) {
@@ -296,7 +293,6 @@ final class CommitQueue {
   void executorStopped(ExecutorSignal e) {
     unregister(e);
     executors.decrementAndGet();
-    spawned.decrementAndGet();
   }
 
   boolean mayGrow() {
@@ -308,11 +304,12 @@ final class CommitQueue {
   }
 
   /**
-   * Executors whose actor was set up and has not stopped (for stats): unlike {@link #executors()}
-   * it never counts one that is being started and may still fail to start.
+   * Executors whose actor was set up (registered, before its first drain) and has not stopped, for
+   * stats: unlike {@link #executors()} it never counts one that is being started and may still fail
+   * to start.
    */
   int executorsSpawned() {
-    return Math.max(0, spawned.get());
+    return signals.length;
   }
 
   int idleExecutors() {
