@@ -1,11 +1,14 @@
 package io.commitlane.storage;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 
@@ -20,6 +23,8 @@ final class WalGroupSyncer implements AutoCloseable {
   private final RocksDB db;
   private final long intervalNanos;
   private final Thread thread;
+  /** Completes when the thread has run its last sync and returned. */
+  private final CompletableFuture<Void> stopped = new CompletableFuture<>();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition wake = lock.newCondition();
   private List<CompletableFuture<Void>> waiting = new ArrayList<>();
@@ -27,16 +32,22 @@ final class WalGroupSyncer implements AutoCloseable {
   private volatile long syncs;
   private volatile StorageException failure;
   /** The commit clock: a sync that starts once it reached v covers every commit stamped v or lower. */
-  private final java.util.function.LongSupplier clock;
+  private final LongSupplier clock;
   /** The clock value read when the last successful sync started. */
   private volatile long syncedThrough;
 
-  WalGroupSyncer(String dbName, RocksDB db, Duration interval, java.util.function.LongSupplier clock) {
+  WalGroupSyncer(String dbName, RocksDB db, Duration interval, LongSupplier clock) {
     this.dbName = dbName;
     this.clock = clock;
     this.db = db;
     this.intervalNanos = interval.toNanos();
-    this.thread = new Thread(this::run, "commitlane-wal-sync-" + dbName);
+    this.thread = new Thread(() -> {
+      try {
+        run();
+      } finally {
+        stopped.complete(null);
+      }
+    }, "commitlane-wal-sync-" + dbName);
     this.thread.setDaemon(true);
     this.thread.start();
   }
@@ -49,7 +60,7 @@ final class WalGroupSyncer implements AutoCloseable {
         return CompletableFuture.failedFuture(failure);
       }
       if (closing) {
-        return CompletableFuture.failedFuture(new DatabaseClosedException(java.nio.file.Path.of(dbName)));
+        return CompletableFuture.failedFuture(new DatabaseClosedException(Path.of(dbName)));
       }
       CompletableFuture<Void> f = new CompletableFuture<>();
       waiting.add(f);
@@ -60,7 +71,6 @@ final class WalGroupSyncer implements AutoCloseable {
     }
   }
 
-  /** Blocks until a sync that started after this call finished. */
   /**
    * Wait until a sync covers the commit stamped {@code version}: at once when a sync that started
    * after that stamp already succeeded (the later members of a merged write group), otherwise for
@@ -73,10 +83,11 @@ final class WalGroupSyncer implements AutoCloseable {
     awaitSync();
   }
 
+  /** Blocks until a sync that started after this call finished. */
   void awaitSync() {
     try {
       requestSync().join();
-    } catch (java.util.concurrent.CompletionException e) {
+    } catch (CompletionException e) {
       if (e.getCause() instanceof RuntimeException r) {
         throw r;
       }
@@ -154,16 +165,8 @@ final class WalGroupSyncer implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    boolean interrupted = false;
-    while (thread.isAlive()) {
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
+    if (Thread.currentThread() != thread) { // a future's callback on this thread may close the database
+      stopped.join(); // waits through interrupts and keeps the caller's interrupt status
     }
   }
 }
