@@ -1,10 +1,7 @@
 package io.commitlane.actors;
 
-import com.typesafe.config.Config;
-import com.typesafe.config.ConfigValue;
-import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.actors.internal.ConfigSection;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -35,18 +32,9 @@ final class SettingKeys {
   private SettingKeys() {}
 
   /** Add an error for every key of {@code commitlane} (the section itself) that is not known. */
-  static void refuseUnknown(Config commitlane, List<SettingError> errors) {
-    Set<String> unknown = new TreeSet<>();
-    for (Map.Entry<String, ConfigValue> e : commitlane.entrySet()) {
-      String key = e.getKey();
-      if (!SETTINGS.contains(key) && !SECTIONS.contains(key.split("\\.", 2)[0])) {
-        unknown.add(key);
-      }
-    }
-    for (String key : unknown) {
-      errors.add(new SettingError(PipelineSettings.ROOT + "." + key, commitlane.getValue(key).unwrapped(),
-          "is not a setting; the nearest known key is " + PipelineSettings.ROOT + "." + nearest(key)));
-    }
+  static void refuseUnknown(ConfigSection commitlane) {
+    commitlane.refuseUnknown(key -> SETTINGS.contains(key) || SECTIONS.contains(key.split("\\.", 2)[0]),
+        key -> "is not a setting; the nearest known key is " + commitlane.path(nearest(key)));
   }
 
   /** The known key (or section) closest to {@code key} by edit distance. */

@@ -1,7 +1,7 @@
 package io.commitlane.cluster;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
+import io.commitlane.actors.internal.ConfigSection;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.nio.file.InvalidPathException;
@@ -77,47 +77,41 @@ public record ClusterSettings(
 
   /** Read and validate {@code commitlane.cluster} from a config that includes the reference.conf defaults. */
   public static ClusterSettings fromConfig(Config config) {
-    Config c = config.getConfig(ROOT);
-    List<SettingError> errors = new ArrayList<>();
+    ConfigSection c = new ConfigSection(config, ROOT);
     Path dataDir = null;
-    String dir = string(c, "data-dir", errors);
+    String dir = c.string("data-dir", null, "must be a string");
     if (dir != null && !dir.isEmpty()) { // empty: a node that hosts no databases (checked by DatabaseSharding.init)
       try {
         dataDir = Path.of(dir).toAbsolutePath().normalize();
       } catch (InvalidPathException e) {
-        errors.add(new SettingError(ROOT + ".data-dir", dir, "must be a valid path: " + e.getMessage()));
+        c.error("data-dir", dir, "must be a valid path: " + e.getMessage());
       }
     }
-    Duration ask = duration(c, "ask-timeout", errors);
-    Duration retry = duration(c, "open-retry-interval", errors);
-    Duration openTimeout = duration(c, "open-timeout", errors);
-    int buffer = integer(c, "open-buffer", 1, 1_000_000, errors);
-    Optional<Duration> idle = Optional.empty();
-    if (c.hasPath("passivate-idle-after") && isOff(c.getValue("passivate-idle-after").unwrapped())) {
-      idle = Optional.empty();
-    } else {
-      Duration d = duration(c, "passivate-idle-after", errors);
-      idle = Optional.ofNullable(d);
-    }
-    int retries = integer(c, "conflict-retries", 0, 100, errors);
-    String dispatcher = string(c, "entity-dispatcher", errors);
-    boolean requireSbr = bool(c, "require-split-brain-resolver", errors);
-    String roleName = string(c, "role", errors);
+    Duration ask = c.duration("ask-timeout", null);
+    Duration retry = c.duration("open-retry-interval", null);
+    Duration openTimeout = c.duration("open-timeout", null);
+    int buffer = c.intIn("open-buffer", 1, 1_000_000, 1);
+    Optional<Duration> idle = isOff(c.raw("passivate-idle-after"))
+        ? Optional.empty()
+        : Optional.ofNullable(c.duration("passivate-idle-after", null));
+    int retries = c.intIn("conflict-retries", 0, 100, 0);
+    String dispatcher = c.string("entity-dispatcher", null, "must name a dispatcher");
+    boolean requireSbr = c.bool("require-split-brain-resolver", true);
+    String roleName = c.string("role", null, "must be a string");
     Optional<String> role = roleName == null || roleName.isEmpty() ? Optional.empty() : Optional.of(roleName);
+    ClusterSettings settings = null;
     try {
-      ClusterSettings s = new ClusterSettings(dataDir, ask, retry, openTimeout, buffer, idle, retries, dispatcher, requireSbr, role);
-      if (errors.isEmpty()) {
-        return s;
-      }
+      settings = new ClusterSettings(dataDir, ask, retry, openTimeout, buffer, idle, retries, dispatcher, requireSbr, role);
     } catch (InvalidSettingsException e) {
       // Report range errors with the parse errors, once per field.
       for (SettingError each : e.errors()) {
-        if (errors.stream().noneMatch(x -> x.field().equals(each.field()))) {
-          errors.add(each);
+        if (c.errors().stream().noneMatch(x -> x.field().equals(each.field()))) {
+          c.error(each);
         }
       }
     }
-    throw new InvalidSettingsException(errors);
+    c.throwIfInvalid(); // also when the values parsed but the constructor refused some
+    return settings;
   }
 
   public ClusterSettings withDataDir(Path dir) {
@@ -151,50 +145,6 @@ public record ClusterSettings(
   private static void within(List<SettingError> errors, String key, Duration d, Duration min, Duration max, String allowed) {
     if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
       errors.add(new SettingError(ROOT + "." + key, d, "must be " + (allowed.startsWith("a ") ? allowed : "a duration in " + allowed)));
-    }
-  }
-
-  private static Object raw(Config c, String key) {
-    return c.hasPath(key) ? c.getValue(key).unwrapped() : null;
-  }
-
-  private static Duration duration(Config c, String key, List<SettingError> errors) {
-    try {
-      return c.getDuration(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be a duration such as 10 s"));
-      return null;
-    }
-  }
-
-  private static int integer(Config c, String key, int min, int max, List<SettingError> errors) {
-    try {
-      long v = c.getLong(key);
-      if (v >= min && v <= max) {
-        return (int) v;
-      }
-    } catch (ConfigException e) {
-      // reported below
-    }
-    errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be an integer in " + min + ".." + max));
-    return min;
-  }
-
-  private static String string(Config c, String key, List<SettingError> errors) {
-    try {
-      return c.getString(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be a string"));
-      return null;
-    }
-  }
-
-  private static boolean bool(Config c, String key, List<SettingError> errors) {
-    try {
-      return c.getBoolean(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(ROOT + "." + key, raw(c, key), "must be on or off"));
-      return true;
     }
   }
 }

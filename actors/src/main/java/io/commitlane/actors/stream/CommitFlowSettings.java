@@ -1,10 +1,10 @@
 package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
+import io.commitlane.actors.internal.ConfigSection;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -59,18 +59,15 @@ public record CommitFlowSettings(int parallelism, ConflictRetry conflictRetry, F
    * used; an {@link InvalidSettingsException} names each bad or unknown key by its full path.
    */
   public static CommitFlowSettings fromConfig(Config config) {
-    List<SettingError> errors = new ArrayList<>();
-    Set<String> keys = new HashSet<>(StreamConfig.CONFLICT_RETRY_KEYS);
-    keys.addAll(Set.of("parallelism", "failure-mode"));
-    StreamConfig c = new StreamConfig(config, "commit-flow", keys, errors);
+    ConfigSection c = StreamConfig.section(config, "commit-flow", Set.of("parallelism"));
     CommitFlowSettings d = defaults();
     int parallelism = c.integer("parallelism", d.parallelism());
-    checkParallelism(c.path("parallelism"), parallelism, errors);
-    ConflictRetry retry = c.conflictRetry(d.conflictRetry());
-    FailureMode mode = c.failureMode("failure-mode", d.failureMode());
-    if (!errors.isEmpty()) {
-      throw new InvalidSettingsException(errors);
-    }
+    List<SettingError> ranges = new ArrayList<>();
+    checkParallelism(c.path("parallelism"), parallelism, ranges);
+    ranges.forEach(c::error);
+    ConflictRetry retry = StreamConfig.conflictRetry(c, d.conflictRetry());
+    FailureMode mode = StreamConfig.failureMode(c, d.failureMode());
+    c.throwIfInvalid();
     return new CommitFlowSettings(parallelism, retry, mode);
   }
 

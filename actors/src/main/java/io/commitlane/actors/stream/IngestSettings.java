@@ -1,11 +1,11 @@
 package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
+import io.commitlane.actors.internal.ConfigSection;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -82,21 +82,18 @@ public record IngestSettings(int maxRecords, long maxBytes, Duration linger, int
    * an {@link InvalidSettingsException} names each bad or unknown key by its full path and range.
    */
   public static IngestSettings fromConfig(Config config) {
-    List<SettingError> errors = new ArrayList<>();
-    Set<String> keys = new HashSet<>(StreamConfig.CONFLICT_RETRY_KEYS);
-    keys.addAll(Set.of("max-records", "max-bytes", "linger", "parallelism", "failure-mode"));
-    StreamConfig c = new StreamConfig(config, "ingest", keys, errors);
+    ConfigSection c = StreamConfig.section(config, "ingest", Set.of("max-records", "max-bytes", "linger", "parallelism"));
     IngestSettings d = defaults();
     int maxRecords = c.integer("max-records", d.maxRecords());
     long maxBytes = c.bytes("max-bytes", d.maxBytes());
     Duration linger = c.duration("linger", d.linger());
     int parallelism = c.integer("parallelism", d.parallelism());
-    check(SECTION + ".", maxRecords, maxBytes, linger, parallelism, errors);
-    ConflictRetry retry = c.conflictRetry(d.conflictRetry());
-    FailureMode mode = c.failureMode("failure-mode", d.failureMode());
-    if (!errors.isEmpty()) {
-      throw new InvalidSettingsException(errors);
-    }
+    List<SettingError> ranges = new ArrayList<>();
+    check(SECTION + ".", maxRecords, maxBytes, linger, parallelism, ranges);
+    ranges.forEach(c::error);
+    ConflictRetry retry = StreamConfig.conflictRetry(c, d.conflictRetry());
+    FailureMode mode = StreamConfig.failureMode(c, d.failureMode());
+    c.throwIfInvalid();
     return new IngestSettings(maxRecords, maxBytes, linger, parallelism, retry, mode);
   }
 

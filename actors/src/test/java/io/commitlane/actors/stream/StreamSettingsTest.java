@@ -53,4 +53,14 @@ class StreamSettingsTest {
     assertEquals(List.of("commitlane.stream.commit-flow.admission-backoff", "commitlane.stream.commit-flow.parallelism"), f.fields());
     assertTrue(f.getMessage().contains("1..4096"), f.getMessage());
   }
+
+  @Test
+  void aFractionIsRefusedWhereAWholeNumberIsExpected() {
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> IngestSettings.fromConfig(with("""
+        commitlane.stream.ingest { parallelism = 4.5, conflict-retry.max-attempts = 2.5 }
+        """)));
+    assertEquals(List.of("commitlane.stream.ingest.parallelism", "commitlane.stream.ingest.conflict-retry.max-attempts"), e.fields());
+    assertTrue(e.getMessage().contains("commitlane.stream.ingest.parallelism = 4.5: must be an integer"), e.getMessage());
+    assertEquals(4, IngestSettings.fromConfig(with("commitlane.stream.ingest.parallelism = \"4\"")).parallelism());
+  }
 }
