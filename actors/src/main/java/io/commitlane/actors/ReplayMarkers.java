@@ -27,12 +27,12 @@ final class ReplayMarkers {
 
   /** Whether RocksDB holds the commit whose record is at {@code position} of {@code log}. */
   static boolean held(Database db, String log, long position) {
-    return db.getInternal(key(log, position)) != null;
+    return db.internalRecords().get(key(log, position)) != null;
   }
 
   /** Deletes the markers of {@code log} below {@code position} (its records there are flushed). */
   static void deleteBelow(Database db, String log, long position) {
-    db.deleteInternalRange(key(log, 0), key(log, position));
+    db.internalRecords().deleteRange(key(log, 0), key(log, position));
   }
 
   static byte[] key(String log, long position) {

@@ -84,7 +84,7 @@ final class RequestLedger implements CommitHook {
   /** Count the records on disk (after replay restored what the crash left only in the logs). */
   void countRecords() {
     long[] n = {0};
-    db.scanInternal(FIRST_KEY, END_KEY, (k, v) -> {
+    db.internalRecords().scan(FIRST_KEY, END_KEY, (k, v) -> {
       n[0]++;
       return true;
     });
@@ -207,7 +207,7 @@ final class RequestLedger implements CommitHook {
     if (c != null) {
       return (Committed) withCorrelation(c, correlation);
     }
-    byte[] v = db.getInternal(key);
+    byte[] v = db.internalRecords().get(key);
     if (v == null || v.length < VALUE_BYTES || v[0] != FORMAT) {
       return null;
     }
@@ -291,7 +291,7 @@ final class RequestLedger implements CommitHook {
     b.get(key);
     long epoch = b.getLong();
     long at = b.getLong();
-    db.writeInternal(List.of(key), List.of(value(epoch, position, at)));
+    db.internalRecords().write(List.of(key), List.of(value(epoch, position, at)));
   }
 
   // ---- purge ----------------------------------------------------------------------------------
@@ -309,7 +309,7 @@ final class RequestLedger implements CommitHook {
     PriorityQueue<Object[]> oldest = new PriorityQueue<>((a, b) -> Long.compare((Long) b[0], (Long) a[0]));
     long[] within = {0};
     long excess = recorded.get() - settings.maxIds();
-    db.scanInternal(FIRST_KEY, END_KEY, (k, v) -> {
+    db.internalRecords().scan(FIRST_KEY, END_KEY, (k, v) -> {
       long at = v.length >= VALUE_BYTES ? ByteBuffer.wrap(v, 17, 8).getLong() : 0;
       if (at < cutoff) {
         expired.add(k);
@@ -333,7 +333,7 @@ final class RequestLedger implements CommitHook {
     }
     for (int from = 0; from < expired.size(); from += PURGE_BATCH) {
       List<byte[]> keys = expired.subList(from, Math.min(expired.size(), from + PURGE_BATCH));
-      db.writeInternal(keys, Arrays.asList(new byte[keys.size()][]));
+      db.internalRecords().write(keys, Arrays.asList(new byte[keys.size()][]));
     }
     synchronized (recent) {
       for (byte[] k : expired) {

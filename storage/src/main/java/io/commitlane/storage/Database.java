@@ -1,11 +1,11 @@
 package io.commitlane.storage;
 
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
@@ -36,9 +36,11 @@ public final class Database implements AutoCloseable {
   /** Transactions of this handle that hold a RocksDB snapshot, released if the handle closes first. */
   private final Set<Transaction> snapshotHolders = ConcurrentHashMap.newKeySet();
   private final Store defaultStore;
+  private final InternalRecords internalRecords;
 
   private Database(SharedDatabase shared) {
     this.shared = shared;
+    this.internalRecords = new InternalRecords(this, shared);
     this.defaultStore = shared.stores().existingStore(Store.DEFAULT);
   }
 
@@ -287,7 +289,7 @@ public final class Database implements AutoCloseable {
    * shared with every concurrent request, and completes on the syncer's thread (hop to your own
    * executor); otherwise it syncs on the calling thread. Fails with {@link StorageException}.
    */
-  public java.util.concurrent.CompletableFuture<Void> syncWal() {
+  public CompletableFuture<Void> syncWal() {
     enter();
     try {
       return shared.syncWal();
@@ -317,66 +319,12 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * For the transaction-log wiring: a record in commitlane's own column family, or null. Those
-   * records are written by commit hooks inside commits ({@link PendingCommit#addInternalWrite}).
+   * commitlane's own records (replay markers, request records), kept beside the data in an
+   * internal column family. For the actor pipeline's bookkeeping only; never user data.
    */
   @InternalApi
-  public byte[] getInternal(byte[] key) {
-    enter();
-    try {
-      return shared.getInternal(Objects.requireNonNull(key, "key"));
-    } finally {
-      exit();
-    }
-  }
-
-  /** For the transaction-log wiring: removes commitlane's own records with keys in [from, to). */
-  @InternalApi
-  public void deleteInternalRange(byte[] from, byte[] to) {
-    enter();
-    try {
-      shared.deleteInternalRange(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"));
-    } finally {
-      exit();
-    }
-  }
-
-  /**
-   * For the actor pipeline's own bookkeeping (request records, replay): puts ({@code values}
-   * element non-null) and deletes (null) of records in commitlane's own column family, in one
-   * RocksDB write. They take no lock and are not validated; only commitlane writes those keys.
-   */
-  @InternalApi
-  public void writeInternal(List<byte[]> keys, List<byte[]> values) {
-    Objects.requireNonNull(keys, "keys");
-    Objects.requireNonNull(values, "values");
-    if (keys.size() != values.size()) {
-      throw new IllegalArgumentException(keys.size() + " keys but " + values.size() + " values");
-    }
-    enter();
-    try {
-      shared.writeInternal(keys, values);
-    } finally {
-      exit();
-    }
-  }
-
-  /** Sees one of commitlane's own records; returns whether to go on. */
-  @FunctionalInterface
-  public interface InternalVisitor {
-    boolean visit(byte[] key, byte[] value);
-  }
-
-  /** For the actor pipeline: visits commitlane's own records with keys in [from, to), in key order, while {@code visitor} returns true. */
-  @InternalApi
-  public void scanInternal(byte[] from, byte[] to, InternalVisitor visitor) {
-    Objects.requireNonNull(visitor, "visitor");
-    enter();
-    try {
-      shared.scanInternal(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"), visitor);
-    } finally {
-      exit();
-    }
+  public InternalRecords internalRecords() {
+    return internalRecords;
   }
 
   public boolean isClosed() {
@@ -421,46 +369,7 @@ public final class Database implements AutoCloseable {
    * @return each member's result or failure, by position
    */
   public GroupResult commitGroup(List<Transaction> members) {
-    Objects.requireNonNull(members, "members");
-    int n = members.size();
-    GroupResult result = new GroupResult(n);
-    List<PendingCommit> pending = new ArrayList<>(n);
-    int[] positions = new int[n];
-    for (int i = 0; i < n; i++) {
-      Transaction t = members.get(i);
-      try {
-        PendingCommit c = t.joinGroup(shared);
-        if (c == null) {
-          result.committed(i, new CommitResult(t.id(), 0, null));
-        } else {
-          positions[pending.size()] = i;
-          pending.add(c);
-        }
-      } catch (RuntimeException | Error e) {
-        result.failed(i, e);
-      }
-    }
-    Throwable[] failures = new Throwable[pending.size()];
-    try {
-      if (!pending.isEmpty()) {
-        shared.commitPath().commitGroup(pending, failures);
-      }
-    } catch (RuntimeException | Error e) {
-      for (int k = 0; k < failures.length; k++) {
-        failures[k] = failures[k] == null ? e : failures[k];
-      }
-    } finally {
-      for (int k = 0; k < pending.size(); k++) {
-        int i = positions[k];
-        CommitResult r = members.get(i).leaveGroup(pending.get(k), failures[k]);
-        if (r != null) {
-          result.committed(i, r);
-        } else {
-          result.failed(i, failures[k]);
-        }
-      }
-    }
-    return result;
+    return GroupCommit.commit(shared, Objects.requireNonNull(members, "members"));
   }
 
   // --- for Transaction and tests ---

@@ -255,7 +255,7 @@ final class SharedDatabase {
   }
 
   /** Visits commitlane's own records with keys in [from, to), in key order, while the visitor returns true. */
-  void scanInternal(byte[] from, byte[] to, Database.InternalVisitor visitor) {
+  void scanInternal(byte[] from, byte[] to, InternalRecords.Visitor visitor) {
     try (ReadOptions ro = new ReadOptions(); org.rocksdb.Slice upper = new org.rocksdb.Slice(to)) {
       ro.setIterateUpperBound(upper);
       try (org.rocksdb.RocksIterator it = db.newIterator(internal.handle(), ro)) {
