@@ -3,6 +3,7 @@ package io.commitlane.txlog;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
 import java.util.function.LongSupplier;
 
@@ -28,7 +29,11 @@ interface Appender {
 
   long finish(long position, LongSupplier sequenceSampler);
 
-  CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler);
+  /** For an appender whose {@link #finish} has the record in the file when it returns: finishes, then {@link #whenDurable}. */
+  default CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
+    finish(position, sequenceSampler);
+    return whenDurable(position);
+  }
 
   void abort(long position);
 
@@ -69,18 +74,18 @@ interface Appender {
   TransactionLogException close();
 
   /**
-   * What {@link #whenDurable} answers for an appender that forces through {@code committer} (null
-   * when the durability needs no fsync): a position at or past {@code appendedEnd} was never
-   * appended.
+   * Waits for a {@link #whenDurable} future; a log's failure is thrown as itself, not wrapped.
+   *
+   * @throws TransactionLogException the error the future failed with
    */
-  static CompletableFuture<Void> durableThrough(GroupCommitter committer, long position, long appendedEnd, String logName) {
-    if (committer == null) {
-      return CompletableFuture.completedFuture(null);
+  static void await(CompletableFuture<Void> durable) {
+    try {
+      durable.join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof TransactionLogException t) {
+        throw t;
+      }
+      throw e;
     }
-    if (position >= appendedEnd) {
-      throw new IllegalArgumentException("position " + LogPosition.toString(position)
-          + " was not appended to transaction log '" + logName + "'");
-    }
-    return committer.whenDurable(position);
   }
 }

@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -14,7 +13,7 @@ import java.util.function.LongSupplier;
  * The {@link AppendMode#LEADERLESS} write path: {@link LeaderlessBuffers} claims, copies and
  * syncs; this class publishes its completion watermark as the log's committed watermark, samples
  * RocksDB's sequence for flush correlation, writes abort markers, and runs fsync on the force
- * thread ({@link GroupCommitter}), whose force writes any buffered bytes out first.
+ * thread ({@link AppendDurability}), whose force writes any buffered bytes out first.
  */
 final class LeaderlessAppender implements Appender {
   private final String name;
@@ -23,7 +22,7 @@ final class LeaderlessAppender implements Appender {
   private final CommitWatermark watermark;
   private final AbortedPositions aborted;
   private final LeaderlessBuffers buffers;
-  private final GroupCommitter committer;
+  private final AppendDurability durability;
   /** Purges run one at a time; appends never take it (a segment switch seals before it activates). */
   private final ReentrantLock purgeLock = new ReentrantLock();
   private volatile boolean closed;
@@ -36,13 +35,8 @@ final class LeaderlessAppender implements Appender {
     this.watermark = watermark;
     this.aborted = aborted;
     this.buffers = new LeaderlessBuffers(name, new SwitchableSegments(), segments.active(), end, settings);
-    if (settings.durability() == Durability.FSYNC) {
-      this.committer = new GroupCommitter(name, end, buffers::force, buffers::bytesClaimed, buffers::recordsClaimed,
-          settings);
-      this.committer.start();
-    } else {
-      this.committer = null;
-    }
+    this.durability = new AppendDurability(name, settings, end, buffers::force, buffers::claimedEnd,
+        buffers::bytesClaimed, buffers::recordsClaimed);
   }
 
   @Override
@@ -59,12 +53,6 @@ final class LeaderlessAppender implements Appender {
     checkOpen();
     buffers.complete(position);
     return publish(sequenceSampler);
-  }
-
-  @Override
-  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
-    finish(position, sequenceSampler);
-    return whenDurable(position);
   }
 
   /**
@@ -109,9 +97,7 @@ final class LeaderlessAppender implements Appender {
     }
     buffers.completeAborted(ordinal, markerPosition);
     publish(null);
-    if (committer != null) {
-      awaitDurable(markerPosition);
-    }
+    durability.awaitDurable(markerPosition);
   }
 
   @Override
@@ -130,14 +116,14 @@ final class LeaderlessAppender implements Appender {
       }
       publish(null);
     }
-    if (lastMarker >= 0 && committer != null) {
-      awaitDurable(lastMarker);
+    if (lastMarker >= 0) {
+      durability.awaitDurable(lastMarker);
     }
   }
 
   @Override
   public CompletableFuture<Void> whenDurable(long position) {
-    return Appender.durableThrough(committer, position, buffers.claimedEnd(), name);
+    return durability.whenDurable(position);
   }
 
   /** Records still in a buffer are written out first (no fsync), so such a reader sees every append. */
@@ -154,19 +140,15 @@ final class LeaderlessAppender implements Appender {
 
   @Override
   public Counters counters() {
-    long fsyncs = committer == null ? 0 : committer.forces();
-    double perFsync = fsyncs == 0 ? 0 : (double) committer.recordsForced() / fsyncs;
-    return new Counters(buffers.recordsClaimed(), buffers.bytesClaimed(), buffers.unfinished(), buffers.lag(), fsyncs,
-        perFsync, committer == null ? 0 : committer.durableEnd());
+    return durability.counters(buffers.recordsClaimed(), buffers.bytesClaimed(), buffers.unfinished(), buffers.lag());
   }
 
   @Override
   public TransactionLogException close() {
     closed = true;
     buffers.close();
-    if (committer != null) {
-      committer.close(); // a last force for everything written
-      return committer.failure();
+    if (durability.forces()) {
+      return durability.close(); // a last force for everything written
     }
     try {
       // A clean close leaves every claimed record in the file.
@@ -180,17 +162,6 @@ final class LeaderlessAppender implements Appender {
   private void checkOpen() {
     if (closed) {
       throw new LogClosedException(name);
-    }
-  }
-
-  private void awaitDurable(long position) {
-    try {
-      whenDurable(position).join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof TransactionLogException t) {
-        throw t;
-      }
-      throw e;
     }
   }
 

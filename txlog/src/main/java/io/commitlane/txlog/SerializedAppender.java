@@ -5,7 +5,6 @@ import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -15,7 +14,7 @@ import java.util.function.LongSupplier;
  * segment (position claim, then one positional write per record, on the appending thread), so a
  * returned append is in the operating system. The uncommitted set lives under the watermark's
  * state lock, which appends take inside the append lock, never the other way round. fsync runs
- * on the force thread ({@link GroupCommitter}) and never under either lock.
+ * on the force thread ({@link AppendDurability}) and never under either lock.
  */
 final class SerializedAppender implements Appender {
   private final String name;
@@ -35,7 +34,7 @@ final class SerializedAppender implements Appender {
   private final UncommittedPositions uncommitted = new UncommittedPositions();
   private volatile long writtenEnd;
 
-  private final GroupCommitter committer;
+  private final AppendDurability durability;
   private volatile TransactionLogException failure;
 
   SerializedAppender(String name, LogSettings settings, SegmentSet segments, CommitWatermark watermark,
@@ -47,13 +46,8 @@ final class SerializedAppender implements Appender {
     this.watermark = watermark;
     this.aborted = aborted;
     this.writtenEnd = end;
-    if (fsync) {
-      this.committer = new GroupCommitter(name, end, this::forceActive, () -> bytesWritten, () -> recordsWritten,
-          settings);
-      this.committer.start();
-    } else {
-      this.committer = null;
-    }
+    this.durability = new AppendDurability(name, settings, end, this::forceActive, () -> writtenEnd,
+        () -> bytesWritten, () -> recordsWritten);
   }
 
   @Override
@@ -108,9 +102,7 @@ final class SerializedAppender implements Appender {
       appendLock.unlock();
     }
     CommitWatermark.completeAll(marker.ready());
-    if (committer != null) {
-      awaitDurable(marker.position());
-    }
+    durability.awaitDurable(marker.position());
   }
 
   /** An abort marker's own position, and the waiters its write released. */
@@ -172,12 +164,6 @@ final class SerializedAppender implements Appender {
   }
 
   @Override
-  public CompletableFuture<Void> finishAsync(long position, LongSupplier sequenceSampler) {
-    finish(position, sequenceSampler);
-    return whenDurable(position);
-  }
-
-  @Override
   public void abandon(List<Long> positions) {
     long lastMarker = -1;
     for (long position : positions) {
@@ -191,14 +177,14 @@ final class SerializedAppender implements Appender {
         appendLock.unlock();
       }
     }
-    if (lastMarker >= 0 && committer != null) {
-      awaitDurable(lastMarker);
+    if (lastMarker >= 0) {
+      durability.awaitDurable(lastMarker);
     }
   }
 
   @Override
   public CompletableFuture<Void> whenDurable(long position) {
-    return Appender.durableThrough(committer, position, writtenEnd, name);
+    return durability.whenDurable(position);
   }
 
   @Override
@@ -222,10 +208,7 @@ final class SerializedAppender implements Appender {
     } finally {
       watermark.lock.unlock();
     }
-    long fsyncs = committer == null ? 0 : committer.forces();
-    double perFsync = fsyncs == 0 ? 0 : (double) committer.recordsForced() / fsyncs;
-    return new Counters(recordsWritten, bytesWritten, unfinished, lag, fsyncs, perFsync,
-        committer == null ? 0 : committer.durableEnd());
+    return durability.counters(recordsWritten, bytesWritten, unfinished, lag);
   }
 
   @Override
@@ -236,23 +219,8 @@ final class SerializedAppender implements Appender {
     } finally {
       appendLock.unlock();
     }
-    TransactionLogException notDurable = null;
-    if (committer != null) {
-      committer.close(); // a last force for everything written
-      notDurable = committer.failure();
-    }
+    TransactionLogException notDurable = durability.close(); // under FSYNC a last force for everything written
     return notDurable != null ? notDurable : failure;
-  }
-
-  private void awaitDurable(long position) {
-    try {
-      whenDurable(position).join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof TransactionLogException t) {
-        throw t;
-      }
-      throw e;
-    }
   }
 
   private long forceActive() throws IOException {
@@ -275,8 +243,8 @@ final class SerializedAppender implements Appender {
   private void checkWritable() {
     checkOpen();
     TransactionLogException failed = failure;
-    if (failed == null && committer != null) {
-      failed = committer.failure();
+    if (failed == null) {
+      failed = durability.failure();
     }
     if (failed != null) {
       throw new LogIOException("transaction log '" + name + "' refuses appends after an earlier"
