@@ -54,14 +54,40 @@ final class CommitWatermark {
     }
   }
 
-  /** Under the lock: a future completing when the watermark passes {@code at}. */
-  CompletableFuture<Void> waiter(long at) {
-    return waiters.add(at);
+  /**
+   * {@link TransactionLog#whenCommittedBeyond}: a future completing when the watermark passes
+   * {@code position}, failed with {@link LogClosedException} if {@code log} is closed. Takes the
+   * lock; {@code log}'s closed flag is read under it, so close, which sets that flag before it
+   * {@linkplain #failWaiters fails the waiters}, never leaves one behind.
+   */
+  CompletableFuture<Void> whenBeyond(long position, LogView log) {
+    if (this.position > position) {
+      return CompletableFuture.completedFuture(null);
+    }
+    lock.lock();
+    try {
+      if (log.isClosed()) {
+        return CompletableFuture.failedFuture(new LogClosedException(log.name()));
+      }
+      if (this.position > position) {
+        return CompletableFuture.completedFuture(null);
+      }
+      return waiters.add(position);
+    } finally {
+      lock.unlock();
+    }
   }
 
-  /** Under the lock: every waiter, for close to fail. */
-  List<CompletableFuture<Void>> takeAllWaiters() {
-    return waiters.takeAll();
+  /** Fails every waiting future with {@code error}; for close. Takes the lock. */
+  void failWaiters(RuntimeException error) {
+    List<CompletableFuture<Void>> waiting;
+    lock.lock();
+    try {
+      waiting = waiters.takeAll();
+    } finally {
+      lock.unlock();
+    }
+    waiting.forEach(f -> f.completeExceptionally(error));
   }
 
   /** The recorded pairs not yet taken by a flush, oldest first. */

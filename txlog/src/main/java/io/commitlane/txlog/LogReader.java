@@ -21,6 +21,8 @@ public final class LogReader implements AutoCloseable {
   private static final int CHUNK = 256 << 10;
 
   private final TransactionLog log;
+  private final SegmentSet segments;
+  private final AbortedPositions aborted;
   private final boolean includeUncommitted;
   private final long endPosition;
   private final long endTimestamp;
@@ -39,8 +41,10 @@ public final class LogReader implements AutoCloseable {
   private int viewBase;
   private int viewLength;
 
-  LogReader(TransactionLog log, ReadRequest request) {
+  LogReader(TransactionLog log, SegmentSet segments, AbortedPositions aborted, ReadRequest request) {
     this.log = log;
+    this.segments = segments;
+    this.aborted = aborted;
     this.includeUncommitted = request.includeUncommitted;
     this.endPosition = request.endPosition;
     this.endTimestamp = request.endTimestamp;
@@ -55,7 +59,7 @@ public final class LogReader implements AutoCloseable {
         cursor = log.flushedPosition();
         break;
       case TIMESTAMP:
-        Segment first = log.segmentForTimestamp(request.startValue);
+        Segment first = segments.forTimestamp(request.startValue);
         cursor = first == null ? LogPosition.START : LogPosition.of(first.number, 0);
         filterStartTimestamp = true;
         startTimestamp = request.startValue;
@@ -96,7 +100,7 @@ public final class LogReader implements AutoCloseable {
       int readableEnd = LogPosition.segment(limit) == s.number
           ? (int) LogPosition.offset(limit) : (int) s.end;
       if (off >= readableEnd) {
-        Segment next = log.segmentAtOrAfter(s.number + 1);
+        Segment next = segments.atOrAfter(s.number + 1);
         if (next == null) {
           return null;
         }
@@ -119,7 +123,7 @@ public final class LogReader implements AutoCloseable {
       cursor = LogPosition.of(s.number, off + length);
       int flags = Frame.flagsAt(view, at);
       if (Frame.type(flags) != Frame.TYPE_RECORD || position == skipPosition
-          || log.isAborted(position)) {
+          || aborted.contains(position)) {
         continue;
       }
       long timestamp = Frame.timestamp(view, at);
@@ -161,7 +165,7 @@ public final class LogReader implements AutoCloseable {
     // segment's end), so the watermark moving onto it does not count as progress.
     Segment s = currentSegment();
     if (s != null && s.sealed && LogPosition.offset(cursor) >= s.end) {
-      Segment next = log.segmentAtOrAfter(s.number + 1);
+      Segment next = segments.atOrAfter(s.number + 1);
       if (next != null) {
         moveTo(next, SegmentHeader.BYTES);
       }
@@ -181,7 +185,7 @@ public final class LogReader implements AutoCloseable {
     if (segment != null && segment.number == number && !segment.deleted) {
       return segment;
     }
-    Segment s = log.segmentAtOrAfter(number);
+    Segment s = segments.atOrAfter(number);
     if (s == null) {
       return null;
     }

@@ -198,6 +198,30 @@ final class LogRecovery {
     return at < 0 ? limit : at;
   }
 
+  /** What recovery found, as the open log reports it for its whole life. */
+  record Findings(long records, List<CorruptFrame> corruptFrames, List<LogDamage> damage, List<Path> foreign,
+      long tornBytesTruncated, long newestTimestamp) {}
+
+  Findings findings() {
+    return new Findings(records, List.copyOf(corruptFrames), List.copyOf(damage), List.copyOf(foreign),
+        tornBytesTruncated, newestTimestamp);
+  }
+
+  /**
+   * {@link RecoveryMode#ABSOLUTE_CONSISTENCY} opens only an undamaged log: if anything is damaged,
+   * closes the segments recovery opened and throws. The other modes open damaged logs too.
+   *
+   * @throws LogDamagedException naming the damage
+   */
+  void refuseDamage(RecoveryMode mode, String logName) throws IOException {
+    if (!damage.isEmpty() && mode == RecoveryMode.ABSOLUTE_CONSISTENCY) {
+      for (Segment s : segments) {
+        s.close();
+      }
+      throw new LogDamagedException(logName, damage);
+    }
+  }
+
   /** The position after the last valid frame of the log, or {@link LogPosition#START}. */
   long end() {
     if (segments.isEmpty()) {

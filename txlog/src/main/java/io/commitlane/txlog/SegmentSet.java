@@ -26,7 +26,7 @@ final class SegmentSet {
   private volatile Segment active;
   private long nextNumber;
 
-  SegmentSet(Path directory, String logName, LogSettings settings) {
+  private SegmentSet(Path directory, String logName, LogSettings settings) {
     this.directory = directory;
     this.logName = logName;
     this.fs = settings.fileSystem();
@@ -36,9 +36,41 @@ final class SegmentSet {
     this.maxSegmentAgeMillis = settings.maxSegmentAge().toMillis();
   }
 
-  /** Adopts a segment recovery found. */
-  void add(Segment s) {
-    byNumber.put(s.number, s);
+  /**
+   * The segments recovery found, with appends set to continue where the log can take them: in
+   * the last segment, unless the persisted flushed position lies past the log's end (its unsynced
+   * tail was lost with the machine) or an unreadable entry sits above the last readable segment.
+   * New records must then land above both, or replay would skip them or read them out of order:
+   * the last segment is sealed and the next append starts a new one.
+   *
+   * @throws IOException if the last segment cannot be forced (under FSYNC)
+   */
+  static SegmentSet recovered(Path directory, String logName, LogSettings settings, LogRecovery recovery,
+      long flushedPosition) throws IOException {
+    SegmentSet segments = new SegmentSet(directory, logName, settings);
+    for (Segment s : recovery.segments) {
+      segments.byNumber.put(s.number, s);
+    }
+    long end = recovery.end();
+    Segment last = segments.last();
+    long nextSegmentNumber = recovery.nextSegmentNumber;
+    if (last != null && segments.fsync) {
+      // Recovered bytes may sit only in the page cache (after a process crash); they count as
+      // committed now, so make them durable before anything builds on them.
+      last.force();
+    }
+    if (flushedPosition > end || (last != null && last.number != nextSegmentNumber - 1)) {
+      if (last != null) {
+        last.sealed = true;
+      }
+      if (flushedPosition > end) {
+        nextSegmentNumber = Math.max(nextSegmentNumber, LogPosition.segment(flushedPosition) + 1);
+      }
+    } else {
+      segments.activate(last);
+    }
+    segments.nextNumber = nextSegmentNumber;
+    return segments;
   }
 
   /** The segment appends go to, or {@code null} until the first append creates one. */
@@ -53,10 +85,6 @@ final class SegmentSet {
   /** The number the next created segment gets. */
   long nextNumber() {
     return nextNumber;
-  }
-
-  void startNumbersAt(long number) {
-    nextNumber = number;
   }
 
   /**

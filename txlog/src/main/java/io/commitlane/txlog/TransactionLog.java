@@ -3,17 +3,11 @@ package io.commitlane.txlog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.Lock;
 import java.util.function.LongSupplier;
 
 /**
@@ -27,10 +21,12 @@ import java.util.function.LongSupplier;
  * records finished. {@link #finish} also pairs the watermark with RocksDB's sequence, and {@link
  * #onFlushCompleted} turns a flush into a persisted flushed position: where crash replay starts.
  *
- * <p>This class checks arguments and owns the segments ({@link SegmentSet}), the committed
- * watermark ({@link CommitWatermark}), the aborted positions and the flushed position ({@link
- * FlushedPosition}); how records are written depends on the {@link AppendMode} and lives in its
- * {@link Appender}.
+ * <p>This class is a facade: it checks arguments and ties together the parts that do the work.
+ * {@link LogDirectoryClaim} keeps one writer per directory; {@link LogRecovery} scans the
+ * directory at open and {@link SegmentSet} holds the segments; the {@link Appender} of the {@link
+ * AppendMode} writes records and moves the {@link CommitWatermark}; {@link FlushedPosition}
+ * persists where replay starts; {@link LogReplay} replays what was recovered, {@link LogReader}
+ * reads, and {@link LogRetention} purges.
  *
  * <pre>{@code
  * try (TransactionLog log = TransactionLog.open(dbDir.resolve("txlog/main"), LogSettings.defaults())) {
@@ -42,29 +38,19 @@ import java.util.function.LongSupplier;
  * }</pre>
  */
 public final class TransactionLog implements LogView, AutoCloseable {
-  private static final Set<Path> OPEN_DIRECTORIES = ConcurrentHashMap.newKeySet();
-
+  private final LogDirectoryClaim claim;
   private final Path directory;
-  /** Held while open: keeps other processes from writing this log. */
-  private final java.io.Closeable directoryLock;
   private final String name;
   private final LogSettings settings;
-  private final Clock clock;
   private final long maxFrameBytes;
   private final SegmentSet segments;
   private final CommitWatermark watermark;
   private final AbortedPositions aborted = new AbortedPositions();
   private final FlushedPosition flushed;
   private final Appender appender;
-
-  private final long replayStart;
-  private final long replayEnd;
-  private final long recordsRecovered;
-  private final List<CorruptFrame> recoveredCorruptFrames;
-  private final List<LogDamage> damage;
-  private final List<Path> foreignEntries;
-  private final long tornBytesTruncated;
-  private final long newestRecoveredTimestamp;
+  private final LogRecovery.Findings recovered;
+  private final LogReplay replay;
+  private final LogRetention retention;
 
   private final AtomicBoolean closeStarted = new AtomicBoolean();
   private volatile boolean closed;
@@ -81,106 +67,42 @@ public final class TransactionLog implements LogView, AutoCloseable {
    * @throws TransactionLogException if the directory is already open in this process or another
    */
   public static TransactionLog open(Path directory, LogSettings settings) {
-    Path dir;
+    LogDirectoryClaim claim = LogDirectoryClaim.take(directory, settings.fileSystem());
     try {
-      settings.fileSystem().createDirectories(directory);
-      dir = settings.fileSystem().realPath(directory.toAbsolutePath().normalize());
+      return new TransactionLog(claim, settings);
     } catch (IOException e) {
-      throw new LogIOException("cannot open transaction log " + directory, e);
-    }
-    if (!OPEN_DIRECTORIES.add(dir)) {
-      throw new TransactionLogException("transaction log " + dir + " is already open in this"
-          + " process; share that instance or close it first");
-    }
-    java.io.Closeable lock = null;
-    try {
-      // One writer across processes too: a second would append at the same offsets.
-      lock = settings.fileSystem().lockDirectory(dir);
-      if (lock == null) {
-        throw new TransactionLogException("transaction log " + dir + " is open in another process;"
-            + " only one process may write a log");
-      }
-      return new TransactionLog(dir, settings, lock);
-    } catch (IOException e) {
-      release(lock);
-      OPEN_DIRECTORIES.remove(dir);
-      throw new LogIOException("cannot open transaction log " + dir, e);
+      claim.release();
+      throw new LogIOException("cannot open transaction log " + claim.directory(), e);
     } catch (RuntimeException | Error e) {
-      release(lock);
-      OPEN_DIRECTORIES.remove(dir);
+      claim.release();
       throw e;
     }
   }
 
-  private static void release(java.io.Closeable lock) {
-    if (lock != null) {
-      try {
-        lock.close();
-      } catch (IOException ignored) {
-        // Releasing after a failed open: the open's own error is what matters.
-      }
-    }
-  }
-
-  private TransactionLog(Path directory, LogSettings settings, java.io.Closeable lock) throws IOException {
-    this.directoryLock = lock;
-    this.directory = directory;
+  private TransactionLog(LogDirectoryClaim claim, LogSettings settings) throws IOException {
+    this.claim = claim;
+    this.directory = claim.directory();
     this.settings = settings;
     this.name = settings.name() != null ? settings.name()
         : directory.getFileName() == null ? directory.toString() : directory.getFileName().toString();
-    this.clock = settings.clock();
     this.maxFrameBytes = settings.maxSegmentBytes() - SegmentHeader.BYTES;
     this.flushed = new FlushedPosition(settings.fileSystem(), directory, name);
     long flushedPosition = flushed.get();
-    LogRecovery recovery = LogRecovery.run(settings.fileSystem(), directory, clock.millis(), flushedPosition);
-    if (!recovery.damage.isEmpty() && settings.recoveryMode() == RecoveryMode.ABSOLUTE_CONSISTENCY) {
-      for (Segment s : recovery.segments) {
-        s.close();
-      }
-      throw new LogDamagedException(name, recovery.damage);
-    }
-    this.segments = new SegmentSet(directory, name, settings);
-    for (Segment s : recovery.segments) {
-      segments.add(s);
-    }
+    LogRecovery recovery = LogRecovery.run(settings.fileSystem(), directory, settings.clock().millis(),
+        flushedPosition);
+    recovery.refuseDamage(settings.recoveryMode(), name);
+    this.segments = SegmentSet.recovered(directory, name, settings, recovery, flushedPosition);
     recovery.abortedPositions.forEach(aborted::add);
-    this.recordsRecovered = recovery.records;
-    this.recoveredCorruptFrames = List.copyOf(recovery.corruptFrames);
-    this.damage = List.copyOf(recovery.damage);
-    this.foreignEntries = List.copyOf(recovery.foreign);
-    this.tornBytesTruncated = recovery.tornBytesTruncated;
-    this.newestRecoveredTimestamp = recovery.newestTimestamp;
-
+    this.recovered = recovery.findings();
     long end = recovery.end();
+    this.replay = new LogReplay(flushedPosition, end, recovered.damage(), settings.recoveryMode());
     this.watermark = new CommitWatermark(end);
-    this.replayStart = flushedPosition;
-    this.replayEnd = end;
-    Segment last = segments.last();
-    long nextSegmentNumber = recovery.nextSegmentNumber;
-    if (last != null && settings.durability() == Durability.FSYNC) {
-      // Recovered bytes may sit only in the page cache (after a process crash); they count as
-      // committed now, so make them durable before anything builds on them.
-      last.force();
-    }
-    if (flushedPosition > end || (last != null && last.number != nextSegmentNumber - 1)) {
-      // The persisted flushed position is past the log's end (its unsynced tail was lost with
-      // the machine), or an unreadable entry sits above the last readable segment. New records
-      // must land above both, or replay would skip them or read them out of order: start afresh.
-      if (last != null) {
-        last.sealed = true;
-      }
-      if (flushedPosition > end) {
-        nextSegmentNumber = Math.max(nextSegmentNumber, LogPosition.segment(flushedPosition) + 1);
-      }
-    } else {
-      segments.activate(last);
-    }
-    segments.startNumbersAt(nextSegmentNumber);
     this.appender = switch (settings.appendMode()) {
       case SERIALIZED -> new SerializedAppender(name, settings, segments, watermark, aborted, end);
       case LEADERLESS -> new LeaderlessAppender(name, settings, segments, watermark, aborted, end);
       case ACTOR -> new ActorAppender(this, name, settings, segments, watermark, aborted, end);
     };
+    this.retention = new LogRetention(segments, flushed, aborted, appender.rotationLock(), this, settings);
   }
 
   /** The log's name (the directory's name unless the settings give one). */
@@ -197,14 +119,6 @@ public final class TransactionLog implements LogView, AutoCloseable {
 
   public LogSettings settings() {
     return settings;
-  }
-
-  /**
-   * The newest record timestamp recovered at open, or {@link Long#MIN_VALUE} if none; seed a
-   * {@link MonotonicClock} with it via {@link MonotonicClock#advancePast}.
-   */
-  public long newestRecoveredTimestamp() {
-    return newestRecoveredTimestamp;
   }
 
   // ---------------------------------------------------------------- appending
@@ -307,43 +221,6 @@ public final class TransactionLog implements LogView, AutoCloseable {
     return appender.finishAsync(position, Objects.requireNonNull(sequenceSampler, "sequenceSampler"));
   }
 
-  /**
-   * RocksDB finished a flush holding every write up to {@code flushedSequence}: persists the
-   * largest recorded committed prefix whose sequence is at most that as the flushed position
-   * (atomically: temp file, force, rename, force directory), never moving it backwards, and drops
-   * the pairs it covered. {@link AppendMode#ACTOR}: handled between the writer's batches. Does
-   * nothing after close.
-   *
-   * @throws LogIOException if the flushed position could not be persisted (it stays where it was)
-   */
-  public void onFlushCompleted(long flushedSequence) {
-    if (closed) {
-      return;
-    }
-    long prefix = appender.inFlushOrder(() -> watermark.takeFlushed(flushedSequence));
-    if (prefix > flushed.get()) {
-      flushed.advanceTo(prefix);
-    }
-  }
-
-  /**
-   * The persisted flushed position: records below it are held by a completed RocksDB flush, so
-   * crash replay starts here. {@link LogPosition#START} until the first flush.
-   */
-  @Override
-  public long flushedPosition() {
-    return flushed.get();
-  }
-
-  /**
-   * The committed watermark: every record below it has finished or aborted; the record at it (if
-   * any) has not. Readers without {@code includeUncommitted} stop here.
-   */
-  @Override
-  public long committedWatermark() {
-    return watermark.get();
-  }
-
   // ---------------------------------------------------------------- the writer of ACTOR mode
 
   /**
@@ -391,23 +268,18 @@ public final class TransactionLog implements LogView, AutoCloseable {
    * @throws LogClosedException if the log closed first
    */
   public void awaitDurable(long position) {
-    try {
-      whenDurable(position).join();
-    } catch (CompletionException e) {
-      if (e.getCause() instanceof TransactionLogException) {
-        throw (TransactionLogException) e.getCause();
-      }
-      throw e;
-    }
+    Appender.await(whenDurable(position));
   }
 
-  // ---------------------------------------------------------------- reading
+  // ---------------------------------------------------------------- committed watermark and flushed position
 
-  /** A reader positioned as {@code request} says. */
+  /**
+   * The committed watermark: every record below it has finished or aborted; the record at it (if
+   * any) has not. Readers without {@code includeUncommitted} stop here.
+   */
   @Override
-  public LogReader reader(ReadRequest request) {
-    checkOpen();
-    return new LogReader(this, request);
+  public long committedWatermark() {
+    return watermark.get();
   }
 
   /**
@@ -417,109 +289,35 @@ public final class TransactionLog implements LogView, AutoCloseable {
    */
   @Override
   public CompletableFuture<Void> whenCommittedBeyond(long position) {
-    if (watermark.get() > position) {
-      return CompletableFuture.completedFuture(null);
-    }
-    watermark.lock.lock();
-    try {
-      if (closed) {
-        return CompletableFuture.failedFuture(new LogClosedException(name));
-      }
-      if (watermark.get() > position) {
-        return CompletableFuture.completedFuture(null);
-      }
-      return watermark.waiter(position);
-    } finally {
-      watermark.lock.unlock();
-    }
+    return watermark.whenBeyond(position, this);
   }
 
   /**
-   * Offers the records recovered at open that lie at or after the flushed position and were not
-   * aborted, in log order. Idempotent: every call offers the same records (the range is fixed at
-   * open). Damage in that range ({@link #replayDamage()}) is handled as the recovery mode says:
-   * POINT_IN_TIME stops before the first damage, SKIP_CORRUPTED goes past it (corrupt frames go to
-   * {@link RecordConsumer#onCorruptFrame}, records of missing segments are simply absent).
+   * The persisted flushed position: records below it are held by a completed RocksDB flush, so
+   * crash replay starts here. {@link LogPosition#START} until the first flush.
    */
-  public void replay(RecordConsumer consumer) {
-    long stop = settings.recoveryMode() == RecoveryMode.SKIP_CORRUPTED ? Long.MAX_VALUE : replayStop();
-    try (LogReader reader = reader(ReadRequest.fromPosition(replayStart).endBefore(replayEnd))) {
-      while (true) {
-        LogRecord record;
-        try {
-          record = reader.next();
-        } catch (CorruptLogFrameException e) {
-          consumer.onCorruptFrame(e);
-          if (e.position() >= stop) {
-            return;
-          }
-          continue;
-        }
-        if (record == null || record.position() >= stop) {
-          return;
-        }
-        consumer.accept(record);
-      }
-    }
-  }
-
-  /** Where crash replay starts: the flushed position read at open. */
-  public long replayStart() {
-    return replayStart;
-  }
-
-  /** Where crash replay ends: the end of what recovery found at open. */
-  public long replayEnd() {
-    return replayEnd;
-  }
-
-  /** The damage found at open that replay would cross ({@link #replayStart()} on), in log order. */
-  public List<LogDamage> replayDamage() {
-    List<LogDamage> out = new ArrayList<>();
-    for (LogDamage d : damage) {
-      if (d.resume() > replayStart) {
-        out.add(d);
-      }
-    }
-    return out;
-  }
-
-  /** Where point-in-time replay stops: the first damage at or after the replay start, else {@link Long#MAX_VALUE}. */
-  public long replayStop() {
-    for (LogDamage d : damage) {
-      if (d.resume() > replayStart) {
-        return Math.max(d.position(), replayStart);
-      }
-    }
-    return Long.MAX_VALUE;
-  }
-
-  /** Every damage found at open (other than a torn tail), in log order. */
   @Override
-  public List<LogDamage> damage() {
-    return damage;
-  }
-
-  /** Entries of the log directory that are not the log's (left alone), found at open. */
-  public List<Path> foreignEntries() {
-    return foreignEntries;
+  public long flushedPosition() {
+    return flushed.get();
   }
 
   /**
-   * Marks recovered records as abandoned: their data was not restored by replay (they lie past a
-   * point-in-time stop), so readers and later replays must never return them. Written as abort
-   * markers (forced under {@link Durability#FSYNC}). For the replay at open, before any append.
+   * RocksDB finished a flush holding every write up to {@code flushedSequence}: persists the
+   * largest recorded committed prefix whose sequence is at most that as the flushed position
+   * (atomically: temp file, force, rename, force directory), never moving it backwards, and drops
+   * the pairs it covered. {@link AppendMode#ACTOR}: handled between the writer's batches. Does
+   * nothing after close.
    *
-   * @throws IllegalArgumentException if a position is not a recovered record
+   * @throws LogIOException if the flushed position could not be persisted (it stays where it was)
    */
-  public void abandon(List<Long> positions) {
-    for (long position : positions) {
-      if (position >= replayEnd || isAborted(position)) {
-        throw new IllegalArgumentException("position " + LogPosition.toString(position)
-            + " is not a recovered record of transaction log '" + name + "'");
-      }
+  public void onFlushCompleted(long flushedSequence) {
+    if (closed) {
+      return;
     }
-    appender.abandon(positions);
+    long prefix = appender.inFlushOrder(() -> watermark.takeFlushed(flushedSequence));
+    if (prefix > flushed.get()) {
+      flushed.advanceTo(prefix);
+    }
   }
 
   /**
@@ -538,6 +336,89 @@ public final class TransactionLog implements LogView, AutoCloseable {
     flushed.advanceTo(Math.min(position, watermark.get()));
   }
 
+  // ---------------------------------------------------------------- reading
+
+  /** A reader positioned as {@code request} says. */
+  @Override
+  public LogReader reader(ReadRequest request) {
+    checkOpen();
+    return new LogReader(this, segments, aborted, request);
+  }
+
+  // ---------------------------------------------------------------- recovery and replay
+
+  /**
+   * Offers the records recovered at open that lie at or after the flushed position and were not
+   * aborted, in log order. Idempotent: every call offers the same records (the range is fixed at
+   * open). Damage in that range ({@link #replayDamage()}) is handled as the recovery mode says:
+   * POINT_IN_TIME stops before the first damage, SKIP_CORRUPTED goes past it (corrupt frames go to
+   * {@link RecordConsumer#onCorruptFrame}, records of missing segments are simply absent).
+   */
+  public void replay(RecordConsumer consumer) {
+    replay.replay(this, consumer);
+  }
+
+  /** Where crash replay starts: the flushed position read at open. */
+  public long replayStart() {
+    return replay.start();
+  }
+
+  /** Where crash replay ends: the end of what recovery found at open. */
+  public long replayEnd() {
+    return replay.end();
+  }
+
+  /** The damage found at open that replay would cross ({@link #replayStart()} on), in log order. */
+  public List<LogDamage> replayDamage() {
+    return replay.damageCrossed();
+  }
+
+  /** Where point-in-time replay stops: the first damage at or after the replay start, else {@link Long#MAX_VALUE}. */
+  public long replayStop() {
+    return replay.stop();
+  }
+
+  /**
+   * Marks recovered records as abandoned: their data was not restored by replay (they lie past a
+   * point-in-time stop), so readers and later replays must never return them. Written as abort
+   * markers (forced under {@link Durability#FSYNC}). For the replay at open, before any append.
+   *
+   * @throws IllegalArgumentException if a position is not a recovered record
+   */
+  public void abandon(List<Long> positions) {
+    replay.requireRecovered(positions, aborted, name);
+    appender.abandon(positions);
+  }
+
+  /** Every damage found at open (other than a torn tail), in log order. */
+  @Override
+  public List<LogDamage> damage() {
+    return recovered.damage();
+  }
+
+  /** The corrupt frames recovery found at open (each one lost record). */
+  public List<CorruptFrame> corruptFrames() {
+    return recovered.corruptFrames();
+  }
+
+  /** Bytes of torn tail that recovery cut off at open. */
+  public long tornBytesTruncated() {
+    return recovered.tornBytesTruncated();
+  }
+
+  /** Entries of the log directory that are not the log's (left alone), found at open. */
+  public List<Path> foreignEntries() {
+    return recovered.foreign();
+  }
+
+  /**
+   * The newest record timestamp recovered at open, or {@link Long#MIN_VALUE} if none; seed a
+   * {@link MonotonicClock} with it via {@link MonotonicClock#advancePast}.
+   */
+  public long newestRecoveredTimestamp() {
+    return recovered.newestTimestamp();
+  }
+
   // ---------------------------------------------------------------- retention
 
   /**
@@ -547,60 +428,13 @@ public final class TransactionLog implements LogView, AutoCloseable {
    */
   @Override
   public PurgeResult purge(Instant olderThan) {
-    long cutoff = olderThan.toEpochMilli();
-    long flushedAt = flushed.get();
-    List<Segment> doomed = new ArrayList<>();
-    int keptUnflushed = 0;
-    boolean activeKept = false;
-    Lock lock = appender.rotationLock();
-    lock.lock();
-    try {
-      checkOpen();
-      Segment active = segments.active();
-      for (Segment s : segments.all()) {
-        if (s.newestMillis() >= cutoff) {
-          break;
-        }
-        if (s == active || !s.sealed) {
-          activeKept = true;
-          break;
-        }
-        if (LogPosition.of(s.number, s.end) > flushedAt) {
-          keptUnflushed++;
-          continue;
-        }
-        if (keptUnflushed == 0) {
-          doomed.add(s);
-        }
-      }
-      for (Segment s : doomed) {
-        segments.remove(s);
-        s.deleted = true;
-      }
-    } finally {
-      lock.unlock();
-    }
-    long bytes = 0;
-    for (Segment s : doomed) {
-      bytes += s.end;
-      try {
-        s.close();
-        settings.fileSystem().delete(s.path);
-      } catch (IOException e) {
-        throw new LogIOException("cannot delete segment " + s.path, e);
-      }
-    }
-    Segment first = segments.first();
-    if (first != null) {
-      aborted.dropBelow(LogPosition.of(first.number, 0));
-    }
-    return new PurgeResult(doomed.size(), bytes, keptUnflushed, activeKept);
+    return retention.purge(olderThan);
   }
 
   /** {@link #purge} of what is older than the retention setting. */
   @Override
   public PurgeResult purgeExpired() {
-    return purge(clock.instant().minus(settings.retention()));
+    return retention.purgeExpired();
   }
 
   // ---------------------------------------------------------------- stats and lifecycle
@@ -610,29 +444,15 @@ public final class TransactionLog implements LogView, AutoCloseable {
   public LogStats stats() {
     int files = 0;
     long totalBytes = 0;
-    int keptUnflushed = 0;
-    long flushedAt = flushed.get();
     for (Segment s : segments.all()) {
       files++;
       totalBytes += s.end;
-      if (s.sealed && LogPosition.of(s.number, s.end) > flushedAt) {
-        keptUnflushed++;
-      }
     }
+    long flushedAt = flushed.get();
     Appender.Counters c = appender.counters();
-    return new LogStats(files, totalBytes, c.records(), c.bytes(), recordsRecovered,
-        c.unfinished(), c.lag(), aborted.size(), recoveredCorruptFrames.size(), c.fsyncs(), c.recordsPerFsync(),
-        keptUnflushed, watermark.get(), flushedAt, c.durablePosition());
-  }
-
-  /** The corrupt frames recovery found at open (each one lost record). */
-  public List<CorruptFrame> corruptFrames() {
-    return recoveredCorruptFrames;
-  }
-
-  /** Bytes of torn tail that recovery cut off at open. */
-  public long tornBytesTruncated() {
-    return tornBytesTruncated;
+    return new LogStats(files, totalBytes, c.records(), c.bytes(), recovered.records(),
+        c.unfinished(), c.lag(), aborted.size(), recovered.corruptFrames().size(), c.fsyncs(), c.recordsPerFsync(),
+        retention.keptUnflushed(flushedAt), watermark.get(), flushedAt, c.durablePosition());
   }
 
   /**
@@ -655,20 +475,11 @@ public final class TransactionLog implements LogView, AutoCloseable {
     try {
       closed = true;
       notDurable = appender.close();
-      List<CompletableFuture<Void>> waiting;
-      watermark.lock.lock();
-      try {
-        waiting = watermark.takeAllWaiters();
-      } finally {
-        watermark.lock.unlock();
-      }
-      LogClosedException closedError = new LogClosedException(name);
-      waiting.forEach(f -> f.completeExceptionally(closedError));
+      watermark.failWaiters(new LogClosedException(name));
       flushed.close(); // waits for a flushed-position write in progress
       closeError = segments.closeAll();
     } finally {
-      release(directoryLock);
-      OPEN_DIRECTORIES.remove(directory);
+      claim.release();
     }
     if (notDurable != null) {
       throw new LogFailedException(name, "making every appended record durable at close", notDurable);
@@ -703,19 +514,6 @@ public final class TransactionLog implements LogView, AutoCloseable {
   /** The recorded (committed prefix, sequence) pairs not yet taken by a flush, oldest first. */
   long[][] flushCorrelationPairs() {
     return watermark.pairs();
-  }
-
-  boolean isAborted(long position) {
-    return aborted.contains(position);
-  }
-
-  Segment segmentAtOrAfter(long number) {
-    return segments.atOrAfter(number);
-  }
-
-  /** The latest segment whose first record is older than {@code timestamp}, else the oldest. */
-  Segment segmentForTimestamp(long timestamp) {
-    return segments.forTimestamp(timestamp);
   }
 
   void checkOpen() {
