@@ -3,7 +3,6 @@ package io.commitlane.txlog;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -21,13 +20,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * create the next segment, swap in a buffer bound to it, drain and write the old one, force it
  * under FSYNC, seal it.
  *
- * <p><b>Completion</b>: a finished or aborted record adds {@code [ordinal, ordinal + 1)} to a
- * {@link LinkBufWatermark}; {@link #committedPosition} turns the ordinal watermark back into a log
- * position, which the log publishes as its committed watermark.
+ * <p><b>Completion</b>: each claim also takes the next record ordinal of a {@link CompletionRing},
+ * which tracks finished and aborted records out of order; {@link #committedPosition} is its
+ * watermark as a log position, which the log publishes as its committed watermark. The claim
+ * waits when the ring is full (the oldest unfinished record a whole ring behind).
  *
  * <p><b>Fail-stop</b>: once a sync, switch or force fails after claims, the bytes of records
  * already claimed (some of them maybe acknowledged to their callers as appended) cannot be
  * placed, so every later call fails with {@link LogFailedException}.
+ *
+ * <p>Claim, copy, sync and switch stay in one class because they are one protocol over the same
+ * two locks and the same active/standby swap: each step is safe only in the order the others keep.
  */
 final class LeaderlessBuffers {
 
@@ -78,9 +81,6 @@ final class LeaderlessBuffers {
   private final ReentrantLock syncLock = new ReentrantLock();
   private Buffer active;
   private Buffer standby;
-  private long nextOrdinal;
-  private volatile long claimedOrdinals;
-  private volatile long claimedEnd;
   private volatile long recordsClaimed;
   private volatile long bytesClaimed;
   private volatile boolean closed;
@@ -89,11 +89,7 @@ final class LeaderlessBuffers {
   private volatile long writtenEnd;
   private volatile LogFailedException failure;
 
-  private final LinkBufWatermark done;
-  private final java.util.concurrent.atomic.LongAdder completions = new java.util.concurrent.atomic.LongAdder();
-  private final AtomicLongArray startOf;
-  private final AtomicLongArray endOf;
-  private final int mask;
+  private final CompletionRing ring;
 
   LeaderlessBuffers(String logName, Segments segments, Segment activeSegment, long end,
       LogSettings settings) {
@@ -104,14 +100,9 @@ final class LeaderlessBuffers {
     this.active = new Buffer(bufferCapacity);
     this.standby = new Buffer(bufferCapacity);
     active.reset(activeSegment, activeSegment == null ? 0 : activeSegment.end);
-    this.claimedEnd = end;
     this.writtenEnd = end;
     this.ringWait = settings.completionRingWait();
-    int slots = settings.completionRingSlots();
-    this.done = new LinkBufWatermark(slots, 0);
-    this.startOf = new AtomicLongArray(slots);
-    this.endOf = new AtomicLongArray(slots);
-    this.mask = slots - 1;
+    this.ring = new CompletionRing(settings.completionRingSlots(), end);
   }
 
   // ---------------------------------------------------------------- append
@@ -142,20 +133,14 @@ final class LeaderlessBuffers {
         needsSwitch = current == null || segments.needsSwitch(current, offset, frameBytes);
         bufferFull = !needsSwitch && b.used + frameBytes > bufferCapacity;
         if (!needsSwitch && !bufferFull) {
-          long ordinal = nextOrdinal;
-          ringFull = !done.fits(ordinal + 1);
+          ringFull = !ring.hasRoom();
         }
         if (!needsSwitch && !bufferFull && !ringFull) {
-          long ordinal = nextOrdinal;
           position = LogPosition.of(current.number, offset);
           index = b.used;
           b.used += frameBytes;
           b.inFlight.incrementAndGet();
-          startOf.set((int) (ordinal & mask), position);
-          endOf.set((int) (ordinal & mask), position + frameBytes);
-          nextOrdinal = ordinal + 1;
-          claimedOrdinals = ordinal + 1;
-          claimedEnd = position + frameBytes;
+          ring.claim(position, position + frameBytes);
           if (clock != null) {
             timestamp = clock.next();
           }
@@ -181,7 +166,7 @@ final class LeaderlessBuffers {
         if (frameBytes > bufferCapacity) {
           return appendOversize(frame, clock);
         }
-        writeThrough(claimedEnd);
+        writeThrough(ring.claimedEnd());
         continue;
       }
       try {
@@ -214,9 +199,8 @@ final class LeaderlessBuffers {
           current = b.segment;
           long offset = b.fileStart + b.used;
           if (current != null && !segments.needsSwitch(current, offset, frameBytes)) {
-            long ordinal = nextOrdinal;
-            if (!done.fits(ordinal + 1)) {
-              throw new UnfinishedLimitException(logName, done.capacity(), ringWait);
+            if (!ring.hasRoom()) {
+              throw new UnfinishedLimitException(logName, ring.capacity(), ringWait);
             }
             long position = LogPosition.of(current.number, offset);
             long timestamp = clock == null ? Frame.timestamp(frame, frame.position()) : clock.next();
@@ -232,11 +216,7 @@ final class LeaderlessBuffers {
             current.end = offset + frameBytes;
             writtenEnd = position + frameBytes;
             b.reset(current, offset + frameBytes);
-            startOf.set((int) (ordinal & mask), position);
-            endOf.set((int) (ordinal & mask), position + frameBytes);
-            nextOrdinal = ordinal + 1;
-            claimedOrdinals = ordinal + 1;
-            claimedEnd = position + frameBytes;
+            ring.claim(position, position + frameBytes);
             current.noteRecord(timestamp);
             recordsClaimed++;
             bytesClaimed += frameBytes;
@@ -260,10 +240,10 @@ final class LeaderlessBuffers {
   private void awaitRingSlot() {
     long deadline = System.nanoTime() + ringWait.toNanos();
     int spins = 0;
-    while (!done.fits(claimedOrdinals + 1)) {
+    while (!ring.hasRoomNow()) {
       checkWritable();
       if (System.nanoTime() - deadline >= 0) {
-        throw new UnfinishedLimitException(logName, done.capacity(), ringWait);
+        throw new UnfinishedLimitException(logName, ring.capacity(), ringWait);
       }
       if (++spins < 64) {
         Thread.yield();
@@ -310,7 +290,7 @@ final class LeaderlessBuffers {
 
   /** Everything claimed so far reaches the file, then an fsync; returns the position covered. */
   long force() throws IOException {
-    long target = claimedEnd;
+    long target = ring.claimedEnd();
     writeThrough(target);
     Segment s = segmentHolding(target);
     if (s != null) {
@@ -421,11 +401,9 @@ final class LeaderlessBuffers {
    */
   long complete(long position) {
     long ordinal = requireUnfinished(position);
-    long end = endOf.get((int) (ordinal & mask));
+    long end = ring.endOf(ordinal);
     writeThrough(end);
-    done.add(ordinal, ordinal + 1);
-    completions.increment();
-    done.advance();
+    ring.complete(ordinal);
     return end;
   }
 
@@ -435,12 +413,9 @@ final class LeaderlessBuffers {
    */
   long completeAborted(long ordinal, long markerPosition) {
     long markerOrdinal = requireUnfinished(markerPosition);
-    long end = endOf.get((int) (markerOrdinal & mask));
+    long end = ring.endOf(markerOrdinal);
     writeThrough(end);
-    done.add(ordinal, ordinal + 1);
-    done.add(markerOrdinal, markerOrdinal + 1);
-    completions.add(2);
-    done.advance();
+    ring.complete(ordinal, markerOrdinal);
     return end;
   }
 
@@ -451,8 +426,8 @@ final class LeaderlessBuffers {
    */
   long requireUnfinished(long position) {
     checkFailed();
-    long ordinal = ordinalOf(position);
-    if (ordinal < 0 || done.isCompleted(ordinal, ordinal + 1)) {
+    long ordinal = ring.unfinishedOrdinal(position);
+    if (ordinal < 0) {
       throw new IllegalStateException("position " + LogPosition.toString(position)
           + " is not awaiting finish in transaction log '" + logName
           + "': it was never appended, or it already finished or aborted");
@@ -460,42 +435,9 @@ final class LeaderlessBuffers {
     return ordinal;
   }
 
-  /**
-   * Binary search of the claimed, not yet passed ordinals for {@code position}. A slot is reused
-   * only after the watermark passed its ordinal, so a slot read while the watermark is still at or
-   * below it holds its own position; one the watermark passed lies below any unfinished record.
-   */
-  private long ordinalOf(long position) {
-    return SortedSearch.indexOf(done.watermark(), claimedOrdinals - 1, mid -> {
-      long value = startOf.get((int) (mid & mask));
-      // Read the slot first: if the watermark passed it meanwhile, it may already hold a newer claim.
-      return done.watermark() > mid ? Long.MIN_VALUE : value;
-    }, position);
-  }
-
-  /**
-   * The committed watermark as a log position: the start of the first record not yet completed,
-   * or the end of the last claim when every claim completed. Lock-free: slot {@code w} cannot be
-   * reused while the watermark is {@code w}, and a claim publishes its slots before {@code
-   * claimedOrdinals} and {@code claimedEnd} after it, so each read is validated by re-reading
-   * the counter it depends on.
-   */
+  /** The committed watermark as a log position ({@link CompletionRing#committedPosition}). */
   long committedPosition() {
-    while (true) {
-      long claimed = claimedOrdinals;
-      long w = done.watermark();
-      if (w < claimed) {
-        long start = startOf.get((int) (w & mask));
-        if (done.watermark() == w) {
-          return start;
-        }
-      } else if (w == claimed) {
-        long end = claimedEnd;
-        if (claimedOrdinals == claimed) {
-          return end;
-        }
-      }
-    }
+    return ring.committedPosition();
   }
 
   // ---------------------------------------------------------------- state
@@ -505,7 +447,7 @@ final class LeaderlessBuffers {
   }
 
   long claimedEnd() {
-    return claimedEnd;
+    return ring.claimedEnd();
   }
 
   long recordsClaimed() {
@@ -518,12 +460,12 @@ final class LeaderlessBuffers {
 
   /** Records appended and not yet finished or aborted. */
   int unfinished() {
-    return (int) Math.max(0, claimedOrdinals - completions.sum());
+    return ring.unfinished();
   }
 
   /** Records appended and not yet passed by the watermark (finished or not). */
   int lag() {
-    return (int) Math.max(0, claimedOrdinals - done.watermark());
+    return ring.lag();
   }
 
   LogFailedException failure() {
