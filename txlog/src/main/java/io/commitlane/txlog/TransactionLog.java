@@ -26,7 +26,8 @@ import java.util.function.LongSupplier;
  * directory at open and {@link SegmentSet} holds the segments; the {@link Appender} of the {@link
  * AppendMode} writes records and moves the {@link CommitWatermark}; {@link FlushedPosition}
  * persists where replay starts; {@link LogReplay} replays what was recovered, {@link LogReader}
- * reads, and {@link LogRetention} purges.
+ * reads, and {@link LogRetention} purges. This class only delegates, checks arguments and keeps
+ * the close order; most of its length is the contract of its public methods.
  *
  * <pre>{@code
  * try (TransactionLog log = TransactionLog.open(dbDir.resolve("txlog/main"), LogSettings.defaults())) {
