@@ -9,8 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -23,8 +21,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * synchronous rows' begin-to-return.
  */
 final class AsyncContentionRunner {
-  private static final long DRAIN_TIMEOUT_SECONDS = 60;
-
   private final ActorSystem<?> system;
   private final int keySpace;
   private final int valueSize;
@@ -63,8 +59,8 @@ final class AsyncContentionRunner {
   private PipelineSample measure(CommitlaneDatabase db, Load load, int inFlight, boolean log, WindowListener listener) throws Exception {
     CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
-    List<Thread> workers = tally.startWorkers(load.threads(), "bench-async-", ready,
-        seed -> work(db, seed, load.keys(), inFlight, log, tally, ready));
+    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-async-", ready, inFlight, valueSize,
+        (random, value, done) -> commit(db, random, value, load.keys(), log, tally, done));
     try {
       CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener,
           db::stats); // db.stats() starts the pipeline's interval histograms at the window's edge
@@ -77,26 +73,16 @@ final class AsyncContentionRunner {
     }
   }
 
-  private void work(CommitlaneDatabase db, long seed, int keyCount, int inFlight, boolean log, CommitTally tally, CountDownLatch ready)
-      throws InterruptedException {
-    SplittableRandom random = new SplittableRandom(seed);
-    byte[] value = BenchTransactions.randomValue(random, valueSize);
-    Semaphore slots = new Semaphore(inFlight);
-    ready.countDown();
-    while (tally.running) {
-      slots.acquire();
-      byte[][] keys = new byte[keyCount][]; // fresh arrays: the transaction keeps them until it completes
-      for (int i = 0; i < keys.length; i++) {
-        keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
-      }
-      long start = System.nanoTime();
-      db.commit(BenchTransactions.begin(db, keys, value, log, readFirst)).whenComplete((result, error) -> {
-        tally.record(System.nanoTime() - start, error);
-        slots.release();
-      });
+  private void commit(CommitlaneDatabase db, SplittableRandom random, byte[] value, int keyCount, boolean log, CommitTally tally,
+      Runnable done) {
+    byte[][] keys = new byte[keyCount][]; // fresh arrays: the transaction keeps them until it completes
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
     }
-    if (!slots.tryAcquire(inFlight, DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("commits still in flight " + DRAIN_TIMEOUT_SECONDS + " s after the run ended");
-    }
+    long start = System.nanoTime();
+    db.commit(BenchTransactions.begin(db, keys, value, log, readFirst)).whenComplete((result, error) -> {
+      tally.record(System.nanoTime() - start, error);
+      done.run();
+    });
   }
 }

@@ -4,8 +4,11 @@ import io.commitlane.storage.ConflictException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -16,6 +19,9 @@ import org.HdrHistogram.Recorder;
  * threads at once; the runner opens and closes the window from one.
  */
 final class CommitTally {
+  /** How long a stopped worker waits for its commits still in flight. */
+  private static final long DRAIN_TIMEOUT_SECONDS = 60;
+
   final LongAdder commits = new LongAdder();
   final LongAdder conflicts = new LongAdder();
   final Recorder latency = new Recorder(3);
@@ -34,6 +40,33 @@ final class CommitTally {
   /** One worker's loop, given its seed. */
   interface Worker {
     void run(long seed) throws Exception;
+  }
+
+  /** One asynchronous commit of an in-flight worker; {@code done} runs once when it has completed, whatever the outcome. */
+  interface AsyncCommit {
+    void submit(SplittableRandom random, byte[] value, Runnable done) throws Exception;
+  }
+
+  /**
+   * Starts {@code count} workers (as {@link #startWorkers}) that each keep up to {@code inFlight}
+   * commits in flight: a slot is taken before each submit and given back by {@code done}, so no
+   * thread ever blocks on a commit. Each worker writes one random value of {@code valueSize} bytes
+   * and, once stopped, waits for its commits in flight to finish.
+   */
+  List<Thread> startInFlightWorkers(int count, String namePrefix, CountDownLatch ready, int inFlight, int valueSize, AsyncCommit commit) {
+    return startWorkers(count, namePrefix, ready, seed -> {
+      SplittableRandom random = new SplittableRandom(seed);
+      byte[] value = BenchTransactions.randomValue(random, valueSize);
+      Semaphore slots = new Semaphore(inFlight);
+      ready.countDown();
+      while (running) {
+        slots.acquire();
+        commit.submit(random, value, slots::release);
+      }
+      if (!slots.tryAcquire(inFlight, DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+        throw new IllegalStateException("commits still in flight " + DRAIN_TIMEOUT_SECONDS + " s after the run ended");
+      }
+    });
   }
 
   /**

@@ -8,7 +8,6 @@ import java.util.SplittableRandom;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,8 +88,8 @@ final class RawOptimisticAsyncPeer {
       Load load, int inFlight, WindowListener listener, int commitThreads) throws Exception {
     CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
-    List<Thread> workers = tally.startWorkers(load.threads(), "bench-raw-async-", ready,
-        seed -> work(db, writeOptions, readOptions, pool, seed, load.keys(), inFlight, tally, ready));
+    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-raw-async-", ready, inFlight, valueSize,
+        (random, value, done) -> submit(db, writeOptions, readOptions, pool, random, value, load.keys(), tally, done));
     try {
       CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener, () -> { });
       return new PipelineSample(window.measurement(), commitThreads, Double.NaN);
@@ -99,45 +98,35 @@ final class RawOptimisticAsyncPeer {
     }
   }
 
-  private void work(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool, long seed,
-      int keyCount, int inFlight, CommitTally tally, CountDownLatch ready) throws InterruptedException {
-    SplittableRandom random = new SplittableRandom(seed);
-    byte[] value = BenchTransactions.randomValue(random, valueSize);
-    Semaphore slots = new Semaphore(inFlight);
-    ready.countDown();
-    while (tally.running) {
-      slots.acquire();
-      long start = System.nanoTime();
-      Transaction txn = db.beginTransaction(writeOptions);
-      try {
-        byte[][] keys = new byte[keyCount][];
-        for (int i = 0; i < keyCount; i++) {
-          keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
-        }
-        for (int i = 0; readFirst && i < keyCount; i++) {
-          txn.getForUpdate(readOptions, keys[i], true);
-        }
-        for (byte[] k : keys) {
-          txn.put(k, value);
-        }
-      } catch (RocksDBException e) {
-        txn.close();
-        slots.release();
-        tally.errors.add(e);
-        return;
+  /** On the worker: begin and write the transaction, then hand its commit to the pool. A write that fails ends the worker. */
+  private void submit(OptimisticTransactionDB db, WriteOptions writeOptions, ReadOptions readOptions, ExecutorService pool,
+      SplittableRandom random, byte[] value, int keyCount, CommitTally tally, Runnable done) throws RocksDBException {
+    long start = System.nanoTime();
+    Transaction txn = db.beginTransaction(writeOptions);
+    try {
+      byte[][] keys = new byte[keyCount][];
+      for (int i = 0; i < keyCount; i++) {
+        keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
       }
-      pool.execute(() -> {
-        try {
-          commit(txn, tally);
-        } finally {
-          tally.latency.recordValue(Math.max(0, System.nanoTime() - start));
-          slots.release();
-        }
-      });
+      for (int i = 0; readFirst && i < keyCount; i++) {
+        txn.getForUpdate(readOptions, keys[i], true);
+      }
+      for (byte[] k : keys) {
+        txn.put(k, value);
+      }
+    } catch (RocksDBException e) {
+      txn.close();
+      done.run();
+      throw e;
     }
-    if (!slots.tryAcquire(inFlight, DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("raw commits still in flight " + DRAIN_TIMEOUT_SECONDS + " s after the run ended");
-    }
+    pool.execute(() -> {
+      try {
+        commit(txn, tally);
+      } finally {
+        tally.latency.recordValue(Math.max(0, System.nanoTime() - start));
+        done.run();
+      }
+    });
   }
 
   /** On a pool thread: commit, count a conflict (Busy or TryAgain: nothing written) or record the error. */
