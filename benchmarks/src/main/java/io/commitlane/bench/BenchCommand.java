@@ -93,13 +93,7 @@ final class BenchCommand implements Callable<Integer> {
   TimingOptions timing = new TimingOptions(1, 1, 3);
 
   @Mixin
-  WorkloadOptions workload = new WorkloadOptions();
-
-  @Mixin
-  CommitlaneOptions commitlane = new CommitlaneOptions();
-
-  @Mixin
-  DirOption dir = new DirOption();
+  CommitRunOptions options = new CommitRunOptions();
 
   @Spec
   CommandSpec spec;
@@ -116,7 +110,7 @@ final class BenchCommand implements Callable<Integer> {
       throw Checks.usage("--scenario: unknown scenario '" + scenario + "'; known: " + String.join(", ", SCENARIOS));
     }
     timing.validate();
-    workload.validate();
+    options.workload.validate();
     Checks.range("--concurrency", concurrency, 1, 10_000);
     Checks.range("--databases", databases, 1, 1000);
     Checks.range("--records", records, 1, 100_000_000);
@@ -139,7 +133,7 @@ final class BenchCommand implements Callable<Integer> {
     }
     Durability durability = settings.log().durability();
     StopSignal.arm();
-    Path root = dir.root("commitlane-bench");
+    Path root = options.dir.root("commitlane-bench");
     FlightRecording recording = jfr == null ? null : FlightRecording.start(jfr);
     try {
       out.println(header(shape, settings));
@@ -169,9 +163,9 @@ final class BenchCommand implements Callable<Integer> {
       json.put("keys", shape.keys());
       json.put("keySpace", shape.keySpace());
       json.put("concurrency", concurrency);
-      json.put("valueSize", workload.valueSize);
-      json.put("wal", commitlane.wal);
-      json.put("log", commitlane.log);
+      json.put("valueSize", options.workload.valueSize);
+      json.put("wal", options.commitlane.wal);
+      json.put("log", options.commitlane.log);
       json.put("overrides", overrides().asMap());
       runs.forEach(m -> m.remove("summary"));
       json.put("runs", runs);
@@ -182,14 +176,14 @@ final class BenchCommand implements Callable<Integer> {
         recording.close();
         System.err.println("flight recording: " + recording.file() + " (jfr print --events 'io.commitlane.*' " + recording.file() + ")");
       }
-      dir.cleanUp(root);
+      options.dir.cleanUp(root);
       StopSignal.finished();
     }
   }
 
   private Shape shape() {
     boolean keySpaceGiven = spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption("--key-space");
-    int keySpace = workload.keySpace;
+    int keySpace = options.workload.keySpace;
     Shape s = switch (scenario) {
       case "four-db" -> new Shape(4, or(workers, 1), or(syncWorkers, 0), or(keys, 1000), keySpace);
       case "mixed-sync" -> new Shape(1, or(workers, 2), or(syncWorkers, 2), or(keys, 64), keySpace);
@@ -216,16 +210,16 @@ final class BenchCommand implements Callable<Integer> {
     String what = switch (scenario) {
       case "memory" -> s.databases() + " empty databases in a fresh JVM";
       case "txlog" -> String.format(Locale.ROOT, "%d writers append one %d-byte entry per record, durability %s", s.async(),
-          workload.valueSize, settings.log().durability().name().toLowerCase(Locale.ROOT));
-      case "ingest" -> String.format(Locale.ROOT, "%,d records of %d bytes through Ingest.sink (batches of <= 1,000, parallelism %d)", records, workload.valueSize,
-          ingestParallelism);
+          options.workload.valueSize, settings.log().durability().name().toLowerCase(Locale.ROOT));
+      case "ingest" -> String.format(Locale.ROOT, "%,d records of %d bytes through Ingest.sink (batches of <= 1,000, parallelism %d)", records,
+          options.workload.valueSize, ingestParallelism);
       default -> String.format(Locale.ROOT, "%d database%s, %d async workers (%d in flight each) + %d commitSync workers per database, %d keys per commit "
               + "from %,d%s", s.databases(), s.databases() == 1 ? "" : "s", s.async(), concurrency, s.sync(), s.keys(), s.keySpace(),
           scenario.equals("conflict") ? ", read-modify-write" : "");
     };
     return String.format(Locale.ROOT, "bench %s: %s; %d run%s of %.1f s warm-up + %.1f s; mode %s, WAL %s%s, commit-threads %d, occ %s/%d buckets",
-        scenario, what, timing.runs, timing.runs == 1 ? "" : "s", timing.warmup, timing.seconds, mode, commitlane.wal ? "on" : "off",
-        commitlane.log ? ", log on (" + settings.log().durability().name().toLowerCase(Locale.ROOT) + ")" : "",
+        scenario, what, timing.runs, timing.runs == 1 ? "" : "s", timing.warmup, timing.seconds, mode, options.commitlane.wal ? "on" : "off",
+        options.commitlane.log ? ", log on (" + settings.log().durability().name().toLowerCase(Locale.ROOT) + ")" : "",
         settings.commitThreads(), settings.storage().occValidation().name().toLowerCase(Locale.ROOT), settings.storage().occLockBuckets());
   }
 
@@ -243,14 +237,14 @@ final class BenchCommand implements Callable<Integer> {
       }
       boolean counters = scenario.equals("conflict");
       WorkerGroup.TransactionMaker maker = counters ? readModifyWrite(shape.keys(), shape.keySpace())
-          : WorkerGroup.blindWrites(shape.keys(), shape.keySpace(), commitlane.log);
+          : WorkerGroup.blindWrites(shape.keys(), shape.keySpace(), options.commitlane.log);
       List<WorkerGroup> groups = new ArrayList<>();
       for (int d = 0; d < dbs.size(); d++) {
         if (shape.async() > 0) {
-          groups.add(new WorkerGroup("async", dbs.get(d), shape.async(), concurrency, maker, workload.valueSize, 0x5EED + 1000L * d));
+          groups.add(new WorkerGroup("async", dbs.get(d), shape.async(), concurrency, maker, options.workload.valueSize, 0x5EED + 1000L * d));
         }
         if (shape.sync() > 0) {
-          groups.add(new WorkerGroup("commitSync", dbs.get(d), shape.sync(), 0, maker, workload.valueSize, 0x5EED + 1000L * d + 500));
+          groups.add(new WorkerGroup("commitSync", dbs.get(d), shape.sync(), 0, maker, options.workload.valueSize, 0x5EED + 1000L * d + 500));
         }
       }
       DispatcherProbe probe = scenario.equals("probe")
@@ -400,7 +394,7 @@ final class BenchCommand implements Callable<Integer> {
     CpuWindow cpu = new CpuWindow();
     Measurement m;
     try (ProgressLine line = ProgressLine.start(System.err, progress.progress, new WindowStatus(timing)::status)) {
-      m = new ContentionRunner(1, workload.valueSize, timing.warmup, timing.seconds)
+      m = new ContentionRunner(1, options.workload.valueSize, timing.warmup, timing.seconds)
           .run(new TxlogAppendVariant(durability), new Load(shape.async(), 1), cell, cpu);
     }
     Map<String, Object> r = new LinkedHashMap<>();
@@ -414,17 +408,17 @@ final class BenchCommand implements Callable<Integer> {
   }
 
   private PipelineOverrides overrides() {
-    PipelineOverrides o = commitlane.overrides().plus(PipelineOverrides.none().mode("--mode", mode));
+    PipelineOverrides o = options.commitlane.overrides().plus(PipelineOverrides.none().mode("--mode", mode));
     return queueCapacity == null ? o : o.with("--queue-capacity", "commit-queue-capacity", queueCapacity);
   }
 
   private Map<String, Object> ingest(ActorSystem<?> system, CommitlaneDatabase db) throws Exception {
     SplittableRandom random = new SplittableRandom(42);
-    byte[] value = new byte[workload.valueSize];
+    byte[] value = new byte[options.workload.valueSize];
     for (int i = 0; i < value.length; i++) {
       value[i] = (byte) random.nextInt();
     }
-    int keySpace = workload.keySpace;
+    int keySpace = options.workload.keySpace;
     long cpu0 = CpuWindow.processCpuNanos();
     long t0 = System.nanoTime();
     IngestTotals totals;

@@ -69,13 +69,7 @@ final class CompareCommand implements Callable<Integer> {
   TimingOptions timing = new TimingOptions(3, 0.5, 2);
 
   @Mixin
-  WorkloadOptions workload = new WorkloadOptions();
-
-  @Mixin
-  CommitlaneOptions commitlane = new CommitlaneOptions();
-
-  @Mixin
-  DirOption dir = new DirOption();
+  CommitRunOptions options = new CommitRunOptions();
 
   @Spec
   CommandSpec spec;
@@ -91,7 +85,7 @@ final class CompareCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     stdout = System.out;
     timing.validate();
-    workload.validate();
+    options.workload.validate();
     Checks.range("--concurrency", concurrency, 1, 10_000);
     List<Variant> variants = parseVariants();
     loads.forEach(l -> {
@@ -100,7 +94,7 @@ final class CompareCommand implements Callable<Integer> {
     });
     Config config = BenchSystem.config();
     Map<Variant, PipelineSettings> settings = resolve(variants, config);
-    peerCommitThreads = commitlane.overrides().resolve(config).commitThreads();
+    peerCommitThreads = options.commitlane.overrides().resolve(config).commitThreads();
     Path outDir = outputDirectory();
     ZonedDateTime started = ZonedDateTime.now();
     MachineInfo machine = MachineInfo.current();
@@ -108,7 +102,7 @@ final class CompareCommand implements Callable<Integer> {
     StopSignal.arm();
     try {
       printHeader(machine, variants);
-      Path root = dir.root("commitlane-compare");
+      Path root = options.dir.root("commitlane-compare");
       ActorSystem<Void> system = BenchSystem.start("compare", config);
       CellProgress cells = new CellProgress(results.cellsPlanned, timing);
       try (ProgressLine line = ProgressLine.start(System.err, progress.progress, cells::status)) {
@@ -129,14 +123,14 @@ final class CompareCommand implements Callable<Integer> {
             listener.cellFinished(index, load, variant, s);
           }
         };
-        new Comparison(system, settings, workload, timing, concurrency, peerCommitThreads, commitlane.log, commitlane.wal, readFirst)
-            .run(results, root, print);
+        new Comparison(system, settings, options.workload, timing, concurrency, peerCommitThreads, options.commitlane.log,
+            options.commitlane.wal, readFirst).run(results, root, print);
       } catch (StopSignal.StoppedException e) {
         results.markPartial();
         stdout.println("  stopped (Ctrl-C): reporting the " + results.cellsDone() + " of " + results.cellsPlanned + " measurements done");
       } finally {
         BenchSystem.stop(system);
-        dir.cleanUp(root);
+        options.dir.cleanUp(root);
       }
       report(results, machine, started, outDir);
       return results.partial() ? STOPPED : 0;
@@ -164,7 +158,7 @@ final class CompareCommand implements Callable<Integer> {
   /** Every commitlane variant's settings, validated before anything runs. */
   private Map<Variant, PipelineSettings> resolve(List<Variant> variants, Config config) {
     Map<Variant, PipelineSettings> settings = new LinkedHashMap<>();
-    PipelineOverrides flags = commitlane.overrides();
+    PipelineOverrides flags = options.commitlane.overrides();
     for (Variant v : variants) {
       if (!v.kind().isCommitlane()) {
         continue;
@@ -197,8 +191,8 @@ final class CompareCommand implements Callable<Integer> {
     stdout.printf(Locale.ROOT, "  variants: %s%n", String.join(", ", variants.stream().map(Variant::label).toList()));
     stdout.printf(Locale.ROOT, "  machine: %s%n", machine.describe());
     stdout.printf(Locale.ROOT, "  %d-byte values, random 8-byte keys from %,d%s, WAL %s%s; pipeline variants keep %d commits in flight per worker%s%n",
-        workload.valueSize, workload.keySpace, readFirst ? ", each commit reads its keys first" : "", commitlane.wal ? "on" : "off",
-        commitlane.log ? ", commitlane commits write the transaction log" : "", concurrency,
+        options.workload.valueSize, options.workload.keySpace, readFirst ? ", each commit reads its keys first" : "",
+        options.commitlane.wal ? "on" : "off", options.commitlane.log ? ", commitlane commits write the transaction log" : "", concurrency,
         variants.stream().anyMatch(v -> v.kind() == Variant.Kind.RAW_OPTIMISTIC_ASYNC)
             ? ", and so does optimistic-async, committing on a pool of " + peerCommitThreads + " threads" : "");
   }
@@ -245,14 +239,14 @@ final class CompareCommand implements Callable<Integer> {
     m.put("runs", timing.runs);
     m.put("warmupSeconds", timing.warmup);
     m.put("seconds", timing.seconds);
-    m.put("valueSize", workload.valueSize);
-    m.put("keySpace", workload.keySpace);
+    m.put("valueSize", options.workload.valueSize);
+    m.put("keySpace", options.workload.keySpace);
     m.put("concurrency", concurrency);
     m.put("readFirst", readFirst);
     m.put("peerCommitThreads", peerCommitThreads);
-    m.put("wal", commitlane.wal);
-    m.put("log", commitlane.log);
-    m.put("commitlaneOverrides", commitlane.overrides().asMap());
+    m.put("wal", options.commitlane.wal);
+    m.put("log", options.commitlane.log);
+    m.put("commitlaneOverrides", options.commitlane.overrides().asMap());
     return m;
   }
 }
