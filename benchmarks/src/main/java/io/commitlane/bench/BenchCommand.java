@@ -1,31 +1,15 @@
 package io.commitlane.bench;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
-import io.commitlane.actors.stream.Ingest;
-import io.commitlane.actors.stream.IngestSettings;
-import io.commitlane.actors.stream.IngestTotals;
-import io.commitlane.actors.stream.KeyValue;
-import io.commitlane.storage.Transaction;
-import io.commitlane.txlog.Durability;
 import java.io.PrintStream;
-import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import org.HdrHistogram.Histogram;
-import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.DispatcherSelector;
-import org.apache.pekko.stream.javadsl.Source;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -100,9 +84,6 @@ final class BenchCommand implements Callable<Integer> {
 
   private PrintStream out;
 
-  /** The scenario's shape once defaults are filled in. */
-  private record Shape(int databases, int async, int sync, int keys, int keySpace) {}
-
   @Override
   public Integer call() throws Exception {
     out = System.out;
@@ -114,7 +95,7 @@ final class BenchCommand implements Callable<Integer> {
     Checks.range("--concurrency", concurrency, 1, 10_000);
     Checks.range("--databases", databases, 1, 1000);
     Checks.range("--records", records, 1, 100_000_000);
-    Shape shape = shape();
+    BenchShape shape = shape();
     if (jfr != null) {
       FlightRecording.check("--jfr", jfr);
     }
@@ -131,7 +112,7 @@ final class BenchCommand implements Callable<Integer> {
       throw Checks.usage("--workers " + shape.async() + " x --concurrency " + concurrency + " exceed the commit queue's capacity of "
           + settings.commitQueueCapacity());
     }
-    Durability durability = settings.log().durability();
+    BenchScenario measured = scenario(shape, settings, config);
     StopSignal.arm();
     Path root = options.dir.root("commitlane-bench");
     FlightRecording recording = jfr == null ? null : FlightRecording.start(jfr);
@@ -141,12 +122,7 @@ final class BenchCommand implements Callable<Integer> {
       List<Map<String, Object>> runs = new ArrayList<>();
       try {
         for (int r = 0; r < timing.runs; r++) {
-          Path cell = root.resolve("run-" + r);
-          Map<String, Object> result = switch (scenario) {
-            case "memory" -> memory();
-            case "txlog" -> txlog(shape, durability, cell);
-            default -> pipeline(shape, settings, config, cell);
-          };
+          Map<String, Object> result = measured.measure(root.resolve("run-" + r));
           runs.add(result);
           out.println("run " + (r + 1) + ": " + result.get("summary"));
         }
@@ -181,17 +157,17 @@ final class BenchCommand implements Callable<Integer> {
     }
   }
 
-  private Shape shape() {
+  private BenchShape shape() {
     boolean keySpaceGiven = spec.commandLine().getParseResult() != null && spec.commandLine().getParseResult().hasMatchedOption("--key-space");
     int keySpace = options.workload.keySpace;
-    Shape s = switch (scenario) {
-      case "four-db" -> new Shape(4, or(workers, 1), or(syncWorkers, 0), or(keys, 1000), keySpace);
-      case "mixed-sync" -> new Shape(1, or(workers, 2), or(syncWorkers, 2), or(keys, 64), keySpace);
-      case "conflict" -> new Shape(1, or(workers, 4), or(syncWorkers, 0), or(keys, 8), keySpaceGiven ? keySpace : 1000);
-      case "txlog" -> new Shape(0, or(workers, 4), 0, 1, keySpace);
-      case "memory" -> new Shape(databases, 0, 0, 0, 0);
-      case "ingest" -> new Shape(1, 0, 0, 1, keySpace);
-      default -> new Shape(1, or(workers, 4), or(syncWorkers, 0), or(keys, 64), keySpace);
+    BenchShape s = switch (scenario) {
+      case "four-db" -> new BenchShape(4, or(workers, 1), or(syncWorkers, 0), or(keys, 1000), keySpace);
+      case "mixed-sync" -> new BenchShape(1, or(workers, 2), or(syncWorkers, 2), or(keys, 64), keySpace);
+      case "conflict" -> new BenchShape(1, or(workers, 4), or(syncWorkers, 0), or(keys, 8), keySpaceGiven ? keySpace : 1000);
+      case "txlog" -> new BenchShape(0, or(workers, 4), 0, 1, keySpace);
+      case "memory" -> new BenchShape(databases, 0, 0, 0, 0);
+      case "ingest" -> new BenchShape(1, 0, 0, 1, keySpace);
+      default -> new BenchShape(1, or(workers, 4), or(syncWorkers, 0), or(keys, 64), keySpace);
     };
     Checks.range("--workers", s.async(), scenario.equals("ingest") || scenario.equals("memory") ? 0 : 1, 256);
     Checks.range("--sync-workers", s.sync(), 0, 256);
@@ -206,7 +182,7 @@ final class BenchCommand implements Callable<Integer> {
     return v != null ? v : fallback;
   }
 
-  private String header(Shape s, PipelineSettings settings) {
+  private String header(BenchShape s, PipelineSettings settings) {
     String what = switch (scenario) {
       case "memory" -> s.databases() + " empty databases in a fresh JVM";
       case "txlog" -> String.format(Locale.ROOT, "%d writers append one %d-byte entry per record, durability %s", s.async(),
@@ -223,237 +199,27 @@ final class BenchCommand implements Callable<Integer> {
         settings.commitThreads(), settings.storage().occValidation().name().toLowerCase(Locale.ROOT), settings.storage().occLockBuckets());
   }
 
-  /** one-db, four-db, mixed-sync, conflict, probe and ingest: commits through the pipeline. */
-  private Map<String, Object> pipeline(Shape shape, PipelineSettings settings, Config config, Path cell) throws Exception {
-    ActorSystem<Void> system = BenchSystem.start("bench", config);
-    List<CommitlaneDatabase> dbs = new ArrayList<>();
-    try {
-      for (int d = 0; d < shape.databases(); d++) {
-        Path p = Files.createDirectories(cell.resolve("db-" + d));
-        dbs.add(CommitlaneDatabase.open(system, p, settings));
-      }
-      if (scenario.equals("ingest")) {
-        return ingest(system, dbs.get(0));
-      }
-      boolean counters = scenario.equals("conflict");
-      WorkerGroup.TransactionMaker maker = counters ? readModifyWrite(shape.keys(), shape.keySpace())
-          : WorkerGroup.blindWrites(shape.keys(), shape.keySpace(), options.commitlane.log);
-      List<WorkerGroup> groups = new ArrayList<>();
-      for (int d = 0; d < dbs.size(); d++) {
-        if (shape.async() > 0) {
-          groups.add(new WorkerGroup("async", dbs.get(d), shape.async(), concurrency, maker, options.workload.valueSize, 0x5EED + 1000L * d));
-        }
-        if (shape.sync() > 0) {
-          groups.add(new WorkerGroup("commitSync", dbs.get(d), shape.sync(), 0, maker, options.workload.valueSize, 0x5EED + 1000L * d + 500));
-        }
-      }
-      DispatcherProbe probe = scenario.equals("probe")
-          ? DispatcherProbe.start(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()), java.time.Duration.ofMillis(1)) : null;
-      try {
-        Map<String, Object> result = measure(groups, probe == null ? WindowListener.NONE : probe, dbs);
-        if (probe != null) {
-          Histogram w = probe.window();
-          result.put("probeP50Micros", w.getValueAtPercentile(50) / 1000.0);
-          result.put("probeP99Micros", w.getValueAtPercentile(99) / 1000.0);
-          result.put("probes", w.getTotalCount());
-          result.put("summary", result.get("summary") + String.format(Locale.ROOT, "; default-dispatcher probe p50 %s µs, p99 %s µs (%d probes)",
-              Units.micros(w.getValueAtPercentile(50)), Units.micros(w.getValueAtPercentile(99)), w.getTotalCount()));
-        }
-        if (counters) {
-          long committed = groups.stream().mapToLong(WorkerGroup::commitsSoFar).sum();
-          long sum = counterSum(dbs.get(0), shape.keySpace());
-          long expected = committed * shape.keys();
-          result.put("lostUpdates", expected - sum);
-          result.put("summary", result.get("summary") + String.format(Locale.ROOT, "; counters: %,d increments committed, sum %,d: %s",
-              expected, sum, expected == sum ? "no lost update" : (expected - sum) + " LOST"));
-          if (expected != sum) {
-            throw new IllegalStateException("lost updates: " + expected + " increments committed, counters sum to " + sum);
-          }
-        }
-        return result;
-      } finally {
-        if (probe != null) {
-          probe.close();
-        }
-      }
-    } finally {
-      for (CommitlaneDatabase db : dbs) {
-        db.close();
-      }
-      BenchSystem.stop(system);
-      ContentionRunner.deleteRecursively(cell);
-    }
-  }
-
-  /** Starts every group, warms up, measures one window, stops them (waiting for commits in flight). */
-  private Map<String, Object> measure(List<WorkerGroup> groups, WindowListener also, List<CommitlaneDatabase> dbs) throws Exception {
-    CountDownLatch ready = new CountDownLatch(groups.stream().mapToInt(WorkerGroup::threads).sum());
-    CpuWindow cpu = new CpuWindow();
-    WindowListener listener = cpu.and(also);
-    Map<String, WorkerGroup.Result> byLabel = new LinkedHashMap<>();
-    int executors = 0;
-    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, new WindowStatus(timing)::status)) {
-      groups.forEach(g -> g.start(ready));
-      ready.await();
-      ContentionRunner.pause(timing.warmup);
-      groups.forEach(WorkerGroup::windowOpened);
-      dbs.forEach(CommitlaneDatabase::stats); // the pipeline's interval histograms start at the window's edge
-      listener.windowOpened();
-      long t0 = System.nanoTime();
-      ContentionRunner.pause(timing.seconds);
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      for (WorkerGroup g : groups) {
-        byLabel.merge(g.label, g.windowClosed(seconds), WorkerGroup.Result::merge);
-      }
-      listener.windowClosed();
-      for (CommitlaneDatabase db : dbs) {
-        executors += db.stats().executorsStarted();
-      }
-    } finally {
-      for (WorkerGroup g : groups) {
-        g.stop();
-      }
-    }
-    WorkerGroup.Result total = byLabel.values().stream().reduce(WorkerGroup.Result::merge).orElseThrow();
-    Map<String, Object> result = resultJson(total, cpu.nanosPer(total.commits()));
-    result.put("executorsStarted", executors);
-    StringBuilder summary = new StringBuilder(summary(total, cpu.nanosPer(total.commits()))).append(", executors ").append(executors);
-    if (byLabel.size() > 1) {
-      Map<String, Object> parts = new LinkedHashMap<>();
-      for (WorkerGroup.Result r : byLabel.values()) {
-        parts.put(r.label(), resultJson(r, Double.NaN));
-        summary.append("\n    ").append(r.label()).append(": ").append(summary(r, Double.NaN));
-      }
-      result.put("groups", parts);
-    }
-    result.put("summary", summary.toString());
-    return result;
-  }
-
-  private static Map<String, Object> resultJson(WorkerGroup.Result r, double cpuNanos) {
-    Histogram h = r.latency();
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("commitsPerSecond", r.commits() / r.seconds());
-    m.put("commits", r.commits());
-    m.put("conflicts", r.conflicts());
-    m.put("conflictRate", r.measurement().conflictRate());
-    m.put("seconds", r.seconds());
-    Map<String, Object> lat = new LinkedHashMap<>();
-    for (double p : new double[] {50, 90, 99, 99.9}) {
-      lat.put("p" + (p == Math.rint(p) ? Long.toString((long) p) : Double.toString(p)), h.getValueAtPercentile(p) / 1000.0);
-    }
-    lat.put("max", h.getMaxValue() / 1000.0);
-    m.put("latencyMicros", lat);
-    if (!Double.isNaN(cpuNanos)) {
-      m.put("cpuMicrosPerCommit", cpuNanos / 1000);
-    }
-    return m;
-  }
-
-  private static String summary(WorkerGroup.Result r, double cpuNanos) {
-    Histogram h = r.latency();
-    return String.format(Locale.ROOT, "%s commits/s, conflicts %s, latency µs p50 %s p90 %s p99 %s p99.9 %s max %s%s", Units.count(r.commits() / r.seconds()),
-        Units.percent(r.measurement().conflictRate()), Units.micros(h.getValueAtPercentile(50)), Units.micros(h.getValueAtPercentile(90)),
-        Units.micros(h.getValueAtPercentile(99)), Units.micros(h.getValueAtPercentile(99.9)), Units.micros(h.getMaxValue()),
-        Double.isNaN(cpuNanos) ? "" : ", CPU " + Units.micros(cpuNanos) + " µs/commit");
-  }
-
-  /** Each commit increments {@code keys} counters (8-byte longs) read through the transaction: conflicts are real. */
-  private static WorkerGroup.TransactionMaker readModifyWrite(int keys, int keySpace) {
-    return (db, random, value) -> {
-      Transaction t = db.begin();
-      for (int i = 0; i < keys; i++) {
-        byte[] k = WorkerGroup.key(random.nextInt(keySpace));
-        byte[] old = t.get(k);
-        t.put(k, ByteBuffer.allocate(8).putLong((old == null ? 0 : ByteBuffer.wrap(old).getLong()) + 1).array());
-      }
-      return t;
+  /** The scenario that each run measures. */
+  private BenchScenario scenario(BenchShape shape, PipelineSettings settings, Config config) {
+    int valueSize = options.workload.valueSize;
+    return switch (scenario) {
+      case "memory" -> new BenchMemoryScenario(databases);
+      case "txlog" -> new BenchTxlogScenario(shape.async(), settings.log().durability(), valueSize, timing, progress.progress);
+      case "ingest" -> new BenchIngestScenario(settings, config, records, ingestParallelism, valueSize, options.workload.keySpace,
+          progress.progress);
+      case "conflict" -> workerGroups(shape, BenchPipelineScenario.Extra.COUNTERS, settings, config);
+      case "probe" -> workerGroups(shape, BenchPipelineScenario.Extra.DISPATCHER_PROBE, settings, config);
+      default -> workerGroups(shape, BenchPipelineScenario.Extra.NONE, settings, config);
     };
   }
 
-  private static long counterSum(CommitlaneDatabase db, int keySpace) {
-    long sum = 0;
-    Transaction t = db.begin();
-    for (int i = 0; i < keySpace; i++) {
-      byte[] v = t.getUntracked(WorkerGroup.key(i));
-      sum += v == null ? 0 : ByteBuffer.wrap(v).getLong();
-    }
-    t.abort();
-    return sum;
-  }
-
-  private Map<String, Object> memory() throws Exception {
-    double bytes = MemoryBench.probe("commitlane", databases);
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("bytes", bytes);
-    m.put("summary", String.format(Locale.ROOT, "%d empty databases: %s (anonymous RSS + live heap)", databases, Units.mib(bytes)));
-    return m;
-  }
-
-  private Map<String, Object> txlog(Shape shape, Durability durability, Path cell) throws Exception {
-    CpuWindow cpu = new CpuWindow();
-    Measurement m;
-    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, new WindowStatus(timing)::status)) {
-      m = new ContentionRunner(1, options.workload.valueSize, timing.warmup, timing.seconds)
-          .run(new TxlogAppendVariant(durability), new Load(shape.async(), 1), cell, cpu);
-    }
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("commitsPerSecond", m.commitsPerSecond());
-    r.put("p50Micros", m.p50Nanos() / 1000);
-    r.put("p99Micros", m.p99Nanos() / 1000);
-    r.put("cpuMicrosPerCommit", cpu.nanosPer(m.commits()) / 1000);
-    r.put("summary", String.format(Locale.ROOT, "%s records/s, latency µs p50 %s p99 %s, CPU %s µs/record", Units.count(m.commitsPerSecond()),
-        Units.micros(m.p50Nanos()), Units.micros(m.p99Nanos()), Units.micros(cpu.nanosPer(m.commits()))));
-    return r;
+  private BenchScenario workerGroups(BenchShape shape, BenchPipelineScenario.Extra extra, PipelineSettings settings, Config config) {
+    return new BenchPipelineScenario(shape, extra, settings, config, concurrency, options.workload.valueSize, options.commitlane.log, timing,
+        progress.progress);
   }
 
   private PipelineOverrides overrides() {
     PipelineOverrides o = options.commitlane.overrides().plus(PipelineOverrides.none().mode("--mode", mode));
     return queueCapacity == null ? o : o.with("--queue-capacity", "commit-queue-capacity", queueCapacity);
-  }
-
-  private Map<String, Object> ingest(ActorSystem<?> system, CommitlaneDatabase db) throws Exception {
-    SplittableRandom random = new SplittableRandom(42);
-    byte[] value = new byte[options.workload.valueSize];
-    for (int i = 0; i < value.length; i++) {
-      value[i] = (byte) random.nextInt();
-    }
-    int keySpace = options.workload.keySpace;
-    long cpu0 = CpuWindow.processCpuNanos();
-    long t0 = System.nanoTime();
-    IngestTotals totals;
-    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, () -> "bench ingest: " + records + " records")) {
-      totals = Source.range(0, records - 1)
-          .map(i -> new KeyValue(WorkerGroup.key(i % keySpace), value))
-          .runWith(Ingest.sink(db, IngestSettings.defaults().withMaxRecords(1000).withParallelism(ingestParallelism)), system)
-          .toCompletableFuture().get(10, TimeUnit.MINUTES);
-    }
-    double seconds = (System.nanoTime() - t0) / 1e9;
-    double cpuPerRecord = (CpuWindow.processCpuNanos() - cpu0) / (double) records;
-    Map<String, Object> r = new LinkedHashMap<>();
-    r.put("recordsPerSecond", totals.records() / seconds);
-    r.put("records", totals.records());
-    r.put("transactions", totals.transactions());
-    r.put("cpuMicrosPerRecord", cpuPerRecord / 1000);
-    r.put("summary", String.format(Locale.ROOT, "%s records/s (%,d records in %,d transactions, %.2f s), CPU %s µs/record",
-        Units.count(totals.records() / seconds), totals.records(), totals.transactions(), seconds, Units.micros(cpuPerRecord)));
-    return r;
-  }
-
-  /** The progress line of one measured window. */
-  private static final class WindowStatus {
-    private final long start = System.nanoTime();
-    private final TimingOptions timing;
-
-    WindowStatus(TimingOptions timing) {
-      this.timing = timing;
-    }
-
-    String status() {
-      double t = (System.nanoTime() - start) / 1e9;
-      String phase = t < timing.warmup ? "warm-up" : "measuring";
-      return String.format(Locale.ROOT, "bench: %s · %s of %s · Ctrl-C stops and reports", phase, ProgressLine.clock(t),
-          ProgressLine.clock(timing.warmup + timing.seconds));
-    }
   }
 }
