@@ -57,7 +57,7 @@ final class ClusterHost implements Callable<Integer> {
     for (String s : settings) {
       extra.append(s).append('\n');
     }
-    Config config = ConfigFactory.parseString(extra.toString()).withFallback(ClusterBench.nodeConfig(port, seedAddresses, dataDir));
+    Config config = ConfigFactory.parseString(extra.toString()).withFallback(LoopbackCluster.nodeConfig(port, seedAddresses, dataDir));
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "commitlane", config);
     DatabaseSharding.init(system);
     system.getWhenTerminated().toCompletableFuture().join();

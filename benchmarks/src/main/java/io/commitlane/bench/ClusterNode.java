@@ -76,7 +76,7 @@ final class ClusterNode implements Callable<Integer> {
       }
     }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "commitlane", ConfigFactory.parseString(roles.toString())
-        .withFallback(ClusterBench.nodeConfig(port, seedAddresses, clientOnly ? null : dataDir)));
+        .withFallback(LoopbackCluster.nodeConfig(port, seedAddresses, clientOnly ? null : dataDir)));
     String self = Cluster.get(system).selfMember().address().toString();
     System.out.println("node " + self + " joining " + seedAddresses + (clientOnly ? "; client-only" : "; databases under "
         + dataDir.toAbsolutePath()));

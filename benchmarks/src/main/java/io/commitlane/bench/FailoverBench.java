@@ -405,7 +405,7 @@ final class FailoverBench implements Callable<Integer> {
   private static Config clientConfig(int port, List<Integer> seeds, List<String> settings) {
     StringBuilder extra = new StringBuilder("commitlane.cluster.role = \"" + ROLE + "\"\n");
     settings.forEach(s -> extra.append(s).append('\n'));
-    return ConfigFactory.parseString(extra.toString()).withFallback(ClusterBench.nodeConfig(port,
+    return ConfigFactory.parseString(extra.toString()).withFallback(LoopbackCluster.nodeConfig(port,
         seeds.stream().map(p -> "pekko://commitlane@127.0.0.1:" + p).toList(), null));
   }
 
