@@ -19,7 +19,9 @@ import picocli.CommandLine.Spec;
 /**
  * One scenario of the upstream contention benchmark ({@code occ-commit-contention}) with
  * its knobs, measured once per run: commits/s, latency percentiles (HdrHistogram), conflicts and
- * process CPU per commit, then one JSON line for scripts.
+ * process CPU per commit, then one JSON line for scripts. This class reads the flags, fills in the
+ * scenario's {@link BenchShape} and runs and reports the scenario; each scenario is a {@link
+ * BenchScenario} of its own.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"One contention scenario with the upstream benchmark's knobs: commits/s, latency percentiles, conflicts, CPU per commit, "

@@ -27,9 +27,9 @@ final class IngestReport {
 
   /** The line a measurement prints. */
   static String line(int run, String row, IngestSample s) {
-    return String.format(Locale.ROOT, "  run %d  %-28s %10s records/s  %6s µs CPU/record  (%,d records in %.2f s, %,d transactions, %,d conflicts)",
-        run, row, Units.count(s.perSecond()), Units.micros(s.cpuNanosPerRecord()), s.records(), s.nanos() / 1e9, s.transactions(),
-        s.conflicts());
+    return String.format(Locale.ROOT,
+        "  run %d  %-28s %10s records/s  %6s µs CPU/record  (%,d records in %.2f s, %,d transactions, %,d conflicts)", run, row,
+        Units.count(s.perSecond()), Units.micros(s.cpuNanosPerRecord()), s.records(), s.nanos() / 1e9, s.transactions(), s.conflicts());
   }
 
   String table(Map<String, List<IngestSample>> samples) {
