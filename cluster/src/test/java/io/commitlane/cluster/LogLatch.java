@@ -7,6 +7,7 @@ import ch.qos.logback.core.AppenderBase;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.LoggerFactory;
 
 /** Opens when a logger logs a message containing a text: a deterministic signal that a step of a node's shutdown began. */
@@ -14,6 +15,7 @@ final class LogLatch extends AppenderBase<ILoggingEvent> implements AutoCloseabl
   private final Logger logger;
   private final String text;
   private final CountDownLatch latch = new CountDownLatch(1);
+  private final AtomicInteger matches = new AtomicInteger();
   /** The logger's own level before this latch lowered it to DEBUG (restored on close). */
   private final Level level;
 
@@ -42,6 +44,7 @@ final class LogLatch extends AppenderBase<ILoggingEvent> implements AutoCloseabl
   @Override
   protected void append(ILoggingEvent event) {
     if (event.getFormattedMessage().contains(text)) {
+      matches.incrementAndGet();
       latch.countDown();
     }
   }
@@ -50,6 +53,11 @@ final class LogLatch extends AppenderBase<ILoggingEvent> implements AutoCloseabl
     if (!latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError("no log message containing \"" + text + "\" within " + timeout);
     }
+  }
+
+  /** How many messages containing the text were logged since this latch opened on the logger. */
+  int count() {
+    return matches.get();
   }
 
   @Override
