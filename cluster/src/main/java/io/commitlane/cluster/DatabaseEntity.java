@@ -1,0 +1,68 @@
+package io.commitlane.cluster;
+
+import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
+import io.commitlane.actors.PipelineSettings;
+import java.nio.file.Path;
+import java.util.concurrent.Executor;
+import java.util.function.LongFunction;
+import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.slf4j.Logger;
+
+/**
+ * What every state of one {@link ShardedDatabase} entity shares: its context, the stash that
+ * holds requests while it opens, its timers, its name and settings, the blocking dispatcher
+ * (opening and closing run there) and this node's address (the owner while the database is open
+ * here). Used only on the entity's thread.
+ */
+record DatabaseEntity(ActorContext<DatabaseProtocol.Command> context, StashBuffer<DatabaseProtocol.Command> stash,
+    TimerScheduler<DatabaseProtocol.Command> timers, String name, ClusterSettings settings, PipelineSettings pipelineSettings,
+    Executor blocking, String owner) {
+
+  static DatabaseEntity of(ActorContext<DatabaseProtocol.Command> context, StashBuffer<DatabaseProtocol.Command> stash,
+      TimerScheduler<DatabaseProtocol.Command> timers, String name, ClusterSettings settings, PipelineSettings pipelineSettings) {
+    Executor blocking = context.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(ClusterSettings.BLOCKING_DISPATCHER));
+    String owner = Cluster.get(context.getSystem()).selfMember().address().toString();
+    return new DatabaseEntity(context, stash, timers, name, settings, pipelineSettings, blocking, owner);
+  }
+
+  Logger log() {
+    return context.getLog();
+  }
+
+  /** The database's directory; an {@link io.commitlane.actors.InvalidRequestException} if the name cannot be one. */
+  Path dir() {
+    return settings.databaseDir(name);
+  }
+
+  /** The reply to a request this entity will not serve because it stops. */
+  Unavailable closing(long correlation) {
+    return new Unavailable(correlation, UnavailableReason.CLOSING, "database " + name + " is closing on " + owner
+        + " (moving to another node, stopping or passivating); nothing was written. Retry: the next owner will serve it");
+  }
+
+  /** Answer every buffered request with {@code reply} (by its correlation). */
+  void answerStashed(LongFunction<Refusal> reply) {
+    if (stash.isEmpty()) {
+      return;
+    }
+    stash.forEach(c -> {
+      if (c instanceof Request r) {
+        r.answer(reply.apply(r.correlation()));
+      }
+    });
+    stash.clear();
+  }
+
+  /** The shard sent {@link ShardedDatabase.Stop} while the entity was in {@code state}. */
+  void logStop(String state) {
+    context.getLog().debug("database {}: its shard stops it ({})", name, state);
+  }
+}

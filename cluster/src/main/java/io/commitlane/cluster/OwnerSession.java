@@ -1,0 +1,41 @@
+package io.commitlane.cluster;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * The database this node opened as its owner, and the {@link OwnerLock} that makes it the only
+ * writer: the lock is taken before the open and released only after the database was.
+ */
+record OwnerSession(CommitlaneDatabase db, OwnerLock lock) {
+  long epoch() {
+    return lock.epoch();
+  }
+
+  /** Drain and release the database, then the lock. The stage never fails. */
+  CompletableFuture<Void> close(Executor blocking) {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    CompletableFuture<?> closed;
+    try {
+      closed = db.closeAsync().toCompletableFuture();
+    } catch (RuntimeException e) {
+      closed = CompletableFuture.failedFuture(e);
+    }
+    closed.whenCompleteAsync((ok, err) -> {
+      lock.close();
+      done.complete(null);
+    }, blocking);
+    return done;
+  }
+
+  /** For an entity that stopped while a close runs: the lock goes when the close is done, or when {@code system} has terminated. */
+  void releaseLockAtTermination(ActorSystem<?> system) {
+    if (lock.isHeld()) {
+      // A close still runs and releases the lock when done; if the system terminates first, every
+      // database supervisor has released its handle by then, so the lock can go.
+      system.getWhenTerminated().whenCompleteAsync((ok, err) -> lock.close(), Runnable::run);
+    }
+  }
+}
