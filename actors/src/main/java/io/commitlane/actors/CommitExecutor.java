@@ -145,8 +145,9 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         group.add(r);
         next = fillGroup(group);
       }
+      self.working(System.nanoTime(), runner.isBrief(r, group));
       if (!queue.isEmpty()) {
-        queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow
+        queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow (unless this unit is brief)
       }
       boolean lone = group == null || group.size() == 1;
       ranGroup = !lone;

@@ -36,7 +36,17 @@ final class ExecutorSignal {
   /** Spin iterations between yields: a spinning executor lets other runnable threads of its core in. */
   private static final int YIELD_EVERY = 64;
 
+  /**
+   * How long after a running executor started a brief unit of work ({@link #working}) admissions
+   * leave the queue to it rather than wake another executor. A brief unit (a merged group of a
+   * few small unlogged writes) takes some tens of microseconds; past this, the unit is taking
+   * longer than expected and admissions wake another executor again.
+   */
+  static final long BRIEF_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+
   private final AtomicInteger state = new AtomicInteger(RUNNING);
+  /** Until when the unit of work this executor runs counts as brief; its start for a unit that is not. */
+  private volatile long briefUntil;
   private final Runnable tellWake;
   private final String name;
   private final long spinNanos;
@@ -56,6 +66,7 @@ final class ExecutorSignal {
     this.name = name;
     this.spinNanos = spinNanos;
     this.tellWake = tellWake;
+    this.briefUntil = System.nanoTime(); // no unit yet: nothing brief to wait for
   }
 
   /** The executor's thread (its pinned dispatcher gives it one for its whole life). */
@@ -70,6 +81,14 @@ final class ExecutorSignal {
   boolean isIdle() {
     int s = state.get();
     return s == SPINNING || s == PARKED || s == DORMANT;
+  }
+
+  /**
+   * Running a brief unit of work that started less than {@link #BRIEF_NANOS} before {@code now}:
+   * it will take what is queued when the unit ends, sooner than another executor could be woken.
+   */
+  boolean takesQueueSoon(long now) {
+    return state.get() == RUNNING && briefUntil - now > 0;
   }
 
   /** Claimed by an admission and not yet back at the queue: it will take what is queued. */
@@ -157,6 +176,14 @@ final class ExecutorSignal {
     spinUntil = maySpin && spinNanos > 0 && lastIdleNanos <= spinNanos ? now + spinNanos : now;
     spins = 0;
     state.compareAndSet(CLAIMED, SPINNING); // only this executor leaves CLAIMED
+  }
+
+  /**
+   * The executor starts a unit of work (a lone commit or a merged group) at {@code now}. A brief
+   * one lets admissions leave the queue to this executor for {@link #BRIEF_NANOS}.
+   */
+  void working(long now, boolean brief) {
+    briefUntil = brief ? now + BRIEF_NANOS : now;
   }
 
   /** The executor took queued work at the start of a drain (after a {@code Wake}): it runs. */

@@ -283,6 +283,12 @@ public final class Database implements AutoCloseable {
     return shared.hooks().add(Objects.requireNonNull(listener, "listener"))::run;
   }
 
+  /** Whether a stage listener is installed: one may hold a commit at any stage (a test's barrier). */
+  @InternalApi
+  public boolean hasStageListeners() {
+    return shared.hooks().hasListeners();
+  }
+
   /**
    * Completes once RocksDB's WAL is written and synced (fsync) past every write that returned
    * before this call: with a group syncer ({@link RocksDbWal}) it rides the next group sync,

@@ -1,0 +1,148 @@
+package io.commitlane.actors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.Transaction;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * When an admission leaves the queue to an executor that will take it soon anyway (one on its way
+ * after a claim, or one running a brief unit of work) instead of waking a second executor, and
+ * what counts as brief. Signals are driven directly from the test thread, as CommitExecutor drives
+ * them; no executor thread runs.
+ */
+class ExecutorHandOffTest {
+  @TempDir
+  Path dir;
+
+  private final AtomicInteger growths = new AtomicInteger();
+
+  private CommitQueue queue(ExecutorSignal... executors) {
+    CommitQueue q = new CommitQueue(dir, 16, 4);
+    q.onGrowth(growths::incrementAndGet);
+    for (ExecutorSignal e : executors) {
+      q.register(e);
+    }
+    return q;
+  }
+
+  private static ExecutorSignal running(String name) {
+    ExecutorSignal s = new ExecutorSignal(name, 0, () -> {});
+    s.bind(Thread.currentThread());
+    return s; // a new signal is RUNNING, as an executor is until it first runs out of work
+  }
+
+  /** Idle and parked (past its spin, which is 0 here): an admission's claim would have to unpark it. */
+  private static ExecutorSignal parked(String name) {
+    ExecutorSignal s = running(name);
+    s.idle(false);
+    s.await(); // the spin (none) is over: PARKED, without parking this thread
+    assertEquals(ExecutorSignal.PARKED, s.state());
+    return s;
+  }
+
+  @Test
+  void anAdmissionLeavesTheQueueToAnExecutorAlreadyOnItsWay() {
+    ExecutorSignal onItsWay = parked("a");
+    assertTrue(onItsWay.claim());
+    ExecutorSignal idle = parked("b");
+    queue(onItsWay, idle).wakeOne();
+    assertEquals(ExecutorSignal.PARKED, idle.state(), "the claimed executor takes this commit with the first one");
+    assertEquals(0, growths.get());
+  }
+
+  @Test
+  void anAdmissionLeavesTheQueueToAnExecutorRunningABriefUnit() {
+    ExecutorSignal busy = running("a");
+    busy.working(System.nanoTime(), true);
+    assertTrue(busy.takesQueueSoon(System.nanoTime()));
+    ExecutorSignal idle = parked("b");
+    queue(busy, idle).wakeOne();
+    assertEquals(ExecutorSignal.PARKED, idle.state());
+    assertEquals(0, growths.get());
+  }
+
+  @Test
+  void anExecutorRunningWorkThatIsNotBriefLetsTheAdmissionWakeAnother() {
+    ExecutorSignal busy = running("a");
+    busy.working(System.nanoTime(), false);
+    ExecutorSignal idle = parked("b");
+    queue(busy, idle).wakeOne();
+    assertEquals(ExecutorSignal.CLAIMED, idle.state(), "work that may take long must not hold the others up");
+  }
+
+  @Test
+  void aBriefUnitRunningLongerThanExpectedNoLongerHoldsTheQueue() {
+    ExecutorSignal busy = running("a");
+    busy.working(System.nanoTime() - ExecutorSignal.BRIEF_NANOS - 1, true);
+    assertFalse(busy.takesQueueSoon(System.nanoTime()));
+    ExecutorSignal idle = parked("b");
+    queue(busy, idle).wakeOne();
+    assertEquals(ExecutorSignal.CLAIMED, idle.state());
+  }
+
+  @Test
+  void anIdleExecutorIsNotBriefWhateverItsLastUnitWas() {
+    ExecutorSignal a = running("a");
+    a.working(System.nanoTime(), true);
+    a.idle(false); // ran out of work: it no longer takes the queue by itself
+    assertFalse(a.takesQueueSoon(System.nanoTime()));
+    a.await();
+    ExecutorSignal b = parked("b");
+    queue(a, b).wakeOne();
+    assertEquals(ExecutorSignal.CLAIMED, a.state(), "the idle executor is claimed: the first registered");
+    assertEquals(ExecutorSignal.PARKED, b.state());
+  }
+
+  @Test
+  void briefMeansFewUnloggedWritesAndNothingThatCanHoldTheCommit() throws Exception {
+    try (Database db = Database.open(dir.resolve("db"))) {
+      CommitRunner runner = new CommitRunner(db);
+      assertTrue(runner.isBrief(request(db, 1), null), "a one-key commit");
+      assertTrue(runner.isBrief(request(db, CommitRunner.BRIEF_WRITES), null));
+      assertFalse(runner.isBrief(request(db, CommitRunner.BRIEF_WRITES + 1), null), "a big commit");
+
+      List<CommitRequest> group = new ArrayList<>();
+      for (int i = 0; i < CommitRunner.BRIEF_WRITES; i++) {
+        group.add(request(db, 1));
+      }
+      assertTrue(runner.isBrief(group.get(0), group), "a merged group of small commits");
+      group.add(request(db, 1));
+      assertFalse(runner.isBrief(group.get(0), group), "more writes in the group than a brief unit has");
+
+      try (Database.Registration log = db.addCommitHook(new CommitHook() {
+        @Override
+        public boolean writesLogs() {
+          return true;
+        }
+      })) {
+        CommitRequest logged = request(db, 1);
+        logged.txn.useLog("events");
+        assertFalse(runner.isBrief(logged, null), "a logged commit appends to its log on the executor");
+        assertFalse(runner.isBrief(group.get(0), List.of(request(db, 1), logged)));
+      }
+
+      try (Database.Registration listener = db.addStageListener((stage, commit) -> {})) {
+        assertFalse(runner.isBrief(request(db, 1), null), "a stage listener may hold a commit at any stage");
+      }
+      assertTrue(runner.isBrief(request(db, 1), null), "the listener is gone");
+    }
+  }
+
+  private static CommitRequest request(Database db, int keys) {
+    Transaction t = db.begin();
+    for (int i = 0; i < keys; i++) {
+      t.put(new byte[] {(byte) i, (byte) (i >> 8)}, new byte[] {1});
+    }
+    return new CommitRequest(t, null, null);
+  }
+}
