@@ -61,6 +61,13 @@ final class AppendDurability {
     Appender.await(whenDurable(position));
   }
 
+  /** After abort markers were written: blocks until the last one ({@code lastMarker}) is durable; -1, none was written. */
+  void awaitMarker(long lastMarker) {
+    if (lastMarker >= 0) {
+      awaitDurable(lastMarker);
+    }
+  }
+
   /** The failure that stopped forcing, or {@code null} (always without FSYNC). */
   TransactionLogException failure() {
     return committer == null ? null : committer.failure();

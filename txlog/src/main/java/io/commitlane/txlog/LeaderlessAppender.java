@@ -116,9 +116,7 @@ final class LeaderlessAppender implements Appender {
       }
       publish(null);
     }
-    if (lastMarker >= 0) {
-      durability.awaitDurable(lastMarker);
-    }
+    durability.awaitMarker(lastMarker);
   }
 
   @Override

@@ -177,9 +177,7 @@ final class SerializedAppender implements Appender {
         appendLock.unlock();
       }
     }
-    if (lastMarker >= 0) {
-      durability.awaitDurable(lastMarker);
-    }
+    durability.awaitMarker(lastMarker);
   }
 
   @Override
