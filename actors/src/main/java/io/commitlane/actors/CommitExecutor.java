@@ -145,9 +145,10 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
         group.add(r);
         next = fillGroup(group);
       }
-      self.working(System.nanoTime(), runner.isBrief(r, group));
-      if (!queue.isEmpty()) {
-        queue.wakeOne(); // more queued than this executor takes: wake an idle one, or grow (unless this unit is brief)
+      self.working(System.nanoTime(), queue.isBrief(r, group));
+      CommitRequest waiting = queue.peek();
+      if (waiting != null) {
+        queue.wakeOne(waiting); // more queued than this executor takes: wake an idle one, or grow (unless all of it is brief)
       }
       boolean lone = group == null || group.size() == 1;
       ranGroup = !lone;

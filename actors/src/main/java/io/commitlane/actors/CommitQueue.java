@@ -49,17 +49,29 @@ final class CommitQueue {
   final LongAdder admitted = new LongAdder();
   final LongAdder overloaded = new LongAdder();
   private volatile Runnable growth = () -> {};
+  /** What counts as brief work; null: nothing does (every commit may wake another executor). */
+  private final BriefWork brief;
   /** Tickets waiting for room, oldest first; guarded by itself. */
   private final ArrayDeque<AdmissionTicket> waiters = new ArrayDeque<>();
   /** waiters.size(), readable without the lock: a freed place looks at the line only when someone waits. */
   private volatile int waiting;
   private volatile boolean stopped;
 
-  CommitQueue(Path path, int capacity, int maxExecutors) {
+  /**
+   * @param brief what counts as a brief unit of work for this database's executors (see {@link
+   *     #wakeOne}); null, nothing does
+   */
+  CommitQueue(Path path, int capacity, int maxExecutors, BriefWork brief) {
     this.path = path;
+    this.brief = brief;
     this.database = path.toString();
     this.capacity = capacity;
     this.maxExecutors = maxExecutors;
+  }
+
+  /** Whether running {@code group} (or {@code lone}, without a group) is a brief unit of work ({@link BriefWork}). */
+  boolean isBrief(CommitRequest lone, List<CommitRequest> group) {
+    return brief != null && brief.isBrief(lone, group);
   }
 
   /** What asks the supervisor to start one more executor. */
@@ -109,7 +121,7 @@ final class CommitQueue {
       recordAdmitted(r);
     }
     queue.add(r);
-    wakeOne();
+    wakeOne(r);
     if (stopped) {
       // The supervisor stopped (actor system terminating) after our admission: nobody will run it.
       failRemaining();
@@ -130,6 +142,11 @@ final class CommitQueue {
   /** The database's path, as Flight Recorder events name it. */
   String database() {
     return database;
+  }
+
+  /** The oldest queued commit, left in the queue; null if none. */
+  CommitRequest peek() {
+    return queue.peek();
   }
 
   CommitRequest poll() {
@@ -348,38 +365,45 @@ final class CommitQueue {
   }
 
   /**
-   * Work is waiting: claim an idle executor, or ask for one more if work is still queued (an
+   * {@code r} is queued: claim an idle executor, or ask for one more if work is still queued (an
    * executor that left its idle state by itself took its work out of the queue first, see
    * CommitExecutor). A spinning executor is claimed first (it costs no wake-up and has the
    * warmest caches), then any idle one.
    *
-   * <p>Unless an executor will take the queue soon anyway: one that a claim already put on its
-   * way, or one running a brief unit of work ({@link ExecutorSignal#takesQueueSoon}). It takes
-   * this commit with the others queued, as one merged group, sooner than a second executor could
-   * wake; when what it takes is not brief, it wakes another executor itself. Waking a second one
-   * here would split the groups (more callback tasks, more callers woken per commit) and take a
-   * core from the callers. No wake-up is lost: an executor on its way or running looks at the
+   * <p>Unless the queue, commits the size of {@code r}, fits one brief unit of work ({@link
+   * BriefWork}) and an executor will take it soon anyway: one a claim already put on its way, or
+   * one running a brief unit ({@link ExecutorSignal#takesQueueSoon}). That executor takes it next,
+   * with the others queued, as one merged group, sooner than a second executor could wake. Waking
+   * a second one for small commits would split the groups (more callback tasks, more callers
+   * woken per commit) and take a core from the callers; for bigger or logged work the executors
+   * share the queue as before. No wake-up is lost: an executor on its way or running looks at the
    * queue again before it becomes idle.
    */
-  void wakeOne() {
+  void wakeOne(CommitRequest r) {
     ExecutorSignal[] s = signals;
     for (ExecutorSignal e : s) {
       if (e.claimSpinning()) {
         return;
       }
     }
-    long now = System.nanoTime();
-    for (ExecutorSignal e : s) {
-      if (e.isClaimed() || e.takesQueueSoon(now)) {
-        return;
+    if (brief != null && brief.fitsOneUnit(r, queued.get())) {
+      long now = System.nanoTime();
+      for (ExecutorSignal e : s) {
+        if (e.isClaimed() || e.takesQueueSoon(now)) {
+          return;
+        }
       }
     }
+    boolean onItsWay = false;
     for (ExecutorSignal e : s) {
       if (e.claim()) {
         return;
       }
+      onItsWay |= e.isClaimed();
     }
-    if (!queue.isEmpty()) {
+    // A claimed executor is on its way to the queue: it takes this commit too, and wakes or grows
+    // the pool itself if more is queued than it takes. Otherwise grow if work is still queued.
+    if (!onItsWay && !queue.isEmpty()) {
       requestGrowth();
     }
   }

@@ -25,42 +25,13 @@ final class CommitRunner {
   final IntervalRecorder execution = new IntervalRecorder(3);
   /** Members per merged write group. */
   final IntervalRecorder groupSize = new IntervalRecorder(3);
-  /** Writes a unit of work may have and still be brief: about a microsecond each with the WAL off. */
-  static final int BRIEF_WRITES = 64;
-
   private final Database db;
   /** The database's path, as Flight Recorder events name it. */
   private final String database;
-  /** Commits wait for a RocksDB WAL sync: no unit of work is brief. */
-  private final boolean waitsForWalSync;
 
   CommitRunner(Database db) {
     this.db = db;
     this.database = db.path().toString();
-    this.waitsForWalSync = db.settings().rocksDbWal().ackAfterSync();
-  }
-
-  /**
-   * Whether running {@code group} (or {@code lone}, without a group) should take only some tens
-   * of microseconds: at most {@link #BRIEF_WRITES} writes, none of them logged, no wait for a WAL
-   * sync, and no stage listener that could hold a commit. See {@link CommitQueue#wakeOne()}.
-   */
-  boolean isBrief(CommitRequest lone, List<CommitRequest> group) {
-    if (waitsForWalSync || db.hasStageListeners()) {
-      return false;
-    }
-    if (group == null) {
-      return lone.txn.logName() == null && lone.txn.writeCount() <= BRIEF_WRITES;
-    }
-    int writes = 0;
-    for (int i = 0; i < group.size(); i++) {
-      Transaction t = group.get(i).txn;
-      writes += t.writeCount();
-      if (t.logName() != null || writes > BRIEF_WRITES) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** The outcome of a commit, delivered separately so an executor can go idle first. */

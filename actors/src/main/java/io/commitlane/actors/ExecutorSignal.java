@@ -36,14 +36,6 @@ final class ExecutorSignal {
   /** Spin iterations between yields: a spinning executor lets other runnable threads of its core in. */
   private static final int YIELD_EVERY = 64;
 
-  /**
-   * How long after a running executor started a brief unit of work ({@link #working}) admissions
-   * leave the queue to it rather than wake another executor. A brief unit (a merged group of a
-   * few small unlogged writes) takes some tens of microseconds; past this, the unit is taking
-   * longer than expected and admissions wake another executor again.
-   */
-  static final long BRIEF_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-
   private final AtomicInteger state = new AtomicInteger(RUNNING);
   /** Until when the unit of work this executor runs counts as brief; its start for a unit that is not. */
   private volatile long briefUntil;
@@ -84,7 +76,7 @@ final class ExecutorSignal {
   }
 
   /**
-   * Running a brief unit of work that started less than {@link #BRIEF_NANOS} before {@code now}:
+   * Running a brief unit of work that started less than {@link BriefWork#WINDOW_NANOS} before {@code now}:
    * it will take what is queued when the unit ends, sooner than another executor could be woken.
    */
   boolean takesQueueSoon(long now) {
@@ -180,10 +172,10 @@ final class ExecutorSignal {
 
   /**
    * The executor starts a unit of work (a lone commit or a merged group) at {@code now}. A brief
-   * one lets admissions leave the queue to this executor for {@link #BRIEF_NANOS}.
+   * one lets admissions leave the queue to this executor for {@link BriefWork#WINDOW_NANOS}.
    */
   void working(long now, boolean brief) {
-    briefUntil = brief ? now + BRIEF_NANOS : now;
+    briefUntil = brief ? now + BriefWork.WINDOW_NANOS : now;
   }
 
   /** The executor took queued work at the start of a drain (after a {@code Wake}): it runs. */

@@ -63,7 +63,7 @@ final class Pipeline {
     this.completions = completions;
     this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
-    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads());
+    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), new BriefWork(db));
     this.runner = new CommitRunner(db);
   }
 

@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,9 +27,22 @@ class ExecutorHandOffTest {
   Path dir;
 
   private final AtomicInteger growths = new AtomicInteger();
+  private Database db;
+  private BriefWork brief;
+
+  @BeforeEach
+  void open() {
+    db = Database.open(dir.resolve("db"));
+    brief = new BriefWork(db);
+  }
+
+  @AfterEach
+  void close() {
+    db.close();
+  }
 
   private CommitQueue queue(ExecutorSignal... executors) {
-    CommitQueue q = new CommitQueue(dir, 16, 4);
+    CommitQueue q = new CommitQueue(dir, 16, 4, brief);
     q.onGrowth(growths::incrementAndGet);
     for (ExecutorSignal e : executors) {
       q.register(e);
@@ -55,9 +70,18 @@ class ExecutorHandOffTest {
     ExecutorSignal onItsWay = parked("a");
     assertTrue(onItsWay.claim());
     ExecutorSignal idle = parked("b");
-    queue(onItsWay, idle).wakeOne();
+    queue(onItsWay, idle).wakeOne(request(db, 1));
     assertEquals(ExecutorSignal.PARKED, idle.state(), "the claimed executor takes this commit with the first one");
     assertEquals(0, growths.get());
+  }
+
+  @Test
+  void aCommitTooBigForABriefUnitWakesAnotherExecutorThoughOneIsOnItsWay() {
+    ExecutorSignal onItsWay = parked("a");
+    assertTrue(onItsWay.claim());
+    ExecutorSignal idle = parked("b");
+    queue(onItsWay, idle).wakeOne(request(db, BriefWork.MAX_WRITES + 1));
+    assertEquals(ExecutorSignal.CLAIMED, idle.state(), "big commits are shared between the executors as before");
   }
 
   @Test
@@ -66,7 +90,7 @@ class ExecutorHandOffTest {
     busy.working(System.nanoTime(), true);
     assertTrue(busy.takesQueueSoon(System.nanoTime()));
     ExecutorSignal idle = parked("b");
-    queue(busy, idle).wakeOne();
+    queue(busy, idle).wakeOne(request(db, 1));
     assertEquals(ExecutorSignal.PARKED, idle.state());
     assertEquals(0, growths.get());
   }
@@ -76,17 +100,17 @@ class ExecutorHandOffTest {
     ExecutorSignal busy = running("a");
     busy.working(System.nanoTime(), false);
     ExecutorSignal idle = parked("b");
-    queue(busy, idle).wakeOne();
+    queue(busy, idle).wakeOne(request(db, 1));
     assertEquals(ExecutorSignal.CLAIMED, idle.state(), "work that may take long must not hold the others up");
   }
 
   @Test
   void aBriefUnitRunningLongerThanExpectedNoLongerHoldsTheQueue() {
     ExecutorSignal busy = running("a");
-    busy.working(System.nanoTime() - ExecutorSignal.BRIEF_NANOS - 1, true);
+    busy.working(System.nanoTime() - BriefWork.WINDOW_NANOS - 1, true);
     assertFalse(busy.takesQueueSoon(System.nanoTime()));
     ExecutorSignal idle = parked("b");
-    queue(busy, idle).wakeOne();
+    queue(busy, idle).wakeOne(request(db, 1));
     assertEquals(ExecutorSignal.CLAIMED, idle.state());
   }
 
@@ -98,44 +122,47 @@ class ExecutorHandOffTest {
     assertFalse(a.takesQueueSoon(System.nanoTime()));
     a.await();
     ExecutorSignal b = parked("b");
-    queue(a, b).wakeOne();
+    queue(a, b).wakeOne(request(db, 1));
     assertEquals(ExecutorSignal.CLAIMED, a.state(), "the idle executor is claimed: the first registered");
     assertEquals(ExecutorSignal.PARKED, b.state());
   }
 
   @Test
-  void briefMeansFewUnloggedWritesAndNothingThatCanHoldTheCommit() throws Exception {
-    try (Database db = Database.open(dir.resolve("db"))) {
-      CommitRunner runner = new CommitRunner(db);
-      assertTrue(runner.isBrief(request(db, 1), null), "a one-key commit");
-      assertTrue(runner.isBrief(request(db, CommitRunner.BRIEF_WRITES), null));
-      assertFalse(runner.isBrief(request(db, CommitRunner.BRIEF_WRITES + 1), null), "a big commit");
+  void briefMeansFewUnloggedWritesAndNothingThatCanHoldTheCommit() {
+    assertTrue(brief.isBrief(request(db, 1), null), "a one-key commit");
+    assertTrue(brief.isBrief(request(db, BriefWork.MAX_WRITES), null));
+    assertFalse(brief.isBrief(request(db, BriefWork.MAX_WRITES + 1), null), "a big commit");
 
-      List<CommitRequest> group = new ArrayList<>();
-      for (int i = 0; i < CommitRunner.BRIEF_WRITES; i++) {
-        group.add(request(db, 1));
-      }
-      assertTrue(runner.isBrief(group.get(0), group), "a merged group of small commits");
+    List<CommitRequest> group = new ArrayList<>();
+    for (int i = 0; i < BriefWork.MAX_WRITES; i++) {
       group.add(request(db, 1));
-      assertFalse(runner.isBrief(group.get(0), group), "more writes in the group than a brief unit has");
-
-      try (Database.Registration log = db.addCommitHook(new CommitHook() {
-        @Override
-        public boolean writesLogs() {
-          return true;
-        }
-      })) {
-        CommitRequest logged = request(db, 1);
-        logged.txn.useLog("events");
-        assertFalse(runner.isBrief(logged, null), "a logged commit appends to its log on the executor");
-        assertFalse(runner.isBrief(group.get(0), List.of(request(db, 1), logged)));
-      }
-
-      try (Database.Registration listener = db.addStageListener((stage, commit) -> {})) {
-        assertFalse(runner.isBrief(request(db, 1), null), "a stage listener may hold a commit at any stage");
-      }
-      assertTrue(runner.isBrief(request(db, 1), null), "the listener is gone");
     }
+    assertTrue(brief.isBrief(group.get(0), group), "a merged group of small commits");
+    group.add(request(db, 1));
+    assertFalse(brief.isBrief(group.get(0), group), "more writes in the group than a brief unit has");
+
+    assertTrue(brief.fitsOneUnit(request(db, 1), BriefWork.MAX_WRITES), "a queue of one-key commits");
+    assertFalse(brief.fitsOneUnit(request(db, 1), BriefWork.MAX_WRITES + 1));
+    assertFalse(brief.fitsOneUnit(request(db, 40), 2), "two commits of 40 keys");
+
+    try (Database.Registration log = db.addCommitHook(new CommitHook() {
+      @Override
+      public boolean writesLogs() {
+        return true;
+      }
+    })) {
+      CommitRequest logged = request(db, 1);
+      logged.txn.useLog("events");
+      assertFalse(brief.isBrief(logged, null), "a logged commit appends to its log on the executor");
+      assertFalse(brief.isBrief(group.get(0), List.of(request(db, 1), logged)));
+      assertFalse(brief.fitsOneUnit(logged, 1));
+    }
+
+    try (Database.Registration listener = db.addStageListener((stage, commit) -> {})) {
+      assertFalse(brief.isBrief(request(db, 1), null), "a stage listener may hold a commit at any stage");
+      assertFalse(brief.fitsOneUnit(request(db, 1), 1));
+    }
+    assertTrue(brief.isBrief(request(db, 1), null), "the listener is gone");
   }
 
   private static CommitRequest request(Database db, int keys) {

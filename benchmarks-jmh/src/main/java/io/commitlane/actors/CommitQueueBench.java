@@ -44,7 +44,7 @@ public class CommitQueueBench {
     Transaction txn = db.begin(); // never committed: the queue only carries it
     txn.put(new byte[] {1}, new byte[] {1});
     gate = new AdmissionGate();
-    queue = new CommitQueue(dir, 4096, 1);
+    queue = new CommitQueue(dir, 4096, 1, null);
     request = new CommitRequest(txn, new CommitRequest.Completion() {
       @Override
       public void committed(io.commitlane.storage.CommitResult result) {}
