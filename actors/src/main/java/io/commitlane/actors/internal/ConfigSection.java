@@ -12,6 +12,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.annotation.InternalApi;
@@ -158,15 +159,7 @@ public final class ConfigSection {
 
   /** A size in bytes ({@code 16 MiB}); null (reported) if it is not one. */
   public Long bytes(String key) {
-    if (section == null) {
-      return null;
-    }
-    try {
-      return section.getBytes(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(path(key), raw(key), "must be a size such as 16 MiB"));
-      return null;
-    }
+    return read(key, Config::getBytes, null, "must be a size such as 16 MiB");
   }
 
   public long bytes(String key, long fallback) {
@@ -175,15 +168,7 @@ public final class ConfigSection {
   }
 
   public Duration duration(String key, Duration fallback) {
-    if (section == null) {
-      return fallback;
-    }
-    try {
-      return section.getDuration(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(path(key), raw(key), "must be a duration such as 10 ms"));
-      return fallback;
-    }
+    return read(key, Config::getDuration, fallback, "must be a duration such as 10 ms");
   }
 
   /** A duration in {@code min..max}; {@code range} says the range in words (for example "1 s..30 days"). */
@@ -200,36 +185,25 @@ public final class ConfigSection {
   }
 
   public double decimal(String key, double fallback) {
-    if (section == null) {
-      return fallback;
-    }
-    try {
-      return section.getDouble(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(path(key), raw(key), "must be a number"));
-      return fallback;
-    }
+    return read(key, Config::getDouble, fallback, "must be a number");
   }
 
   public boolean bool(String key, boolean fallback) {
-    if (section == null) {
-      return fallback;
-    }
-    try {
-      return section.getBoolean(key);
-    } catch (ConfigException e) {
-      errors.add(new SettingError(path(key), raw(key), "must be on or off"));
-      return fallback;
-    }
+    return read(key, Config::getBoolean, fallback, "must be on or off");
   }
 
   /** A string; {@code allowed} says what it must be (for example "must name a dispatcher"). */
   public String string(String key, String fallback, String allowed) {
+    return read(key, Config::getString, fallback, allowed);
+  }
+
+  /** The value at {@code key} as {@code getter} reads it; the fallback (and an error saying what is {@code allowed}) if it cannot. */
+  private <T> T read(String key, BiFunction<Config, String, T> getter, T fallback, String allowed) {
     if (section == null) {
       return fallback;
     }
     try {
-      return section.getString(key);
+      return getter.apply(section, key);
     } catch (ConfigException e) {
       errors.add(new SettingError(path(key), raw(key), allowed));
       return fallback;
