@@ -215,14 +215,17 @@ final class IngestBench implements Callable<Integer> {
     return feed;
   }
 
-  /** The row that --rows calls {@code name}; a usage error for a name it does not know. */
+  /** Every name --rows takes. */
+  private static final List<String> ROWS = List.of("sink", "sink-ordered", "flow", "raw", "matrix", "fairness");
+
+  /** The row that --rows calls {@code name} (a single row: not matrix or fairness). */
   private static String rowName(String name) {
     return switch (name) {
       case "sink" -> IngestSinkRow.NAME;
       case "sink-ordered" -> IngestSinkRow.ORDERED;
       case "flow" -> IngestFlowRow.NAME;
       case "raw" -> IngestRawRow.NAME;
-      default -> throw Checks.usage("--rows: unknown row '" + name + "'; known: sink, sink-ordered, flow, raw, matrix");
+      default -> throw new IllegalArgumentException("not a single row: " + name); // validate() refused unknown names
     };
   }
 
@@ -274,6 +277,11 @@ final class IngestBench implements Callable<Integer> {
   }
 
   private void validate() {
+    for (String name : rowNames) {
+      if (!ROWS.contains(name)) {
+        throw Checks.usage("--rows: unknown row '" + name + "'; known: " + String.join(", ", ROWS));
+      }
+    }
     Checks.range("--records", records, 1, 1_000_000_000);
     Checks.range("--flow-records", flowRecords, -1, 1_000_000_000);
     Checks.range("--value-size", valueSize, 1, 1 << 20);

@@ -54,6 +54,7 @@ class CliUsageTest {
       "pipeline --variants optimistic-sync                  | --variants",
       "txlog --durability sometimes                         | --durability",
       "memory --busy 4by64                                  | --busy",
+      "ingest --rows sink,fairnes                           | --rows: unknown row 'fairnes'; known: sink, sink-ordered, flow, raw, matrix, fairness",
       "cluster failover --events kill,melt                  | --events",
       "cluster failover --hosts 3 --events kill,freeze      | --events",
       "cluster failover --profiles slow                     | --profiles",
