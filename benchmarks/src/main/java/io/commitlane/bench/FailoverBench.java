@@ -174,9 +174,9 @@ final class FailoverBench implements Callable<Integer> {
         }
         FailoverEvent e = failure.inject(kind, owners, nodes);
         done.add(e);
-        System.out.printf(Locale.ROOT, "  %-6s host %d (owned %d): unreachable +%.1f s, downed +%.1f s, removed +%.1f s,"
-                + " writes again +%.1f s, %d NO_REPLY, longest write %.1f s%n", e.kind(), e.victim(), e.owned(), e.unreachable(),
-            e.downed(), e.removed(), e.writesAgain(), e.noReplies(), e.longestWrite());
+        System.out.printf(Locale.ROOT, "  %-6s host %d (owned %d): unreachable %s s, downed %s s, removed %s s,"
+                + " writes again %s s, %d NO_REPLY, longest write %.1f s%n", e.kind(), e.victim(), e.owned(), FailoverEvent.at(e.unreachable()),
+            FailoverEvent.at(e.downed()), FailoverEvent.at(e.removed()), FailoverEvent.at(e.writesAgain()), e.noReplies(), e.longestWrite());
         pause(between);
       }
       load.stop();
@@ -210,9 +210,9 @@ final class FailoverBench implements Callable<Integer> {
         + " longest acknowledged write |\n|---|---|---|---|---|---|---|---|---|---|\n");
     for (Run r : runs) {
       for (FailoverEvent e : r.events()) {
-        t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | +%.1f | +%.1f | +%.1f | +%.1f | %d | %.1f s |%n", r.profile(),
-            r.ids() ? "on" : "off", e.kind(), e.owned(), e.unreachable(), e.downed(), e.removed(), e.writesAgain(), e.noReplies(),
-            e.longestWrite()));
+        t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %s | %s | %s | %s | %d | %.1f s |%n", r.profile(),
+            r.ids() ? "on" : "off", e.kind(), e.owned(), FailoverEvent.at(e.unreachable()), FailoverEvent.at(e.downed()),
+            FailoverEvent.at(e.removed()), FailoverEvent.at(e.writesAgain()), e.noReplies(), e.longestWrite()));
       }
     }
     t.append("\nWhole runs (checked offline, every node stopped):\n\n");

@@ -46,6 +46,8 @@ final class FailoverLoad {
   final ConcurrentLinkedQueue<Ack> acks = new ConcurrentLinkedQueue<>();
   /** Per database: owner epoch -> when its first write of that epoch was acknowledged (ns). */
   final Map<String, Map<Long, Long>> firstCommitOfEpoch = new ConcurrentHashMap<>();
+  /** Per database: when its latest write was acknowledged (ns), whatever the owner. */
+  final Map<String, AtomicLong> lastAckedAt = new ConcurrentHashMap<>();
   /** Refusals by reason; {@code NO_REPLY} answers also with their times. */
   final Map<String, LongAdder> refusals = new ConcurrentHashMap<>();
   final ConcurrentLinkedQueue<Long> noReplyAt = new ConcurrentLinkedQueue<>();
@@ -57,7 +59,10 @@ final class FailoverLoad {
     this.client = client;
     this.databases = databases;
     this.ids = ids;
-    databases.forEach(db -> firstCommitOfEpoch.put(db, new ConcurrentHashMap<>()));
+    databases.forEach(db -> {
+      firstCommitOfEpoch.put(db, new ConcurrentHashMap<>());
+      lastAckedAt.put(db, new AtomicLong(Long.MIN_VALUE));
+    });
   }
 
   void start(int slots) {
@@ -100,6 +105,7 @@ final class FailoverLoad {
     if (reply instanceof Committed c) {
       acks.add(new Ack(w, firstSent, now, c.stamp().ownerEpoch()));
       firstCommitOfEpoch.get(w.db()).putIfAbsent(c.stamp().ownerEpoch(), now);
+      lastAckedAt.get(w.db()).accumulateAndGet(now, Math::max);
       next(slot, n + 1);
       return;
     }

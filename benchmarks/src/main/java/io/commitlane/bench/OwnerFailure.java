@@ -17,7 +17,8 @@ import org.apache.pekko.cluster.MemberStatus;
  * sharding's coordinator) is killed with SIGKILL, or frozen with SIGSTOP for {@code freeze}
  * seconds and resumed with SIGCONT; then the client's view of the cluster and the load's commits
  * are watched until the victim is removed and every database it owned committed again under a new
- * owner.
+ * owner. A freeze shorter than it takes to down the victim ends differently: the victim is back,
+ * reachable and up, and every database it owned committed again after the thaw, still on it.
  */
 final class OwnerFailure {
   private final ActorSystem<Void> client;
@@ -48,6 +49,8 @@ final class OwnerFailure {
     Address address = new Address("pekko", "commitlane", "127.0.0.1", v.port);
     long t0 = System.nanoTime();
     long thawAt = Long.MAX_VALUE;
+    boolean thawDone = false;
+    long thawed = 0;
     if (kind.equals("kill")) {
       v.process.destroyForcibly(); // SIGKILL
     } else {
@@ -64,7 +67,8 @@ final class OwnerFailure {
     if (owned.isEmpty()) {
       recovered = t0; // nothing of it to move
     }
-    while (recovered < 0 || removed < 0) {
+    boolean survived = false; // a freeze that ended before the victim was downed
+    while (recovered < 0 || (removed < 0 && !survived)) {
       long now = System.nanoTime();
       if (now > deadline) {
         throw new IllegalStateException(kind + " of host " + v.index + ": its databases " + owned + " did not commit again within "
@@ -73,6 +77,8 @@ final class OwnerFailure {
       if (now >= thawAt) {
         v.signal("CONT");
         thawAt = Long.MAX_VALUE;
+        thawed = now;
+        thawDone = true;
       }
       CurrentClusterState state = cluster.state();
       if (unreachable < 0 && state.getUnreachable().stream().anyMatch(m -> m.address().equals(address))) {
@@ -91,7 +97,18 @@ final class OwnerFailure {
         removed = now;
         downed = downed < 0 ? now : downed; // removed between two looks
       }
-      if (recovered < 0) {
+      if (!survived && thawDone && downed < 0 && m != null && m.status() == MemberStatus.up()
+          && state.getUnreachable().stream().noneMatch(u -> u.address().equals(address))) {
+        survived = true; // back before the downing: its databases stay with it
+      }
+      if (survived && recovered < 0) {
+        long last = 0;
+        for (String db : owned) {
+          long acked = load.lastAckedAt.get(db).get();
+          last = acked - thawed <= 0 || last < 0 ? -1 : Math.max(last, acked);
+        }
+        recovered = last > 0 ? last : -1;
+      } else if (recovered < 0) {
         long last = 0;
         for (String db : owned) {
           long before = owners.get(db).ownerEpoch();
@@ -110,14 +127,17 @@ final class OwnerFailure {
     long noReplies = load.noReplyAt.stream().filter(t -> t >= t0 && t <= end).count();
     long longest = load.acks.stream().filter(a -> a.sentAt() <= end && a.ackedAt() >= t0).mapToLong(a -> a.ackedAt() - a.sentAt()).max()
         .orElse(0);
-    if (kind.equals("freeze")) {
+    if (survived) {
+      v.gone = false; // still a member, still an owner: a later event may pick it again
+    } else if (kind.equals("freeze")) {
       v.process.waitFor(120, TimeUnit.SECONDS); // resumed, it finds itself downed and exits
     }
-    return new FailoverEvent(kind, v.index, owned.size(), seconds(unreachable - t0), seconds(downed - t0), seconds(removed - t0),
-        seconds(recovered - t0), noReplies, longest / 1e9);
+    return new FailoverEvent(kind, v.index, owned.size(), seconds(unreachable, t0), seconds(downed, t0), seconds(removed, t0),
+        seconds(recovered, t0), noReplies, longest / 1e9);
   }
 
-  private static double seconds(long nanos) {
-    return nanos / 1e9;
+  /** Seconds from {@code t0} to {@code at}; NaN if it never happened ({@code at} < 0). */
+  private static double seconds(long at, long t0) {
+    return at < 0 ? Double.NaN : (at - t0) / 1e9;
   }
 }
