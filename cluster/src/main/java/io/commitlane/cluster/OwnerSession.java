@@ -16,18 +16,16 @@ record OwnerSession(CommitlaneDatabase db, OwnerLock lock) {
 
   /** Drain and release the database, then the lock. The stage never fails. */
   CompletableFuture<Void> close(Executor blocking) {
-    CompletableFuture<Void> done = new CompletableFuture<>();
     CompletableFuture<?> closed;
     try {
       closed = db.closeAsync().toCompletableFuture();
     } catch (RuntimeException e) {
       closed = CompletableFuture.failedFuture(e);
     }
-    closed.whenCompleteAsync((ok, err) -> {
-      lock.close();
-      done.complete(null);
+    return closed.handleAsync((ok, err) -> {
+      lock.close(); // after the database, whatever its close did
+      return null;
     }, blocking);
-    return done;
   }
 
   /** For an entity that stopped while a close runs: the lock goes when the close is done, or when {@code system} has terminated. */
@@ -35,7 +33,7 @@ record OwnerSession(CommitlaneDatabase db, OwnerLock lock) {
     if (lock.isHeld()) {
       // A close still runs and releases the lock when done; if the system terminates first, every
       // database supervisor has released its handle by then, so the lock can go.
-      system.getWhenTerminated().whenCompleteAsync((ok, err) -> lock.close(), Runnable::run);
+      system.getWhenTerminated().whenComplete((ok, err) -> lock.close());
     }
   }
 }
