@@ -30,16 +30,21 @@ final class BriefWork {
     this.waitsForWalSync = db.settings().rocksDbWal().ackAfterSync();
   }
 
-  /** The writes {@code r} adds to a brief unit, or -1 if no unit with it can be brief. */
-  int writes(CommitRequest r) {
-    if (waitsForWalSync || r.txn.logName() != null || db.hasStageListeners()) {
-      return -1;
-    }
-    return r.txn.writeCount();
+  /** Whether any unit can be brief now: no WAL sync to wait for, no stage listener installed. */
+  private boolean briefPossible() {
+    return !waitsForWalSync && !db.hasStageListeners();
+  }
+
+  /** The writes {@code r} adds to a brief unit, or -1 if it is logged (a unit with it cannot be brief). */
+  private static int writes(CommitRequest r) {
+    return r.txn.logName() != null ? -1 : r.txn.writeCount();
   }
 
   /** Whether running {@code group} (or {@code lone}, without a group) is a brief unit. */
   boolean isBrief(CommitRequest lone, List<CommitRequest> group) {
+    if (!briefPossible()) {
+      return false;
+    }
     if (group == null) {
       int w = writes(lone);
       return w >= 0 && w <= MAX_WRITES;
@@ -58,6 +63,6 @@ final class BriefWork {
   /** Whether {@code queued} commits the size of {@code r} ({@code r} itself at least) would fit in one brief unit. */
   boolean fitsOneUnit(CommitRequest r, int queued) {
     int w = writes(r);
-    return w >= 0 && (long) w * Math.max(1, queued) <= MAX_WRITES;
+    return w >= 0 && (long) w * Math.max(1, queued) <= MAX_WRITES && briefPossible();
   }
 }
