@@ -79,7 +79,7 @@ final class ShardedWriteLoad {
     Thread.sleep((long) (warmup * 1000)); // the measurement window itself: nothing waits on it for a result
     measuring.set(true);
     long start = System.nanoTime();
-    Thread.sleep((long) (seconds * 1000));
+    Thread.sleep((long) (seconds * 1000)); // the measured window: the load runs on its own threads meanwhile
     double elapsed = (System.nanoTime() - start) / 1e9;
     long c = committed.sum();
     long x = conflicted.sum();
