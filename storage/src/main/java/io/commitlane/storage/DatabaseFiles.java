@@ -17,7 +17,7 @@ import org.rocksdb.RocksDBException;
  * What a database directory holds, and so what {@link Database#destroy} may delete: RocksDB's own
  * files (RocksDB deletes those itself), and the files commitlane's modules keep beside them:
  * transaction logs under {@code txlog/<name>/}, store-drop records under {@code store-drops/},
- * and a cluster node's {@code owner.lock}. Anything else in the directory is the user's and stays,
+ * and a cluster node's {@code owner.lock} and {@code owner.epoch}. Anything else in the directory is the user's and stays,
  * and so does the directory if anything stayed.
  */
 final class DatabaseFiles {
@@ -25,7 +25,7 @@ final class DatabaseFiles {
   private static final Pattern SEGMENT = Pattern.compile("\\d{20}\\.txlog");
   private static final List<String> LOG_SIDE_FILES = List.of("flushed-position", "flushed-position.tmp", "LOCK");
   private static final Pattern DROP_RECORD = Pattern.compile("\\d+\\.drop(\\.tmp)?");
-  private static final List<String> ROOT_SIDE_FILES = List.of("owner.lock");
+  private static final List<String> ROOT_SIDE_FILES = List.of("owner.lock", "owner.epoch", "owner.epoch.tmp");
 
   private DatabaseFiles() {}
 
