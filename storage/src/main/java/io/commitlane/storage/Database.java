@@ -56,11 +56,13 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Delete the database at {@code path}: RocksDB's files and what commitlane keeps beside them
+   * Delete the database at {@code path}: RocksDB's files (those its manifest names or whose content
+   * RocksDB wrote, not whatever has a RocksDB-like name) and what commitlane keeps beside them
    * (transaction logs, store-drop records). Files of anyone else in the directory stay, and so does
    * the directory then. Refused with {@link PathInUseException} while any handle of the path is
-   * open in this process, and with {@link NotADatabaseException} for a directory that holds no
-   * database (nothing is deleted then). A missing path is a no-op.
+   * open in this process or another process holds RocksDB's lock, and with {@link
+   * NotADatabaseException} for a directory that holds no database (nothing is deleted then). A
+   * missing path is a no-op.
    */
   public static void destroy(Path path) {
     DatabaseRegistry.destroy(Objects.requireNonNull(path, "path"));
