@@ -35,6 +35,8 @@ public final class Database implements AutoCloseable {
   private final LifecycleGate gate = new LifecycleGate();
   /** Transactions of this handle that hold a RocksDB snapshot, released if the handle closes first. */
   private final Set<Transaction> snapshotHolders = ConcurrentHashMap.newKeySet();
+  /** Cursors of this handle still open: their native iterators are freed before the handle lets the database go. */
+  private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
   private final Store defaultStore;
   private final InternalRecords internalRecords;
 
@@ -209,6 +211,62 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /** The latest committed values of {@code keys} in {@code store} (null where absent), from one view, in one RocksDB multi-get. */
+  public List<byte[]> multiGet(Store store, List<byte[]> keys) {
+    requireOwn(store);
+    Objects.requireNonNull(keys, "keys").forEach(k -> Objects.requireNonNull(k, "key"));
+    enter();
+    try {
+      return MultiGet.read(shared, store, null, keys);
+    } finally {
+      exit();
+    }
+  }
+
+  public List<byte[]> multiGet(List<byte[]> keys) {
+    return multiGet(defaultStore, keys);
+  }
+
+  /**
+   * Scan {@code range} outside any transaction: one consistent view of the committed data, taken
+   * when the cursor opens. Close the cursor (try-with-resources); closing this handle ends it.
+   */
+  public Cursor scan(KeyRange range) {
+    Store store = Objects.requireNonNull(range, "range").storeIn(this);
+    requireOwn(store);
+    enter();
+    try {
+      Cursor[] self = new Cursor[1];
+      self[0] = new Cursor(this, range, null, null, null, () -> forgetCursor(self[0]));
+      rememberCursor(self[0]);
+      return self[0];
+    } finally {
+      exit();
+    }
+  }
+
+  /** {@link #scan} into a list, for bounded ranges. */
+  public List<KeyValue> list(KeyRange range) {
+    return scan(range).toList();
+  }
+
+  /** The exact number of committed keys in {@code range} (up to its limit), counted from one view. */
+  public long count(KeyRange range) {
+    return scan(range.keysOnly()).countRest();
+  }
+
+  /** A cheap estimate of the keys in {@code range} from RocksDB's statistics, without reading them; see docs/reads.md. */
+  public long estimateCount(KeyRange range) {
+    Store store = Objects.requireNonNull(range, "range").storeIn(this);
+    requireOwn(store);
+    enter();
+    try {
+      return CountEstimate.of(shared, store, range);
+    } finally {
+      exit();
+    }
+  }
+
   public void put(byte[] key, byte[] value) {
     put(defaultStore, key, value);
   }
@@ -351,6 +409,10 @@ public final class Database implements AutoCloseable {
     if (!gate.closeAndAwait()) {
       return;
     }
+    for (Cursor c : openCursors) {
+      c.endByDatabase(); // an iterator used after the native close would be a use-after-free
+    }
+    openCursors.clear();
     for (Transaction t : snapshotHolders) {
       t.releaseSnapshot();
     }
@@ -392,6 +454,19 @@ public final class Database implements AutoCloseable {
 
   void exit() {
     gate.exit();
+  }
+
+  /** Enter unless closed; true must be paired with {@link #exit}. */
+  boolean tryEnter() {
+    return gate.tryEnter();
+  }
+
+  void rememberCursor(Cursor c) {
+    openCursors.add(c);
+  }
+
+  void forgetCursor(Cursor c) {
+    openCursors.remove(c);
   }
 
   void requireOpen() {
