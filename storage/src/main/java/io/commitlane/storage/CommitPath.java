@@ -53,6 +53,8 @@ final class CommitPath {
   private final AtomicLong clock = new AtomicLong(1);
   private final LiveBaselines live = new LiveBaselines(clock::get);
   private final RecentWrites recent = new RecentWrites(live::oldest);
+  /** Phantom protection for tracked scans; off (one volatile read per commit) while no transaction scans. */
+  private final OrderedWrites ordered;
   private volatile Writer writer;
   private final Hooks hooks;
   private final CommitEvents events;
@@ -74,6 +76,7 @@ final class CommitPath {
     this.serialLock = validation == OccValidation.SERIAL ? new ReentrantLock() : null;
     this.writer = writer;
     this.hooks = hooks;
+    this.ordered = new OrderedWrites(this::quiesce, clock::get, live::oldest);
   }
 
   /** Tests: wrap the RocksDB writer, for example to fail a write after validation. */
@@ -107,6 +110,21 @@ final class CommitPath {
     return recent;
   }
 
+  /** The ordered record behind scanned intervals, for transactions (enter and leave) and stats. */
+  OrderedWrites orderedWrites() {
+    return ordered;
+  }
+
+  /** Returns once every commit holding its locks now has released them (turning the ordered record on waits for this). */
+  private void quiesce() {
+    if (serialLock != null) {
+      serialLock.lock();
+      serialLock.unlock();
+    } else {
+      table.awaitLockHolders();
+    }
+  }
+
   /** Validate and write one commit. Throws {@link ConflictException} when validation fails. */
   void commit(PendingCommit c) {
     WriteBuffer w = c.writes();
@@ -116,14 +134,20 @@ final class CommitPath {
 
     boolean hooked = false;
     boolean written = false;
+    boolean published = false;
+    boolean recorded = false;
     CommitValidatedEvent validation = events.beginValidation(c);
     CommitWrittenEvent write = null;
     lock(locked);
     try {
+      if (ordered.active()) { // read under the locks: see OrderedWrites for why
+        ordered.publish(c, c);
+        published = true;
+      }
       if (c.isTransactional()) {
         // Under BlindWrites.ORDERED only the reads are checked; the write buckets are still
         // locked above, which keeps commits to a key (and their log records) in order.
-        if (conflictsInTable(c, writeBuckets)) {
+        if (conflictsInTable(c, writeBuckets) || conflictsInRanges(c, c)) {
           conflicts.increment();
           events.validated(validation, c, CommitEvents.CONFLICTED, 1);
           throw new ConflictException(c.transactionId());
@@ -144,6 +168,10 @@ final class CommitPath {
       events.written(write, c, CommitEvents.WRITTEN, 1);
       long version = clock.incrementAndGet();
       stamp(w, writeBuckets, version);
+      if (published) {
+        ordered.committed(c, version);
+        recorded = true;
+      }
       c.version(version);
     } catch (RuntimeException | Error e) {
       if (!(e instanceof ConflictException)) {
@@ -155,6 +183,12 @@ final class CommitPath {
       }
       throw e;
     } finally {
+      if (published && !recorded) {
+        ordered.abandon(c);
+      }
+      if (c.scans() != null) {
+        ordered.releaseFences(c);
+      }
       unlock(locked);
     }
     if (c.isTransactional()) {
@@ -193,11 +227,13 @@ final class CommitPath {
     int[] survivors = new int[n];
     int survived = 0;
     lock(locked);
+    // Members share one token: a later member never waits for an earlier member's fence.
+    Object token = ordered.active() ? new Object() : null;
     try {
       WrittenKeys groupWrites = new WrittenKeys(total);
       for (int i = 0; i < n; i++) {
         PendingCommit c = members.get(i);
-        if (admitToGroup(c, writeBuckets[i], groupWrites, failures, i, n)) {
+        if (admitToGroup(c, writeBuckets[i], groupWrites, failures, i, n, token)) {
           WriteBuffer w = c.writes();
           for (int j = 0; j < w.size(); j++) {
             groupWrites.add(w.hash(j));
@@ -207,6 +243,7 @@ final class CommitPath {
         }
       }
       if (survived > 0 && !writeGroup(buffers, members, survivors, survived, failures)) {
+        abandonRanges(token, members, survivors, survived);
         survived = 0;
       }
       long first = clock.getAndAdd(survived) + 1;
@@ -214,9 +251,15 @@ final class CommitPath {
         int i = survivors[k];
         long version = first + k;
         stamp(members.get(i).writes(), writeBuckets[i], version);
+        if (token != null) {
+          ordered.committed(members.get(i), version);
+        }
         members.get(i).version(version);
       }
     } finally {
+      if (token != null) {
+        ordered.releaseFences(token);
+      }
       unlock(locked);
     }
     groups.increment();
@@ -275,11 +318,17 @@ final class CommitPath {
    * validation event does not include the lock wait: the group took its locks before.)
    */
   private boolean admitToGroup(PendingCommit c, int[] writeBuckets, WrittenKeys groupWrites, Throwable[] failures,
-      int i, int groupSize) {
+      int i, int groupSize, Object token) {
     boolean hooked = false;
+    boolean published = false;
     CommitValidatedEvent validation = events.beginValidation(c);
     try {
-      if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, groupWrites)) {
+      if (token != null) {
+        ordered.publish(c, token);
+        published = true;
+      }
+      // The ordered record sees the earlier members' writes as pending: scanning over one conflicts.
+      if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, groupWrites) || conflictsInRanges(c, token)) {
         conflicts.increment();
         events.validated(validation, c, CommitEvents.CONFLICTED, groupSize);
         throw new ConflictException(c.transactionId());
@@ -302,8 +351,29 @@ final class CommitPath {
       if (hooked) {
         hooks.aborted(c, e);
       }
+      if (published) {
+        ordered.abandon(c);
+      }
       return false;
     }
+  }
+
+  /** A group write failed: its survivors' published writes will not be written. */
+  private void abandonRanges(Object token, List<PendingCommit> members, int[] survivors, int survived) {
+    for (int k = 0; token != null && k < survived; k++) {
+      ordered.abandon(members.get(survivors[k]));
+    }
+  }
+
+  /**
+   * Whether a key inside an interval the commit scanned (tracked) was written after its baseline,
+   * is being written, or may have been; if not, the intervals stay fenced until the caller
+   * releases {@code token}. A transaction that scanned keeps the record on until it leaves, so the
+   * record holds every write it must see.
+   */
+  private boolean conflictsInRanges(PendingCommit c, Object token) {
+    ScannedRanges scans = c.scans();
+    return scans != null && c.baseline() != READ_NOTHING && ordered.conflicts(c, scans, c.baseline(), token);
   }
 
   /**

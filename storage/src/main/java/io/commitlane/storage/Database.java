@@ -35,6 +35,8 @@ public final class Database implements AutoCloseable {
   private final LifecycleGate gate = new LifecycleGate();
   /** Transactions of this handle that hold a RocksDB snapshot, released if the handle closes first. */
   private final Set<Transaction> snapshotHolders = ConcurrentHashMap.newKeySet();
+  /** Cursors of this handle still open: their native iterators are freed before the handle lets the database go. */
+  private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
   private final Store defaultStore;
   private final InternalRecords internalRecords;
 
@@ -211,6 +213,38 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /** The latest committed values of {@code keys} in {@code store} (null where absent), from one view, in one RocksDB multi-get. */
+  public List<byte[]> multiGet(Store store, List<byte[]> keys) {
+    return MultiGet.latest(this, store, keys);
+  }
+
+  public List<byte[]> multiGet(List<byte[]> keys) {
+    return multiGet(defaultStore, keys);
+  }
+
+  /**
+   * Scan {@code range} outside any transaction: one consistent view of the committed data, taken
+   * when the cursor opens. Close the cursor (try-with-resources); closing this handle ends it.
+   */
+  public Cursor scan(KeyRange range) {
+    return Cursor.outside(this, range);
+  }
+
+  /** {@link #scan} into a list, for bounded ranges. */
+  public List<KeyValue> list(KeyRange range) {
+    return scan(range).toList();
+  }
+
+  /** The exact number of committed keys in {@code range} (up to its limit), counted from one view. */
+  public long count(KeyRange range) {
+    return scan(range.keysOnly()).countRest();
+  }
+
+  /** A cheap estimate of the keys in {@code range} from RocksDB's statistics, without reading them; see docs/reads.md. */
+  public long estimateCount(KeyRange range) {
+    return CountEstimate.of(this, range);
+  }
+
   public void put(byte[] key, byte[] value) {
     put(defaultStore, key, value);
   }
@@ -353,6 +387,10 @@ public final class Database implements AutoCloseable {
     if (!gate.closeAndAwait()) {
       return;
     }
+    for (Cursor c : openCursors) {
+      c.endByDatabase(); // an iterator used after the native close would be a use-after-free
+    }
+    openCursors.clear();
     for (Transaction t : snapshotHolders) {
       t.releaseSnapshot();
     }
@@ -394,6 +432,19 @@ public final class Database implements AutoCloseable {
 
   void exit() {
     gate.exit();
+  }
+
+  /** Enter unless closed; true must be paired with {@link #exit}. */
+  boolean tryEnter() {
+    return gate.tryEnter();
+  }
+
+  void rememberCursor(Cursor c) {
+    openCursors.add(c);
+  }
+
+  void forgetCursor(Cursor c) {
+    openCursors.remove(c);
   }
 
   void requireOpen() {

@@ -32,6 +32,8 @@ public final class PendingCommit {
   private int internalWrites;
   private Object attachment;
   private long version;
+  /** The intervals the transaction's tracked scans covered, or null when it scanned none. */
+  private ScannedRanges scans;
 
   PendingCommit(long transactionId, Object tag, WriteBuffer writes, ReadSet reads, long baseline, boolean transactional) {
     this(transactionId, tag, writes, reads, baseline, transactional, null, List.of(), null);
@@ -132,6 +134,15 @@ public final class PendingCommit {
   /** The keys read through {@link Transaction#get}, or null when none. */
   ReadSet reads() {
     return reads;
+  }
+
+  ScannedRanges scans() {
+    return scans;
+  }
+
+  PendingCommit scans(ScannedRanges ranges) {
+    this.scans = ranges;
+    return this;
   }
 
   @Override

@@ -275,6 +275,11 @@ final class SharedDatabase {
     }
   }
 
+  /** The native handle, for scans and batched reads; callers are inside a handle's gate (see the class comment). */
+  RocksDB rocks() {
+    return db;
+  }
+
   Snapshot takeSnapshot() {
     return db.getSnapshot();
   }
@@ -369,7 +374,8 @@ final class SharedDatabase {
     return new StorageStats(commitPath.commits.sum(), commitPath.conflicts.sum(), commitPath.failures.sum(),
         commitPath.writes.sum(), table.allocatedChunks(),
         commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum(),
-        commitPath.recentWrites().conservativeAnswers.sum(), commitPath.recentWrites().slots());
+        commitPath.recentWrites().conservativeAnswers.sum() + commitPath.orderedWrites().conservativeAnswers.sum(),
+        commitPath.recentWrites().slots());
   }
 
   /**

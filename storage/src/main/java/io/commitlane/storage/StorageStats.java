@@ -13,7 +13,8 @@ package io.commitlane.storage;
  * @param groupMembers transactions that went through those groups (committed or not)
  * @param groupConflicts group members refused because an earlier member of their group wrote what they touched
  * @param conservativeConflicts conflicts (included in {@code conflicts}) assumed because the record of recent writes had
- *     forgotten as far back as the transaction's baseline (a transaction held open while much was written); 0 otherwise
+ *     forgotten as far back as the transaction's baseline (a transaction held open while much was written), or, for a
+ *     tracked scan, because the ordered record of writes did not reach back to it (see docs/reads.md); 0 otherwise
  * @param recentWriteSlots slots allocated by the record of recently written keys (each 16 bytes; at most 262,144)
  */
 public record StorageStats(long commits, long conflicts, long failures, long writes, int versionTableChunks,

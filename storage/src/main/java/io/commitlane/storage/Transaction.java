@@ -33,6 +33,8 @@ public final class Transaction implements AutoCloseable {
   private final long id = IDS.incrementAndGet();
   private final WriteBuffer writes = new WriteBuffer(4);
   private ReadSet reads;
+  /** Its cursors and scanned intervals; null until its first scan. */
+  private TransactionScans scans;
   private long baseline = NO_BASELINE;
   /** Its generation among the live baselines while it holds a baseline that validation may use. */
   private long live = NOT_LIVE;
@@ -90,6 +92,47 @@ public final class Transaction implements AutoCloseable {
 
   public byte[] getUntracked(byte[] key) {
     return getUntracked(handle.defaultStore(), key);
+  }
+
+  /** {@link #get} for many keys of a store (null where absent): own writes first, the rest in one RocksDB multi-get; all tracked. */
+  public List<byte[]> multiGet(Store store, List<byte[]> keys) {
+    requireState();
+    handle.requireOwn(store);
+    store.requireLive();
+    handle.enter();
+    try {
+      return MultiGet.merged(shared, store, keys, writes, this::snapshotReadOptions, this::track);
+    } finally {
+      handle.exit();
+    }
+  }
+
+  public List<byte[]> multiGet(List<byte[]> keys) {
+    return multiGet(handle.defaultStore(), keys);
+  }
+
+  /**
+   * Scan {@code range} in this transaction's snapshot merged with its own writes as they are when
+   * the cursor opens. Tracked: a later commit that writes inside the interval the scan covered (up
+   * to where it stopped) makes this transaction's commit fail with {@link ConflictException}.
+   */
+  public Cursor scan(KeyRange range) {
+    return openScan(range, true);
+  }
+
+  /** Like {@link #scan} but not validated: other commits' inserts and removals are not conflicts (phantoms allowed). */
+  public Cursor scanUntracked(KeyRange range) {
+    return openScan(range, false);
+  }
+
+  /** {@link #scan} into a list, for bounded ranges. */
+  public List<KeyValue> list(KeyRange range) {
+    return scan(range).toList();
+  }
+
+  /** The exact number of keys {@link #scan} shows (up to the range's limit); tracked. */
+  public long count(KeyRange range) {
+    return scan(range.keysOnly()).countRest();
   }
 
   public Transaction put(byte[] key, byte[] value) {
@@ -230,14 +273,16 @@ public final class Transaction implements AutoCloseable {
     if (claims == null) {
       claims = StoreClaims.claim(writes);
     }
-    if (writes.size() == 0 && reads == null && logEntries.isEmpty()) {
+    ScannedRanges scanned = scans == null ? null : scans.tracked();
+    if (writes.size() == 0 && reads == null && scanned == null && logEntries.isEmpty()) {
       state = State.COMMITTED;
       return null;
     }
     if (reads != null) {
       reads.seal();
     }
-    return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries, shared.internalStore());
+    return new PendingCommit(id, tag, writes, reads, baseline, true, logName, logEntries, shared.internalStore())
+        .scans(scanned);
   }
 
   /** Key and value bytes buffered so far: what this transaction adds to a merged write group. */
@@ -275,6 +320,9 @@ public final class Transaction implements AutoCloseable {
     if (live != NOT_LIVE) {
       shared.commitPath().leaveLive(live);
       live = NOT_LIVE;
+    }
+    if (scans != null) {
+      scans.leave();
     }
   }
 
@@ -326,6 +374,9 @@ public final class Transaction implements AutoCloseable {
 
   /** Release the snapshot; called by this transaction and by its handle's close. */
   synchronized void releaseSnapshot() {
+    if (scans != null) {
+      scans.endCursors("its transaction " + id + " ended (committed or aborted)");
+    }
     if (snapshot != null) {
       readOptions.close();
       shared.releaseSnapshot(snapshot);
@@ -349,15 +400,41 @@ public final class Transaction implements AutoCloseable {
     try {
       byte[] value = shared.get(store, snapshotReadOptions(), key);
       if (tracked) {
-        if (reads == null) {
-          reads = new ReadSet(8);
-        }
-        reads.add(KeyHash.of(store.id(), key));
+        track(KeyHash.of(store.id(), key));
       }
       return value;
     } finally {
       handle.exit();
     }
+  }
+
+  private void track(long keyHash) {
+    if (reads == null) {
+      reads = new ReadSet(8);
+    }
+    reads.add(keyHash);
+  }
+
+  private Cursor openScan(KeyRange range, boolean tracked) {
+    requireState();
+    Store store = Objects.requireNonNull(range, "range").storeIn(handle);
+    handle.requireOwn(store);
+    store.requireLive();
+    scans = scans == null ? new TransactionScans(handle) : scans;
+    handle.enter();
+    try {
+      if (tracked) {
+        scans.beforeTrackedScan(shared.commitPath().orderedWrites()); // before the baseline: see OrderedWrites
+      }
+      return scans.open(range, scanSnapshot(), writes, tracked);
+    } finally {
+      handle.exit();
+    }
+  }
+
+  private synchronized Snapshot scanSnapshot() {
+    snapshotReadOptions();
+    return snapshot;
   }
 
   private Transaction buffer(Store store, byte[] key, byte[] value) {

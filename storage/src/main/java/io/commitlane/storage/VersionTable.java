@@ -121,6 +121,26 @@ final class VersionTable {
     }
   }
 
+  /**
+   * Returns once every bucket locked at the call has been released at least once: every commit
+   * that held its locks then has finished. Takes and drops each such lock, holding none while
+   * waiting for another, so it cannot deadlock with commits (which lock in sorted order). Chunks
+   * and slots are read with volatile semantics, after the caller's volatile write (see {@link
+   * OrderedWrites#enterScanning}).
+   */
+  void awaitLockHolders() {
+    for (int c = 0; c < chunks.length; c++) {
+      long[] chunk = (long[]) CHUNKS.getVolatile(chunks, c);
+      for (int i = 0; chunk != null && i < chunk.length; i++) {
+        if (((long) SLOT.getVolatile(chunk, i) & LOCKED) != 0) {
+          int bucket = (c << CHUNK_BITS) + i;
+          lock(bucket);
+          unlock(bucket);
+        }
+      }
+    }
+  }
+
   /** Chunks allocated so far; a measure of the table's memory. */
   int allocatedChunks() {
     int n = 0;
