@@ -417,19 +417,8 @@ public final class Transaction implements AutoCloseable {
 
   private Cursor openScan(KeyRange range, boolean tracked) {
     requireState();
-    Store store = Objects.requireNonNull(range, "range").storeIn(handle);
-    handle.requireOwn(store);
-    store.requireLive();
-    scans = scans == null ? new TransactionScans(handle) : scans;
-    handle.enter();
-    try {
-      if (tracked) {
-        scans.beforeTrackedScan(shared.commitPath().orderedWrites()); // before the baseline: see OrderedWrites
-      }
-      return scans.open(range, scanSnapshot(), writes, tracked);
-    } finally {
-      handle.exit();
-    }
+    scans = scans == null ? new TransactionScans(handle, shared.commitPath().orderedWrites(), writes, this::scanSnapshot) : scans;
+    return scans.open(range, tracked);
   }
 
   private synchronized Snapshot scanSnapshot() {
