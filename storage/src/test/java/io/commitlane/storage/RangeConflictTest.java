@@ -211,6 +211,41 @@ class RangeConflictTest {
     }
   }
 
+  /**
+   * The ordered record is bounded: when a scanner stays open while more keys are written than it
+   * holds, it forgets the oldest and the scanner's commit is a conservative conflict, counted;
+   * a scanner that starts after that validates exactly again.
+   */
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void theRecordStaysBoundedAndAScannerOlderThanWhatItForgotConflictsConservatively(OccValidation policy) {
+    try (Database db = open(policy)) {
+      Transaction old = db.begin();
+      old.count(KeyRange.prefix(of("a/")));
+      int perBatch = OrderedWrites.MAX_ENTRIES * 5 / 8;
+      for (int round = 0; round < 2; round++) {
+        Batch b = Batch.create();
+        for (int i = 0; i < perBatch; i++) {
+          b.put(db.defaultStore(), of("z/" + round + "/" + i), of("x"));
+        }
+        db.write(b); // outside the scanned range
+      }
+      OrderedWrites ordered = db.shared().commitPath().orderedWrites();
+      assertTrue(ordered.size() <= OrderedWrites.MAX_ENTRIES, "held " + ordered.size());
+
+      Transaction young = db.begin();
+      young.count(KeyRange.prefix(of("a/")));
+      db.put(of("z/after"), of("x"));
+      young.put(of("y/young"), of("1"));
+      young.commitSync();
+      assertEquals(0, db.stats().conservativeConflicts());
+
+      old.put(of("a/old"), of("1"));
+      assertThrows(ConflictException.class, old::commitSync);
+      assertEquals(1, db.stats().conservativeConflicts());
+    }
+  }
+
   private static List<String> keys(List<KeyValue> kvs) {
     return kvs.stream().map(kv -> str(kv.key())).toList();
   }
