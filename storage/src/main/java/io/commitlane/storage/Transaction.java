@@ -415,10 +415,30 @@ public final class Transaction implements AutoCloseable {
     reads.add(keyHash);
   }
 
+  /** Announce tracked scans before the first read, so a scan after point reads validates exactly (docs/reads.md). */
+  public Transaction expectScans() {
+    requireState();
+    handle.enter();
+    try {
+      scans().register();
+    } finally {
+      handle.exit();
+    }
+    return this;
+  }
+
+  /** Whether a tracked scan ran or was announced (for {@link Database#transact}'s retries). */
+  boolean expectsScans() {
+    return scans != null && scans.tracked() != null;
+  }
+
   private Cursor openScan(KeyRange range, boolean tracked) {
     requireState();
-    scans = scans == null ? new TransactionScans(handle, shared.commitPath().orderedWrites(), writes, this::scanSnapshot) : scans;
-    return scans.open(range, tracked);
+    return scans().open(range, tracked);
+  }
+
+  private TransactionScans scans() {
+    return scans == null ? scans = new TransactionScans(handle, shared.commitPath().orderedWrites(), writes, this::scanSnapshot) : scans;
   }
 
   private synchronized Snapshot scanSnapshot() {

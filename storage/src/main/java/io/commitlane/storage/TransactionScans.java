@@ -37,10 +37,8 @@ final class TransactionScans {
     store.requireLive();
     handle.enter();
     try {
-      if (track && !registered) {
-        ordered.enterScanning(); // before the transaction takes its baseline: see OrderedWrites
-        registered = true;
-        tracked = new ScannedRanges();
+      if (track) {
+        register();
       }
       ScannedRanges.Interval interval = track ? tracked.add(store, range.start(), range.end(), range.isReverse()) : null;
       Cursor[] self = new Cursor[1];
@@ -53,6 +51,18 @@ final class TransactionScans {
       return self[0];
     } finally {
       handle.exit();
+    }
+  }
+
+  /**
+   * Register for tracked scans; exact only before the transaction takes its baseline (see {@link
+   * OrderedWrites}): the first tracked scan does it, or {@link Transaction#expectScans()} earlier.
+   */
+  void register() {
+    if (!registered) {
+      ordered.enterScanning();
+      registered = true;
+      tracked = new ScannedRanges();
     }
   }
 

@@ -195,6 +195,34 @@ class RangeConflictTest {
 
   @ParameterizedTest
   @EnumSource(OccValidation.class)
+  void announcedScansAndTheRetriesOfTransactValidateExactlyAfterAPointRead(OccValidation policy) {
+    try (Database db = open(policy)) {
+      seed(db, "a/1");
+      Transaction announced = db.begin().expectScans();
+      announced.get(of("elsewhere"));
+      db.put(of("z"), of("unrelated"));
+      announced.count(KeyRange.prefix(of("a/")));
+      announced.put(of("x"), of("1"));
+      announced.commitSync();
+      assertEquals(0, db.stats().conservativeConflicts());
+
+      int[] attempts = {0};
+      long n = db.transact(txn -> {
+        attempts[0]++;
+        txn.get(of("elsewhere"));
+        db.put(of("z"), of("unrelated " + attempts[0])); // a commit between the point read and the scan
+        long count = txn.count(KeyRange.prefix(of("a/")));
+        txn.put(of("x"), of("2"));
+        return count;
+      });
+      assertEquals(1, n);
+      assertEquals(2, attempts[0], "the first attempt conflicts conservatively, its retry is exact");
+      assertEquals(1, db.stats().conservativeConflicts());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
   void theOrderedRecordRunsOnlyWhileATransactionScans(OccValidation policy) {
     try (Database db = open(policy)) {
       OrderedWrites ordered = db.shared().commitPath().orderedWrites();
