@@ -415,21 +415,30 @@ public final class Transaction implements AutoCloseable {
     reads.add(keyHash);
   }
 
-  private Cursor openScan(KeyRange range, boolean tracked) {
+  /** Announce tracked scans before the first read, so a scan after point reads validates exactly (docs/reads.md). */
+  public Transaction expectScans() {
     requireState();
-    Store store = Objects.requireNonNull(range, "range").storeIn(handle);
-    handle.requireOwn(store);
-    store.requireLive();
-    scans = scans == null ? new TransactionScans(handle) : scans;
     handle.enter();
     try {
-      if (tracked) {
-        scans.beforeTrackedScan(shared.commitPath().orderedWrites()); // before the baseline: see OrderedWrites
-      }
-      return scans.open(range, scanSnapshot(), writes, tracked);
+      scans().register();
     } finally {
       handle.exit();
     }
+    return this;
+  }
+
+  /** Whether a tracked scan ran or was announced (for {@link Database#transact}'s retries). */
+  boolean expectsScans() {
+    return scans != null && scans.tracked() != null;
+  }
+
+  private Cursor openScan(KeyRange range, boolean tracked) {
+    requireState();
+    return scans().open(range, tracked);
+  }
+
+  private TransactionScans scans() {
+    return scans == null ? scans = new TransactionScans(handle, shared.commitPath().orderedWrites(), writes, this::scanSnapshot) : scans;
   }
 
   private synchronized Snapshot scanSnapshot() {
