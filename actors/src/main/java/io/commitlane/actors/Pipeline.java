@@ -77,7 +77,7 @@ final class Pipeline {
     TransactionLogs logs = null;
     try {
       RequestLedger requests = new RequestLedger(db, settings.requestIds());
-      logs = TransactionLogs.open(db, settings.log(), settings.replay(), requests);
+      logs = TransactionLogs.open(db, settings.log(), settings.replay(), requests, faults);
       requests.countRecords();
       Database.Registration hook = db.addCommitHook(logs);
       Database.Registration requestHook = db.addCommitHook(requests); // after the log's hook

@@ -153,6 +153,20 @@ final class ActorAppender implements Appender {
     runUntilDone(claimMarker(position, true));
   }
 
+  /**
+   * An abort here fails only when the log is closed or stopped (a write failure stops it), so
+   * nothing finishes again and only readers need to skip the record.
+   */
+  @Override
+  public void markDead(long position, AbortedPositions dead) {
+    watermark.lock.lock();
+    try {
+      dead.add(position);
+    } finally {
+      watermark.lock.unlock();
+    }
+  }
+
   @Override
   public void abandon(List<Long> positions) {
     checkNotWriter();
