@@ -3,10 +3,13 @@ package io.commitlane.actors;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.PendingCommit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -68,6 +72,12 @@ final class RequestLedger implements CommitHook {
       return size() > RECENT;
     }
   };
+  /**
+   * Ids whose last attempt was written to RocksDB but not vouched for ({@link NotDurableException},
+   * {@link CommitOutcomeUnknownException}): their record may be in RocksDB's memtable only, so it
+   * answers no repeat until the database is reopened (then RocksDB holds only what survived).
+   */
+  private final Set<RequestId> unvouched = ConcurrentHashMap.newKeySet();
   /** Records on disk: counted at open, one more per recorded commit, fewer per purge. */
   private final AtomicLong recorded = new AtomicLong();
 
@@ -184,6 +194,10 @@ final class RequestLedger implements CommitHook {
       }
       // It completed meanwhile and left: its record, if it wrote, is findable now.
     }
+    if (unvouched.contains(id)) {
+      mine.tell(notVouched(id, correlation));
+      return null;
+    }
     Committed known;
     try {
       known = find(id, mine.key, correlation);
@@ -215,6 +229,25 @@ final class RequestLedger implements CommitHook {
     long epoch = b.getLong();
     long position = b.getLong();
     return new Committed(correlation, new CommitStamp(epoch, 0), position);
+  }
+
+  /**
+   * {@code attempt}'s commit failed with {@code cause}; call before telling its outcome, so no
+   * repeat can find the id's record in between. A commit written but not vouched for leaves its
+   * record in RocksDB, perhaps only in memory: a repeat answered from it could be told Committed
+   * for a write a crash then loses, so the id answers no repeat until the database is reopened.
+   */
+  void failed(Attempt attempt, Throwable cause) {
+    if (cause instanceof NotDurableException || cause instanceof CommitOutcomeUnknownException) {
+      unvouched.add(attempt.id);
+    }
+  }
+
+  private static Failed notVouched(RequestId id, long correlation) {
+    return new Failed(correlation, FailureReason.STORAGE, "request " + id + " was written by an earlier attempt that"
+        + " could not be made durable, so it is neither answered Committed nor applied again while this database"
+        + " stays open: reopen the database (free disk space first), then send it again; it is then answered from"
+        + " what the database kept, or applied if the write was lost", false);
   }
 
   /** {@code txn}'s commit belongs to {@code attempt}: its write records the id. Call before admitting it. */

@@ -4,15 +4,19 @@ import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Write;
@@ -177,6 +181,53 @@ class RequestIdTest {
       assertEquals(first.logPosition(), repeat.logPosition());
       assertEquals("first", s(db.storage().get(b("k"))));
       assertEquals(List.of("k=first"), logged(db));
+    }
+  }
+
+  /**
+   * The first attempt is written to RocksDB but its log record is not (leaderless appends, the
+   * WAL off): it fails as not durable. A repeat must not be answered Committed from the record
+   * in RocksDB's memtable while the database stays open; after a crash and reopen it runs again
+   * (the write was lost), and after a clean close and reopen it is answered from the record
+   * (the close's flush kept the write).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aRepeatIsNeverAnsweredCommittedForAFirstAttemptThatIsNotDurable(boolean crash) throws Exception {
+    io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
+    PipelineSettings base = settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless"));
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    TestProbe<WriteReply> replies = testKit.createTestProbe();
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, faulty);
+    db.ref().tell(write("order-0", "before", "x", 1, replies));
+    replies.expectMessageClass(Committed.class);
+    fs.failNextWrite();
+    db.ref().tell(write("order-1", "k", "first", 2, replies));
+    Failed failed = replies.expectMessageClass(Failed.class);
+    assertEquals(FailureReason.STORAGE, failed.reason());
+    db.ref().tell(write("order-1", "k", "first", 3, replies));
+    WriteReply repeat = replies.expectMessageClass(WriteReply.class);
+    Failed refused = assertInstanceOf(Failed.class, repeat, "not durable: never answered Committed");
+    assertEquals(3, refused.correlation());
+    assertTrue(refused.message().contains("reopen"), refused.message());
+    if (crash) {
+      RecoveryRegressionTest.crashImage(db1, image);
+    }
+    assertThrows(Exception.class, () -> db.closeAsync().toCompletableFuture().get());
+    try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), crash ? image : db1,
+        settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless")))) {
+      assertEquals(crash ? null : "first", s(reopened.storage().get(b("k"))));
+      reopened.ref().tell(write("order-1", "k", "first", 4, replies));
+      replies.expectMessageClass(Committed.class);
+      assertEquals("first", s(reopened.storage().get(b("k"))));
+      assertEquals(crash ? List.of("k=first") : List.of(), logged(reopened).stream().filter(e -> e.startsWith("k=")).toList(),
+          crash ? "the lost write ran again" : "answered from the record, applied once");
+      reopened.ref().tell(write("order-1", "k", "first", 5, replies));
+      replies.expectMessageClass(Committed.class);
     }
   }
 
