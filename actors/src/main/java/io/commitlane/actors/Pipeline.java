@@ -279,7 +279,7 @@ final class Pipeline {
     return new PipelineStats(queue.depth(), inFlight(), queue.executorsSpawned(), queue.idleExecutors(),
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
-        logs.stats(), runner.groupSize.getIntervalHistogram());
+        logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats());
   }
 
   /**
