@@ -153,12 +153,20 @@ final class ActorAppender implements Appender {
     runUntilDone(claimMarker(position, true));
   }
 
-  /**
-   * An abort here fails only when the log is closed or stopped (a write failure stops it), so
-   * nothing finishes again and only readers need to skip the record.
-   */
+  /** Through the writer, in queue order after the record; a stopped or closed log only hides it. */
   @Override
   public void markDead(long position, AbortedPositions dead) {
+    if (writer.failure() == null && !closed) {
+      checkNotWriter();
+      BatchWriter.DeadItem item = new BatchWriter.DeadItem(position);
+      queue.offer(item);
+      try {
+        runUntilDone(item);
+        return;
+      } catch (TransactionLogException e) {
+        // stopped or closed meanwhile: nothing finishes any more, readers only need to skip it
+      }
+    }
     watermark.lock.lock();
     try {
       dead.add(position);
