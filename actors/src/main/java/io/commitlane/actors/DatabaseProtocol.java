@@ -52,8 +52,10 @@ public final class DatabaseProtocol {
    * <p><b>Request ids.</b> With a {@code requestId} (may be null), the database records the id
    * and the outcome in the same RocksDB write as the data (and in the log record, if it logs one),
    * and answers any later request with the same id with that outcome, applying nothing again: on
-   * any owner, after a crash and after a handoff, for as long as it keeps the record ({@code
-   * commitlane.request-ids}). A repeat that arrives while the first is still running gets the
+   * any owner, after a crash and after a handoff, for at least {@code
+   * commitlane.request-ids.window} after the write (while {@code max-ids} ids are remembered, a
+   * write with a new id is refused as {@code OVERLOADED} instead). A repeat of an attempt that
+   * failed as not durable is refused until the database is reopened. A repeat that arrives while the first is still running gets the
    * first's outcome when it completes. So a write answered {@code NO_REPLY} (outcome unknown) may
    * be sent again with the same id. An attempt that wrote nothing (a conflict, a refusal) leaves
    * no record: sending it again runs it again.

@@ -24,6 +24,7 @@ import org.HdrHistogram.Histogram;
  *     has no queue of its own)
  * @param groupSize members per merged write group, since the previous snapshot (groups written,
  *     their members and the conflicts inside them since open are in {@code storage})
+ * @param requestIds the request ids the database remembers, and those it forgot or refused
  */
 public record PipelineStats(
     int queueDepth,
@@ -40,4 +41,5 @@ public record PipelineStats(
     Histogram execution,
     StorageStats storage,
     java.util.Map<String, io.commitlane.txlog.LogStats> logs,
-    Histogram groupSize) {}
+    Histogram groupSize,
+    RequestIdStats requestIds) {}

@@ -157,6 +157,7 @@ public final class RequestHandler {
       @Override
       public void failed(Throwable cause) {
         ledger.unbind(id);
+        ledger.failed(attempt, unwrap(cause));
         completion.failed(cause);
       }
     });
