@@ -5,13 +5,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
+import java.util.TreeMap;
 
 /**
  * A record of commit attempts and a checker for them. For each attempt, record what it read
- * (key to the value it saw, null for absent), what it wrote, and its outcome: committed (with
- * the commit version, which orders commits per key) or failed. Then {@link #check} tells
+ * (key to the value it saw, null for absent), the ranges it scanned ({@link RangeRead}: the
+ * interval and every entry the scan returned in it), what it wrote, and its outcome: committed
+ * (with the commit version, which orders commits per key) or failed. Then {@link #check} tells
  * whether the committed transactions are serializable and, if a final state is given, whether
- * it is the state their serial execution produces (no lost update).
+ * it is the state their serial execution produces (no lost update). A range read is a predicate
+ * read: the serial order must give exactly the entries the scan saw inside its interval, so a
+ * phantom (a key inserted into or removed from a scanned interval by a transaction ordered
+ * before the scanner but not seen by it) is a violation like a stale point read.
  *
  * <p>Limits: the values a transaction writes must be unique per key across the history (so a
  * read can be attributed to one writer); serializability is decided by replaying in commit
@@ -23,8 +29,35 @@ import java.util.Objects;
 public final class History {
   public static final int EXHAUSTIVE_LIMIT = 7;
 
-  /** One attempt: what it read and wrote, and how it ended. */
-  public record Attempt(String id, Map<String, String> reads, Map<String, String> writes, boolean committed, long version) {}
+  /** One attempt: what it read (point reads and scanned ranges) and wrote, and how it ended. */
+  public record Attempt(String id, Map<String, String> reads, List<RangeRead> ranges, Map<String, String> writes,
+      boolean committed, long version) {
+    public Attempt {
+      ranges = List.copyOf(ranges);
+    }
+
+    /** An attempt that scanned no range. */
+    public Attempt(String id, Map<String, String> reads, Map<String, String> writes, boolean committed, long version) {
+      this(id, reads, List.of(), writes, committed, version);
+    }
+  }
+
+  /**
+   * A scan of the keys {@code from <= key < to} ({@code to} null: no upper end; keys compare as
+   * strings) that returned exactly {@code seen}. A scan that stopped at a limit covers the
+   * interval up to where it stopped: record {@code to} as the key after the last one it returned
+   * (or that key plus {@code "\0"}), not the bound it was asked for.
+   */
+  public record RangeRead(String from, String to, SortedMap<String, String> seen) {
+    public RangeRead {
+      Objects.requireNonNull(from, "from");
+      seen = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(seen));
+    }
+
+    boolean covers(String key) {
+      return key.compareTo(from) >= 0 && (to == null || key.compareTo(to) < 0);
+    }
+  }
 
   private final List<Attempt> attempts = new ArrayList<>();
 
@@ -32,8 +65,19 @@ public final class History {
     attempts.add(new Attempt(id, copyWithNulls(reads), copyWithNulls(writes), true, version));
   }
 
+  /** A committed attempt that also scanned {@code ranges}. */
+  public synchronized void committed(String id, Map<String, String> reads, List<RangeRead> ranges, Map<String, String> writes,
+      long version) {
+    attempts.add(new Attempt(id, copyWithNulls(reads), ranges, copyWithNulls(writes), true, version));
+  }
+
   public synchronized void failed(String id, Map<String, String> reads, Map<String, String> writes) {
     attempts.add(new Attempt(id, copyWithNulls(reads), copyWithNulls(writes), false, -1));
+  }
+
+  /** A failed attempt that also scanned {@code ranges} (kept for the record; only committed ones are checked). */
+  public synchronized void failed(String id, Map<String, String> reads, List<RangeRead> ranges, Map<String, String> writes) {
+    attempts.add(new Attempt(id, copyWithNulls(reads), ranges, copyWithNulls(writes), false, -1));
   }
 
   public synchronized List<Attempt> attempts() {
@@ -87,12 +131,20 @@ public final class History {
 
   /** Null when the order explains every read and the final state; else what it does not explain. */
   private static String replay(List<Attempt> order, Map<String, String> finalState) {
-    Map<String, String> state = new HashMap<>();
+    TreeMap<String, String> state = new TreeMap<>();
     for (Attempt a : order) {
       for (var r : a.reads().entrySet()) {
         String expected = state.get(r.getKey());
         if (!Objects.equals(expected, r.getValue())) {
           return "transaction " + a.id() + " read " + r.getKey() + " = " + r.getValue() + " but the serial order gives " + expected;
+        }
+      }
+      for (RangeRead range : a.ranges()) {
+        SortedMap<String, String> expected = range.to() == null ? state.tailMap(range.from()) : state.subMap(range.from(), range.to());
+        if (!expected.equals(range.seen())) {
+          return "transaction " + a.id() + " scanned [" + range.from() + ", " + (range.to() == null ? "end" : range.to())
+              + ") = " + range.seen() + " but the serial order gives " + expected
+              + " (a phantom if a key is missing or extra)";
         }
       }
       for (var w : a.writes().entrySet()) {

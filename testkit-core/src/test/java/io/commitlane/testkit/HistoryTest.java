@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
 class HistoryTest {
@@ -61,5 +62,47 @@ class HistoryTest {
     h.committed("t1", m("a", "1"), m(), 1);    // read what t2 wrote, yet versioned before it
     h.committed("t2", m(), m("a", "1"), 2);
     assertTrue(h.check(null).get(0).startsWith("serializable, but not in commit-version order"));
+  }
+
+  private static History.RangeRead scan(String from, String to, String... kv) {
+    return new History.RangeRead(from, to, new TreeMap<>(m(kv)));
+  }
+
+  @Test
+  void acceptsScansThatSawWhatTheSerialOrderGives() {
+    History h = new History();
+    h.committed("t1", m(), m("order/a/1", "x"), 1);
+    h.committed("t2", m(), List.of(scan("order/a/", "order/a0", "order/a/1", "x")), m("order/a/2", "y"), 2);
+    h.committed("t3", m(), List.of(scan("order/a/", null, "order/a/1", "x", "order/a/2", "y")), m(), 3);
+    assertEquals(List.of(), h.check(m("order/a/1", "x", "order/a/2", "y")));
+  }
+
+  @Test
+  void flagsAPhantomBetweenTwoScanners() {
+    History h = new History();
+    // Both counted the customer's orders as none and each added one: no serial order lets both see none.
+    h.committed("t1", m(), List.of(scan("order/a/", "order/a0")), m("order/a/1", "x"), 1);
+    h.committed("t2", m(), List.of(scan("order/a/", "order/a0")), m("order/a/2", "y"), 2);
+    List<String> v = h.check(null);
+    assertEquals(1, v.size());
+    assertTrue(v.get(0).startsWith("not serializable") && v.get(0).contains("phantom"), v.get(0));
+  }
+
+  @Test
+  void flagsAScanThatMissedARemove() {
+    History h = new History();
+    h.committed("t1", m(), m("k1", "a", "k2", "b"), 1);
+    h.committed("t2", m(), m("k2", null), 2);
+    h.committed("t3", m(), List.of(scan("k", "l", "k1", "a", "k2", "b")), m(), 3);
+    List<String> v = h.check(null);
+    assertTrue(v.get(0).contains("scanned [k, l)"), v.get(0));
+  }
+
+  @Test
+  void keysOutsideTheScannedIntervalDoNotMatter() {
+    History h = new History();
+    h.committed("t1", m(), List.of(scan("b", "c")), m("a", "1", "c", "2"), 1);
+    h.committed("t2", m(), List.of(scan("b", "c")), m("z", "3"), 2);
+    assertEquals(List.of(), h.check(null));
   }
 }
