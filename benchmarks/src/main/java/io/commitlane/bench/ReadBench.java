@@ -39,6 +39,11 @@ final class ReadBench implements Callable<Integer> {
           + " stream (RangeSource, ranges only), rocksdb, lmdb. Default: ${DEFAULT-VALUE}")
   List<String> peerNames;
 
+  @Option(names = "--mixed", negatable = true, defaultValue = "true", fallbackValue = "true",
+      description = "Also run the mixed workload that measures phantom protection (80% read-modify-write, 20% scan 50"
+          + " then write one key; scans tracked, untracked, and tracked on disjoint quarters). Default: ${DEFAULT-VALUE}")
+  boolean mixed;
+
   @Mixin
   TimingOptions timing = new TimingOptions(3, 0.5, 2);
 
@@ -94,7 +99,54 @@ final class ReadBench implements Callable<Integer> {
     }
     out.println();
     out.print(table(results));
+    if (mixed) {
+      out.println();
+      out.print(mixedTable(runMixed(value, out)));
+    }
     return 0;
+  }
+
+  private Map<MixedScanWorkload.Variant, List<MixedScanWorkload.Result>> runMixed(byte[] value, PrintStream out)
+      throws Exception {
+    MixedScanWorkload workload = new MixedScanWorkload(keys, value);
+    MixedScanWorkload.Variant[] variants = MixedScanWorkload.Variant.values();
+    Map<MixedScanWorkload.Variant, List<MixedScanWorkload.Result>> results = new LinkedHashMap<>();
+    for (MixedScanWorkload.Variant v : variants) {
+      results.put(v, new ArrayList<>());
+    }
+    Path root = dir.root("commitlane-mixed");
+    try {
+      int cell = 0;
+      for (int r = 0; r < timing.runs; r++) {
+        for (int i = 0; i < variants.length; i++) {
+          MixedScanWorkload.Variant v = variants[(i + r) % variants.length];
+          MixedScanWorkload.Result m = workload.run(v, root.resolve("mixed-" + (cell++)), timing.warmup, timing.seconds);
+          results.get(v).add(m);
+          out.printf(Locale.ROOT, "  mixed run %d  %-34s %10s commits/s  conflicts %6s%n", r + 1, v.label,
+              Units.count(m.commitsPerSecond()), Units.percent(m.conflictRate()));
+        }
+      }
+    } finally {
+      dir.cleanUp(root);
+    }
+    return results;
+  }
+
+  private static String mixedTable(Map<MixedScanWorkload.Variant, List<MixedScanWorkload.Result>> results) {
+    StringBuilder sb = new StringBuilder();
+    sb.append("| mixed workload, ").append(MixedScanWorkload.THREADS)
+        .append(" threads, commitSync | commits/s median [range] | x untracked | conflicts |\n|---|---|---|---|\n");
+    double untracked = Spread.of(results.get(MixedScanWorkload.Variant.UNTRACKED).stream()
+        .map(MixedScanWorkload.Result::commitsPerSecond).toList()).median();
+    for (var e : results.entrySet()) {
+      Spread rate = Spread.of(e.getValue().stream().map(MixedScanWorkload.Result::commitsPerSecond).toList());
+      Spread conflicts = Spread.of(e.getValue().stream().map(MixedScanWorkload.Result::conflictRate).toList());
+      sb.append("| ").append(e.getKey().label).append(" | ").append(rate.format()).append(" | ")
+          .append(Units.ratio(rate.median() / untracked)).append(" | ").append(Units.percent(conflicts.median()))
+          .append(" [").append(Units.percent(conflicts.min())).append("-").append(Units.percent(conflicts.max()))
+          .append("] |\n");
+    }
+    return sb.toString();
   }
 
   private double measure(ReadRow row, ReadPeer.Loaded store) throws Exception {
