@@ -64,7 +64,8 @@ import org.slf4j.LoggerFactory;
  * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, requestId,
  * correlation, replyTo))}. The methods here ask and map a missing reply (after {@code
  * commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code NO_REPLY}:
- * retryable, outcome unknown (send a write again with its request id). The returned stages never
+ * retryable, outcome unknown (send a write again with its request id). A request too large for one
+ * remote frame throws {@link RequestTooLargeException} before it is sent. The returned stages never
  * fail; they complete on Pekko's default dispatcher, and {@code *Async} stages without an
  * executor run there too. See docs/cluster.md.
  */
@@ -83,6 +84,7 @@ public final class DatabaseSharding {
   private final Executor executor;
   private final boolean hosts;
   private final DispatcherFuture<Done> ready;
+  private final FrameLimit frameLimit;
   /** Correlations of the requests sent here, so that a NO_REPLY names the request it is for. */
   private final AtomicLong correlations = new AtomicLong();
   /** Requests waiting for a reply: answered NO_REPLY if this node's actor system terminates first (its timers stop). */
@@ -97,6 +99,7 @@ public final class DatabaseSharding {
     this.hosts = hosts;
     this.executor = system.dispatchers().lookup(DispatcherSelector.defaultDispatcher());
     this.ready = new DispatcherFuture<>(executor);
+    this.frameLimit = new FrameLimit(system);
     org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
     pollReady(org.apache.pekko.cluster.sharding.ClusterSharding.get(classic).shardRegion(ShardedDatabase.TYPE_KEY.name()),
         org.apache.pekko.cluster.Cluster.get(classic).selfAddress());
@@ -228,6 +231,16 @@ public final class DatabaseSharding {
     return sharding.entityRefFor(ShardedDatabase.TYPE_KEY, Names.database(name));
   }
 
+  /**
+   * Throws {@link RequestTooLargeException} if {@code request} cannot cross the remote transport in
+   * one frame ({@code pekko.remote.artery.advanced.maximum-frame-size} less a margin for headers):
+   * the methods here check every write and multi-get; an actor that tells {@link #entityRef} a
+   * large request itself checks it here first, since the transport drops what does not fit.
+   */
+  public void requireFitsOneFrame(String name, Command request) {
+    frameLimit.check(name, request);
+  }
+
   /** Commit an atomic batch of puts and removes on database {@code name}. */
   public CompletionStage<WriteReply> write(String name, List<Mutation> mutations) {
     return write(name, mutations, null);
@@ -246,6 +259,7 @@ public final class DatabaseSharding {
   public CompletionStage<WriteReply> write(String name, List<Mutation> mutations, LogEntries log, RequestId requestId) {
     long correlation = correlations.incrementAndGet();
     DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, requestId, correlation, deadLetters()); // validate first
+    frameLimit.check(name, valid);
     return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
@@ -264,6 +278,7 @@ public final class DatabaseSharding {
     long correlation = correlations.incrementAndGet();
     DatabaseProtocol.ConditionalWrite valid =
         new DatabaseProtocol.ConditionalWrite(expected, mutations, log, requestId, correlation, deadLetters());
+    frameLimit.check(name, valid);
     return ask(name, correlation, replyTo ->
         new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
@@ -278,7 +293,9 @@ public final class DatabaseSharding {
   /** The values of {@code keys} from one snapshot, in order. */
   public CompletionStage<ReadReply> multiGet(String name, List<Key> keys) {
     long correlation = correlations.incrementAndGet();
-    List<Key> copy = new DatabaseProtocol.MultiGet(keys, correlation, deadLetters()).keys();
+    DatabaseProtocol.MultiGet valid = new DatabaseProtocol.MultiGet(keys, correlation, deadLetters());
+    frameLimit.check(name, valid);
+    List<Key> copy = valid.keys();
     return ask(name, correlation, replyTo -> new DatabaseProtocol.MultiGet(copy, correlation, replyTo));
   }
 

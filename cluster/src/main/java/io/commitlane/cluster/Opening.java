@@ -172,12 +172,19 @@ final class Opening {
         + settings.openTimeout() + "; nothing was written. Retry later: the next request tries to open it again"));
   }
 
-  /** The reply to what waits for an open that failed: a name that cannot be a directory is invalid; anything else may pass on a retry. */
+  /**
+   * The reply to what waits for an open that failed: a name that cannot be a directory is
+   * invalid, a damaged owner epoch waits for an operator; anything else may pass on a retry.
+   */
   private LongFunction<Refusal> openFailed(Throwable cause) {
     entity.log().error("cannot open database {} on {}", entity.name(), entity.owner(), cause);
-    return cause instanceof InvalidRequestException e
-        ? correlation -> new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false)
-        : correlation -> new Failed(correlation, FailureReason.STORAGE, "cannot open database " + entity.name() + " on "
+    if (cause instanceof InvalidRequestException e) {
+      return correlation -> new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false);
+    }
+    if (cause instanceof OwnerEpochDamagedException e) {
+      return correlation -> new Failed(correlation, FailureReason.STORAGE, e.getMessage(), false); // an operator must act first
+    }
+    return correlation -> new Failed(correlation, FailureReason.STORAGE, "cannot open database " + entity.name() + " on "
             + entity.owner() + ": " + cause, true);
   }
 

@@ -36,8 +36,9 @@ import java.util.Map;
  * channel. Acquiring, releasing and reading are serialized per process (they are rare), so no
  * thread closes a descriptor of a file while another thread of this process takes its lock.
  *
- * <p>The file also counts owners: each holder takes the next <em>epoch</em>, which orders commit
- * stamps across owners ({@link io.commitlane.actors.CommitStamp}). Layout: the epoch (8 bytes,
+ * <p>Each holder takes the next <em>epoch</em>, which orders commit stamps across owners ({@link
+ * io.commitlane.actors.CommitStamp}); {@link OwnerEpoch} keeps the counter durably in a file of
+ * its own. The lock file records the holder for people who look. Layout: the epoch (8 bytes,
  * big-endian), then the holder's address in UTF-8.
  */
 final class OwnerLock implements AutoCloseable {
@@ -89,20 +90,18 @@ final class OwnerLock implements AutoCloseable {
           channel.close(); // another process holds it; this process holds no lock on the file, so closing drops nothing
           return null;
         }
-        long epoch = readEpoch(channel) + 1;
-        byte[] who = owner.getBytes(StandardCharsets.UTF_8);
-        ByteBuffer out = ByteBuffer.allocate(EPOCH_BYTES + who.length).putLong(epoch).put(who).flip();
-        channel.truncate(0);
-        while (out.hasRemaining()) {
-          channel.write(out, out.position());
-        }
-        channel.force(true); // the epoch must never go back, even after a power loss
+        long epoch = OwnerEpoch.last(dbDir, readEpoch(channel)) + 1;
+        OwnerEpoch.write(dbDir, epoch); // durable before the epoch is handed out: it must never go back
+        writeRecord(channel, epoch, owner);
         OwnerLock taken = new OwnerLock(key, channel, lock, epoch);
         HELD.put(key, taken);
         return taken;
       } catch (IOException e) {
-        closeQuietly(channel);
+        closeQuietly(channel); // drops a lock just taken: this process held no other lock on the file
         throw new UncheckedIOException("cannot take the owner lock " + file, e);
+      } catch (RuntimeException e) {
+        closeQuietly(channel);
+        throw e;
       }
     }
   }
@@ -149,6 +148,20 @@ final class OwnerLock implements AutoCloseable {
       closeQuietly(channel); // closing the channel releases its lock
       HELD.remove(file, this);
     }
+  }
+
+  /**
+   * The record for people who look (and for versions that read the epoch here): written over the
+   * old one, then cut to its length, so a crash in between leaves an epoch in it, never none.
+   */
+  private static void writeRecord(FileChannel channel, long epoch, String owner) throws IOException {
+    byte[] who = owner.getBytes(StandardCharsets.UTF_8);
+    ByteBuffer out = ByteBuffer.allocate(EPOCH_BYTES + who.length).putLong(epoch).put(who).flip();
+    while (out.hasRemaining()) {
+      channel.write(out, out.position());
+    }
+    channel.truncate(out.limit());
+    channel.force(true);
   }
 
   private static String ownerIn(FileChannel channel) throws IOException {

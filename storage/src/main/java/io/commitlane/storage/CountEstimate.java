@@ -20,8 +20,21 @@ final class CountEstimate {
 
   private CountEstimate() {}
 
-  static long of(SharedDatabase db, Store store, KeyRange range) {
+  /** See {@link Database#estimateCount}. */
+  static long of(Database handle, KeyRange range) {
+    Store store = java.util.Objects.requireNonNull(range, "range").storeIn(handle);
+    handle.requireOwn(store);
+    handle.enter();
+    try {
+      return of(handle.shared(), store, range);
+    } finally {
+      handle.exit();
+    }
+  }
+
+  private static long of(SharedDatabase db, Store store, KeyRange range) {
     if (range.isEmpty()) {
+      store.requireLive();
       return 0;
     }
     boolean claimed = store.claim();

@@ -60,8 +60,7 @@ public final class Cursor implements Iterator<KeyValue>, AutoCloseable {
     byte[] end = range.end();
     this.claimed = store.claim(); // a dropped store throws here, as a point read does
     try {
-      this.own = ownWrites == null ? OwnWrites.of(new WriteBuffer(1), store, start, end, reverse)
-          : OwnWrites.of(ownWrites, store, start, end, reverse);
+      this.own = ownWrites == null ? OwnWrites.NONE : OwnWrites.of(ownWrites, store, start, end, reverse);
       if (!range.isEmpty()) {
         base = new NativeScan(handle.shared(), store, snapshot, start, end, reverse);
         baseKey = base.valid() ? base.key() : null;
@@ -74,6 +73,20 @@ public final class Cursor implements Iterator<KeyValue>, AutoCloseable {
         store.release();
       }
       throw e;
+    }
+  }
+
+  /** A scan outside any transaction ({@link Database#scan}): RocksDB's iterator pins its own consistent view. */
+  static Cursor outside(Database handle, KeyRange range) {
+    handle.requireOwn(java.util.Objects.requireNonNull(range, "range").storeIn(handle));
+    handle.enter();
+    try {
+      Cursor[] self = new Cursor[1];
+      self[0] = new Cursor(handle, range, null, null, null, () -> handle.forgetCursor(self[0]));
+      handle.rememberCursor(self[0]);
+      return self[0];
+    } finally {
+      handle.exit();
     }
   }
 

@@ -58,11 +58,13 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Delete the database at {@code path}: RocksDB's files and what commitlane keeps beside them
+   * Delete the database at {@code path}: RocksDB's files (those its manifest names or whose content
+   * RocksDB wrote, not whatever has a RocksDB-like name) and what commitlane keeps beside them
    * (transaction logs, store-drop records). Files of anyone else in the directory stay, and so does
    * the directory then. Refused with {@link PathInUseException} while any handle of the path is
-   * open in this process, and with {@link NotADatabaseException} for a directory that holds no
-   * database (nothing is deleted then). A missing path is a no-op.
+   * open in this process or another process holds RocksDB's lock, and with {@link
+   * NotADatabaseException} for a directory that holds no database (nothing is deleted then). A
+   * missing path is a no-op.
    */
   public static void destroy(Path path) {
     DatabaseRegistry.destroy(Objects.requireNonNull(path, "path"));
@@ -213,14 +215,7 @@ public final class Database implements AutoCloseable {
 
   /** The latest committed values of {@code keys} in {@code store} (null where absent), from one view, in one RocksDB multi-get. */
   public List<byte[]> multiGet(Store store, List<byte[]> keys) {
-    requireOwn(store);
-    Objects.requireNonNull(keys, "keys").forEach(k -> Objects.requireNonNull(k, "key"));
-    enter();
-    try {
-      return MultiGet.read(shared, store, null, keys);
-    } finally {
-      exit();
-    }
+    return MultiGet.latest(this, store, keys);
   }
 
   public List<byte[]> multiGet(List<byte[]> keys) {
@@ -232,17 +227,7 @@ public final class Database implements AutoCloseable {
    * when the cursor opens. Close the cursor (try-with-resources); closing this handle ends it.
    */
   public Cursor scan(KeyRange range) {
-    Store store = Objects.requireNonNull(range, "range").storeIn(this);
-    requireOwn(store);
-    enter();
-    try {
-      Cursor[] self = new Cursor[1];
-      self[0] = new Cursor(this, range, null, null, null, () -> forgetCursor(self[0]));
-      rememberCursor(self[0]);
-      return self[0];
-    } finally {
-      exit();
-    }
+    return Cursor.outside(this, range);
   }
 
   /** {@link #scan} into a list, for bounded ranges. */
@@ -257,14 +242,7 @@ public final class Database implements AutoCloseable {
 
   /** A cheap estimate of the keys in {@code range} from RocksDB's statistics, without reading them; see docs/reads.md. */
   public long estimateCount(KeyRange range) {
-    Store store = Objects.requireNonNull(range, "range").storeIn(this);
-    requireOwn(store);
-    enter();
-    try {
-      return CountEstimate.of(shared, store, range);
-    } finally {
-      exit();
-    }
+    return CountEstimate.of(this, range);
   }
 
   public void put(byte[] key, byte[] value) {

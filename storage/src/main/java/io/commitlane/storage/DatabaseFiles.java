@@ -2,22 +2,23 @@ package io.commitlane.storage;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
-import org.rocksdb.Options;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
 
 /**
  * What a database directory holds, and so what {@link Database#destroy} may delete: RocksDB's own
- * files (RocksDB deletes those itself), and the files commitlane's modules keep beside them:
+ * files, as its manifest names them ({@link RocksDbOwnFiles}), and the files commitlane's modules
+ * keep beside them:
  * transaction logs under {@code txlog/<name>/}, store-drop records under {@code store-drops/},
- * and a cluster node's {@code owner.lock}. Anything else in the directory is the user's and stays,
+ * and a cluster node's {@code owner.lock} and {@code owner.epoch}. Anything else in the directory is the user's and stays,
  * and so does the directory if anything stayed.
  */
 final class DatabaseFiles {
@@ -25,7 +26,7 @@ final class DatabaseFiles {
   private static final Pattern SEGMENT = Pattern.compile("\\d{20}\\.txlog");
   private static final List<String> LOG_SIDE_FILES = List.of("flushed-position", "flushed-position.tmp", "LOCK");
   private static final Pattern DROP_RECORD = Pattern.compile("\\d+\\.drop(\\.tmp)?");
-  private static final List<String> ROOT_SIDE_FILES = List.of("owner.lock");
+  private static final List<String> ROOT_SIDE_FILES = List.of("owner.lock", "owner.epoch", "owner.epoch.tmp");
 
   private DatabaseFiles() {}
 
@@ -42,20 +43,29 @@ final class DatabaseFiles {
         Files.delete(dir);
         return;
       }
-      boolean rocksDb = Files.isRegularFile(dir.resolve("CURRENT"));
+      boolean rocksDb = Files.exists(dir.resolve("CURRENT"), LinkOption.NOFOLLOW_LINKS);
       boolean logs = Files.isDirectory(dir.resolve(TXLOG), LinkOption.NOFOLLOW_LINKS);
       boolean drops = Files.isDirectory(dir.resolve(DropIntents.DIRECTORY), LinkOption.NOFOLLOW_LINKS);
       if (!rocksDb && !logs && !drops) {
         throw new NotADatabaseException(dir, "it has no RocksDB CURRENT file and no transaction logs");
       }
       if (rocksDb) {
-        try (Options o = new Options()) {
-          RocksDB.destroyDB(dir.toString(), o);
-        } catch (RocksDBException e) {
-          throw new StorageException("cannot destroy " + dir, e);
+        // Read before anything is deleted: a CURRENT that names no manifest refuses the whole directory.
+        RocksDbManifest manifest = RocksDbManifest.read(dir);
+        List<Path> own = RocksDbOwnFiles.of(dir, manifest);
+        try (FileChannel lockFile = openIfExists(dir.resolve("LOCK"))) {
+          // RocksDB's lock, held while its files go, as RocksDB's own destroy does.
+          if (lockFile != null && lockFile.tryLock() == null) {
+            throw new PathInUseException("cannot destroy " + dir + ": another process has the database open; close it there first");
+          }
+          for (Path file : own) {
+            if (!file.getFileName().toString().equals("LOCK")) {
+              Files.deleteIfExists(file);
+            }
+          }
         }
-        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-          return; // RocksDB removed the directory: nothing else was in it
+        if (own.contains(dir.resolve("LOCK"))) {
+          Files.deleteIfExists(dir.resolve("LOCK"));
         }
       }
       if (logs) {
@@ -77,6 +87,14 @@ final class DatabaseFiles {
       deleteIfEmpty(dir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot destroy " + dir, e);
+    }
+  }
+
+  private static FileChannel openIfExists(Path file) throws IOException {
+    try {
+      return FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    } catch (NoSuchFileException e) {
+      return null;
     }
   }
 

@@ -14,6 +14,18 @@ import org.rocksdb.RocksDBException;
 final class MultiGet {
   private MultiGet() {}
 
+  /** See {@link Database#multiGet(Store, List)}. */
+  static List<byte[]> latest(Database handle, Store store, List<byte[]> keys) {
+    handle.requireOwn(store);
+    Objects.requireNonNull(keys, "keys").forEach(k -> Objects.requireNonNull(k, "key"));
+    handle.enter();
+    try {
+      return read(handle.shared(), store, null, keys);
+    } finally {
+      handle.exit();
+    }
+  }
+
   /**
    * The values of {@code keys} (null where absent), in order. {@code readOptions} null reads the
    * latest data. Claims the store for the call, as a point read does.

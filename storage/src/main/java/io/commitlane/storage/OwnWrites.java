@@ -14,7 +14,8 @@ import java.util.Comparator;
  * scanning or not. Sorting the few writes inside a range at scan time costs only scanners.
  */
 final class OwnWrites {
-  private static final OwnWrites NONE = new OwnWrites(new byte[0][], new byte[0][]);
+  /** No writes (a scan outside a transaction); never stepped, so sharing it is safe. */
+  static final OwnWrites NONE = new OwnWrites(new byte[0][], new byte[0][]);
 
   private final byte[][] keys;
   /** {@link WriteBuffer#REMOVED} for a buffered removal. */

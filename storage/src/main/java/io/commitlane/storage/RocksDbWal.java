@@ -27,7 +27,8 @@ import java.util.List;
  *   <li>{@code pipelinedWrite} (RocksDB {@code enable_pipelined_write}): the WAL write of one group
  *       overlaps the memtable write of the previous one. RocksDB forbids it with atomic flush,
  *       which commitlane needs with the WAL off, so it requires the WAL on (then stores flush
- *       independently; RocksDB recovers unflushed data from its WAL).
+ *       independently; RocksDB recovers unflushed data from its WAL, and flush events report
+ *       only what every store holds flushed: {@link StoreFlushCut}).
  *   <li>{@code twoWriteQueues} (RocksDB {@code two_write_queues}): WAL-only writes get their own
  *       queue. Durability and visibility unchanged.
  * </ul>

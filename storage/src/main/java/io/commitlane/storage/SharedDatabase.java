@@ -137,7 +137,8 @@ final class SharedDatabase {
         // flush event of one would claim the others' data durable: the transaction log's replay
         // start would skip unflushed writes. Atomic flush cuts every store at the same sequence.
         // RocksDB forbids it with pipelined writes, which RocksDbWal allows only with the WAL on
-        // (RocksDB then recovers unflushed data from its own WAL).
+        // (RocksDB then recovers unflushed data from its own WAL, and StoreFlushCut reports a
+        // flush only as far as every store is flushed).
         .setAtomicFlush(!wal.pipelinedWrite())
         .setManualWalFlush(wal.manualFlush())
         .setUnorderedWrite(wal.unorderedWrite())
@@ -153,6 +154,9 @@ final class SharedDatabase {
     try {
       RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
       SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors, handles);
+      if (wal.pipelinedWrite()) {
+        flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
+      }
       try {
         shared.catalog.finishRecordedDrops(options.stores());
       } catch (RuntimeException e) {
@@ -310,6 +314,15 @@ final class SharedDatabase {
     }
   }
 
+  /** Flushes one store only (and waits): with atomic flush off, the others keep their memtables. */
+  void flush(Store store) {
+    try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
+      db.flush(fo, store.handle());
+    } catch (RocksDBException e) {
+      throw new StorageException("flush of store " + store.name() + " failed in " + path, e);
+    }
+  }
+
   /**
    * One key goes through {@code put}/{@code delete} (one JNI call); more through one serialized
    * WriteBatch ({@link WriteBatchFormat}: one JNI call to build it, whatever the key count).
@@ -414,6 +427,7 @@ final class SharedDatabase {
     synchronized (this) {
       closed = true;
     }
+    flushEvents.stopCorrelating();
     catalog.close();
     internal.handle().close();
     try {

@@ -121,6 +121,91 @@ class DurabilityContractTest {
     assertTrue(Files.exists(file));
   }
 
+  /**
+   * Files of the user's whose names RocksDB also uses stay: only what the database's manifest
+   * names, or what RocksDB's own content proves it wrote, goes.
+   */
+  @Test
+  void destroyLeavesTheUsersFilesThatOnlyLookLikeRocksDbs() throws IOException {
+    Path db = dir.resolve("db");
+    try (Database d = Database.open(db, DatabaseOptions.defaults().withWal(true).withStores("users"))) {
+      d.put(of("k"), of("v"));
+      d.flush();
+      d.put(d.store("users"), of("u"), of("w"));
+    }
+    List<String> decoys = List.of("000999.log", "000998.sst", "000997.blob", "MANIFEST-000999", "OPTIONS-000999", "LOG.old.1",
+        "000996.dbtmp");
+    for (String decoy : decoys) {
+      Files.writeString(db.resolve(decoy), "the user's own " + decoy);
+    }
+    Files.createFile(db.resolve("000001.log")); // empty, and older than any log the database would replay
+
+    Database.destroy(db);
+
+    try (var files = Files.list(db)) {
+      List<String> left = files.map(p -> p.getFileName().toString()).sorted().toList();
+      List<String> expected = new java.util.ArrayList<>(decoys);
+      expected.add("000001.log");
+      assertEquals(expected.stream().sorted().toList(), left);
+    }
+    for (String decoy : decoys) {
+      assertEquals("the user's own " + decoy, Files.readString(db.resolve(decoy)));
+    }
+  }
+
+  /** A directory with RocksDB's file names but no database behind them is refused, and nothing in it is touched. */
+  @Test
+  void destroyRefusesADirectoryThatOnlyLooksLikeADatabase() throws IOException {
+    Path home = dir.resolve("look-alike");
+    Files.createDirectories(home);
+    Files.writeString(home.resolve("CURRENT"), "the user's notes, not a pointer to a manifest");
+    Files.writeString(home.resolve("LOG"), "the user's log");
+    Files.writeString(home.resolve("000999.log"), "the user's log too");
+    Files.createFile(home.resolve("LOCK"));
+    assertRefusedAndUntouched(home);
+
+    Files.writeString(home.resolve("CURRENT"), "MANIFEST-000005\n"); // names a manifest that is not there
+    assertRefusedAndUntouched(home);
+
+    Files.writeString(home.resolve("MANIFEST-000005"), "not a manifest either");
+    assertRefusedAndUntouched(home);
+  }
+
+  private static void assertRefusedAndUntouched(Path home) throws IOException {
+    java.util.Map<String, String> before = contents(home);
+    NotADatabaseException e = assertThrows(NotADatabaseException.class, () -> Database.destroy(home));
+    assertTrue(e.getMessage().contains("nothing was deleted"), e.getMessage());
+    assertEquals(before, contents(home));
+  }
+
+  private static java.util.Map<String, String> contents(Path dir) throws IOException {
+    java.util.Map<String, String> out = new java.util.TreeMap<>();
+    try (var files = Files.list(dir)) {
+      for (Path p : files.toList()) {
+        out.put(p.getFileName().toString(), Files.readString(p));
+      }
+    }
+    return out;
+  }
+
+  /** Every file RocksDB wrote is recognised, whatever it holds: stores, flushed tables, write-ahead logs, an IDENTITY. */
+  @Test
+  void destroyRemovesEveryFileOfADatabaseThatWasWrittenFlushedAndReopened() throws IOException {
+    Path db = dir.resolve("busy");
+    for (int round = 0; round < 3; round++) {
+      try (Database d = Database.open(db, DatabaseOptions.defaults().withWal(round != 1).withStores("a", "b"))) {
+        for (int i = 0; i < 200; i++) {
+          d.put(d.store(i % 2 == 0 ? "a" : "b"), of("k" + round + "-" + i), of("v" + i));
+        }
+        if (round != 2) {
+          d.flush();
+        }
+      }
+    }
+    Database.destroy(db);
+    assertFalse(Files.exists(db), () -> "left behind: " + db.toFile().list().length);
+  }
+
   @Test
   void storeNamesReservedForCommitlaneAreRefused() {
     try (Database db = Database.open(dir)) {

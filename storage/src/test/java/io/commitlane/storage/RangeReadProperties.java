@@ -65,9 +65,9 @@ class RangeReadProperties {
     }
   }
 
-  @Property(tries = 400)
+  @Property(tries = 300)
   void scansMatchTheModel(@ForAll("scenarios") Scenario s) {
-    Store store = s.namedStore() ? db.store("s" + (run++)) : db.defaultStore();
+    Store store = s.namedStore() ? db.store("s" + (run++ % 3)) : db.defaultStore();
     clear(store);
     NavigableMap<byte[], byte[]> committed = new TreeMap<>(Arrays::compareUnsigned);
     Batch batch = Batch.create();

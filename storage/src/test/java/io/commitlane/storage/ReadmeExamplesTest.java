@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -85,6 +88,43 @@ class ReadmeExamplesTest {
       assertEquals(1, visits);
       assertEquals(0, assumed);
       assertEquals("x", Bytes.str(db.get(Bytes.of("audit/1"))));
+    }
+  }
+
+  @Test
+  void readsPage() {
+    // docs/reads.md
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      Store orders = db.store("orders");
+      for (int i = 1; i <= 5; i++) {
+        db.put(orders, ("order/" + i).getBytes(UTF_8), ("item " + i).getBytes(UTF_8));
+      }
+      KeyRange all = KeyRange.prefix("order/".getBytes(UTF_8)).in(orders);
+
+      // Outside a transaction: each call reads one consistent view of committed data.
+      List<KeyValue> page = db.list(all.limit(2));                          // order/1, order/2
+      List<KeyValue> nextPage = db.list(all.limit(2).after(page.get(1).key())); // order/3, order/4
+      long exact = db.count(all);                                            // 5
+      long rough = db.estimateCount(all);                                    // from RocksDB's statistics
+      List<byte[]> values = db.multiGet(orders, List.of("order/1".getBytes(UTF_8), "order/9".getBytes(UTF_8)));
+
+      // Inside a transaction: its snapshot merged with its own writes, validated at commit.
+      long placed = db.transact(txn -> {
+        long n = txn.count(all);                       // tracked: another commit's insert here is a conflict
+        txn.put(orders, ("order/" + (n + 1)).getBytes(UTF_8), "new".getBytes(UTF_8));
+        try (Cursor newestFirst = txn.scan(all.reverse().limit(1))) {
+          return newestFirst.hasNext() ? n + 1 : 0;    // sees its own order/6
+        }
+      });
+      // end docs
+      assertEquals(List.of("order/1", "order/2"), page.stream().map(kv -> Bytes.str(kv.key())).toList());
+      assertEquals(List.of("order/3", "order/4"), nextPage.stream().map(kv -> Bytes.str(kv.key())).toList());
+      assertEquals(5, exact);
+      assertEquals(true, rough >= 0);
+      assertEquals("item 1", Bytes.str(values.get(0)));
+      assertEquals(null, values.get(1));
+      assertEquals(6, placed);
+      assertEquals("new", Bytes.str(db.get(orders, "order/6".getBytes(UTF_8))));
     }
   }
 }
