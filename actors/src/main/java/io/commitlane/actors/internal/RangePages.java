@@ -17,8 +17,8 @@ import org.apache.pekko.annotation.InternalApi;
  * between them; each page is consistent, the pages together are not one snapshot (an entry
  * written behind the last key read appears in a later page, one written before it does not).
  *
- * <p>A page ends at {@code pageSize} entries or before its keys and values would pass {@code
- * maxBytes}; it always holds at least one entry unless the range is done (so paging always
+ * <p>A page ends at {@code pageSize} entries or before its entries' bytes (keys, values and a
+ * serializer's overhead) would pass {@code maxBytes}; it always holds at least one entry unless the range is done (so paging always
  * advances, and an entry larger than the bound is a page of its own). The
  * rest of the range is the range after the page's last key, with what is left of its limit.
  *
@@ -55,9 +55,16 @@ public final class RangePages {
     }
   }
 
+  /**
+   * An entry's bytes in a page: its key and value plus {@value #ENTRY_OVERHEAD_BYTES} for what a
+   * serializer adds around them (CBOR field names and lengths take about 20), so that a page under
+   * the bound also serializes under it.
+   */
   private static long size(KeyValue kv) {
-    return (long) kv.key().length + (kv.value() == null ? 0 : kv.value().length);
+    return ENTRY_OVERHEAD_BYTES + kv.key().length + (kv.value() == null ? 0 : kv.value().length);
   }
+
+  public static final int ENTRY_OVERHEAD_BYTES = 64;
 
   private static KeyRange rest(KeyRange range, List<KeyValue> returned) {
     KeyRange rest = range.after(returned.get(returned.size() - 1).key());
