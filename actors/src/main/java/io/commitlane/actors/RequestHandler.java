@@ -69,6 +69,9 @@ public final class RequestHandler {
   private final Supplier<Materializer> materializer;
   private final LongFunction<Refusal> closed;
   private final RequestLedger ledger;
+  /** The most bytes a reply may carry: one remote frame for a sharded database, unbounded locally. */
+  private final long maxReplyBytes;
+  /** The byte bound of a scan page: {@link #PAGE_BYTES}, or less when a reply may carry less. */
   private final long maxPageBytes;
 
   /**
@@ -80,15 +83,16 @@ public final class RequestHandler {
    *     run again while its expectations hold (0 for a local database)
    * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
    * @param closed the reply when the database is closed, by correlation
-   * @param maxPageBytes the most key and value bytes a {@link Page} carries (a sharded database's
-   *     pages must fit the remote transport's frame)
+   * @param maxReplyBytes the most key and value bytes a reply carries: a sharded database's
+   *     replies must fit the remote transport's frame ({@link Long#MAX_VALUE}: no bound)
    */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed, long maxPageBytes) {
-    if (maxPageBytes < 1) {
-      throw new IllegalArgumentException("maxPageBytes must be positive, was " + maxPageBytes);
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed, long maxReplyBytes) {
+    if (maxReplyBytes < 1) {
+      throw new IllegalArgumentException("maxReplyBytes must be positive, was " + maxReplyBytes);
     }
-    this.maxPageBytes = maxPageBytes;
+    this.maxReplyBytes = maxReplyBytes;
+    this.maxPageBytes = Math.min(PAGE_BYTES, maxReplyBytes);
     this.db = Objects.requireNonNull(db, "db");
     this.database = database;
     this.owner = owner;
@@ -99,14 +103,14 @@ public final class RequestHandler {
     this.ledger = db.pipeline().requests;
   }
 
-  /** A local database's handler: pages of at most {@link #LOCAL_PAGE_BYTES}. */
+  /** A local database's handler: replies are not bounded (they cross no transport). */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
       Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
-    this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, LOCAL_PAGE_BYTES);
+    this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, Long.MAX_VALUE);
   }
 
-  /** The byte bound of a local database's scan pages: 4 MiB of keys and values. */
-  public static final long LOCAL_PAGE_BYTES = 4L << 20;
+  /** The byte bound of a scan page: 4 MiB of keys and values (less where a reply must fit a frame). */
+  public static final long PAGE_BYTES = 4L << 20;
 
   /** The reply of a local database to a request it cannot serve because it is closed. */
   public static Failed closedReply(long correlation, java.nio.file.Path path) {
@@ -280,7 +284,7 @@ public final class RequestHandler {
       Store s = existingStore(storage, store);
       List<byte[]> values = s == null ? Collections.nCopies(g.keys().size(), null)
           : storage.multiGet(s, g.keys().stream().map(Key::key).toList());
-      g.replyTo().tell(new Values(g.correlation(), values));
+      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
       return;
     }
     try (Transaction snapshot = storage.begin()) {
@@ -289,8 +293,25 @@ public final class RequestHandler {
         Store s = existingStore(storage, k.store());
         values.add(s == null ? null : snapshot.getUntracked(s, k.key()));
       }
-      g.replyTo().tell(new Values(g.correlation(), values));
+      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
     }
+  }
+
+  /** {@code values}, or a clear refusal when a transport would drop a reply that large (the caller would wait forever). */
+  private Values fitting(Values values) {
+    if (maxReplyBytes == Long.MAX_VALUE) {
+      return values;
+    }
+    long bytes = 0;
+    for (byte[] v : values.values()) {
+      bytes += RangePages.ENTRY_OVERHEAD_BYTES + (v == null ? 0 : v.length);
+    }
+    if (bytes > maxReplyBytes) {
+      throw new InvalidRequestException("the " + values.values().size() + " values read are " + bytes
+          + " bytes, more than one reply may carry here (" + maxReplyBytes + " bytes, the remote frame less its margin);"
+          + " read fewer keys per MultiGet");
+    }
+    return values;
   }
 
   /** One page, read on the actor's thread like a point read; its size is bounded by the request and {@link #maxPageBytes}. */
@@ -309,7 +330,7 @@ public final class RequestHandler {
     if (page.bytes() > maxPageBytes) {
       throw new InvalidRequestException("the entry at key " + PrintableBytes.of(page.entries().get(0).key()) + " is "
           + page.bytes() + " bytes, more than a scan page may carry here (" + maxPageBytes + " bytes); read it with Get"
-          + (s.after() == null ? "" : ", and continue the scan after it"));
+          + " and scan on from after it (ScanRange.fromExclusive)");
     }
     byte[] next = page.last() ? null : RangePages.continuation(page.rest(), page.entries().get(page.entries().size() - 1).key());
     s.replyTo().tell(new Page(s.correlation(), page.entries(), next, page.last()));

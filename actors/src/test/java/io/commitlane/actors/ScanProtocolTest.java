@@ -174,15 +174,21 @@ class ScanProtocolTest {
       assertEquals(FailureReason.INVALID_REQUEST, bad.reason());
       assertEquals(1, bad.correlation());
 
-      RequestHandler small = new RequestHandler(db, "db", "local", 0, 0, () -> null, c -> null, 16);
+      // A handler whose replies must fit 200 bytes, as a sharded database's must fit a frame.
+      RequestHandler small = new RequestHandler(db, "db", "local", 0, 0, () -> null, c -> null, 200);
       small.handle(new Scan(ScanRange.prefix(null, b("order/c1/")), 10, 2, probe.ref()));
       Page page = probe.expectMessageClass(Page.class);
-      assertEquals(1, page.entries().size(), "a page stops before its bytes pass the bound");
-      db.storage().put(b("big"), new byte[64]);
+      assertEquals(2, page.entries().size(), "a page stops before its bytes (with 64 of overhead per entry) pass the bound");
+      db.storage().put(b("big"), new byte[200]);
       small.handle(new Scan(ScanRange.prefix(null, b("big")), 10, 3, probe.ref()));
       Failed tooBig = probe.expectMessageClass(Failed.class);
-      assertTrue(tooBig.message().contains("\"big\" is 67 bytes, more than a scan page may carry here (16 bytes)"),
+      assertTrue(tooBig.message().contains("\"big\" is 267 bytes, more than a scan page may carry here (200 bytes)"),
           tooBig.message());
+      TestProbe<DatabaseProtocol.ReadReply> reads = testKit.createTestProbe();
+      small.handle(new DatabaseProtocol.MultiGet(List.of(Key.of(b("big"))), 4, reads.ref()));
+      Failed tooMany = reads.expectMessageClass(Failed.class);
+      assertEquals(FailureReason.INVALID_REQUEST, tooMany.reason());
+      assertTrue(tooMany.message().contains("read fewer keys per MultiGet"), tooMany.message());
     }
   }
 

@@ -92,10 +92,10 @@ final class FrameLimit {
   }
 
   /**
-   * The most key and value bytes a scan page from a database on this node may carry: the frame
-   * less the margin, so the page reaches a caller on another node.
+   * The most key and value bytes a reply from a database on this node may carry (a scan page, a
+   * multi-get's values): the frame less the margin, so the reply reaches a caller on another node.
    */
-  static long pageBytes(ActorSystem<?> system) {
+  static long replyBytes(ActorSystem<?> system) {
     return system.settings().config().getBytes(SETTING) - MARGIN_BYTES;
   }
 

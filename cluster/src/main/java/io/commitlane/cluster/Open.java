@@ -25,7 +25,7 @@ final class Open {
     this.session = session;
     this.handler = new RequestHandler(session.db(), entity.name(), entity.owner(), session.epoch(),
         entity.settings().conflictRetries(), this::materializer, entity::closing,
-        FrameLimit.pageBytes(entity.context().getSystem()));
+        FrameLimit.replyBytes(entity.context().getSystem()));
   }
 
   /** Serve {@code session}'s database, first the requests that waited for it. */
