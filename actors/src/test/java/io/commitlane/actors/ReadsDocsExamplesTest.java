@@ -42,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class ReadsDocsExamplesTest {
   private static final Path PAGE = Path.of("..", "docs", "reads.md");
+  private static final Path README = Path.of("..", "README.md");
   private static final Path SOURCE = Path.of("src", "test", "java", "io", "commitlane", "actors", "ReadsDocsExamplesTest.java");
 
   @JUnit5TestKit static ActorTestKit testKit;
@@ -126,13 +127,29 @@ class ReadsDocsExamplesTest {
   }
 
   @Test
-  void thePageHoldsEverySnippetVerbatim() throws IOException {
+  void theReadmesOrdersExampleLists() throws Exception {
+    try (CommitlaneDatabase db = shop()) {
+      // docs: readme-orders
+      KeyRange ordersOfC42 = KeyRange.prefix("order/c42/".getBytes(UTF_8)).in(db.storage().store("orders"));
+      List<KeyValue> newest = db.storage().list(ordersOfC42.reverse().limit(20)); // the 20 newest, from one view
+      long howMany = db.storage().count(ordersOfC42);                            // exact: 30
+      // end docs
+      assertEquals(20, newest.size());
+      assertEquals("order/c42/29", new String(newest.get(0).key(), UTF_8));
+      assertEquals(30, howMany);
+    }
+  }
+
+  @Test
+  void thePagesHoldEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
+    String readme = Files.readString(README);
     List<String> snippets = snippets(Files.readAllLines(SOURCE));
-    assertEquals(3, snippets.size());
-    for (String s : snippets) {
+    assertEquals(4, snippets.size());
+    for (String s : snippets.subList(0, 3)) {
       assertTrue(page.contains(s), "docs/reads.md lacks this snippet of " + SOURCE + ":\n" + s);
     }
+    assertTrue(readme.contains(snippets.get(3)), "README.md lacks this snippet of " + SOURCE + ":\n" + snippets.get(3));
   }
 
   /** The code between each {@code // docs: name} line and the next {@code // end docs}, de-indented. */
