@@ -4,6 +4,8 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.Count;
+import io.commitlane.actors.DatabaseProtocol.Counted;
 import io.commitlane.actors.DatabaseProtocol.CreateStore;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.DropStore;
@@ -14,13 +16,17 @@ import io.commitlane.actors.DatabaseProtocol.Get;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.MultiGet;
 import io.commitlane.actors.DatabaseProtocol.OpenChangeFeed;
+import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.internal.PrintableBytes;
+import io.commitlane.actors.internal.RangePages;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitlaneException;
@@ -28,6 +34,7 @@ import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.InvalidStoreNameException;
+import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
@@ -62,6 +69,10 @@ public final class RequestHandler {
   private final Supplier<Materializer> materializer;
   private final LongFunction<Refusal> closed;
   private final RequestLedger ledger;
+  /** The most bytes a reply may carry: one remote frame for a sharded database, unbounded locally. */
+  private final long maxReplyBytes;
+  /** The byte bound of a scan page: {@link #PAGE_BYTES}, or less when a reply may carry less. */
+  private final long maxPageBytes;
 
   /**
    * @param db the handle requests run against
@@ -72,9 +83,16 @@ public final class RequestHandler {
    *     run again while its expectations hold (0 for a local database)
    * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
    * @param closed the reply when the database is closed, by correlation
+   * @param maxReplyBytes the most key and value bytes a reply carries: a sharded database's
+   *     replies must fit the remote transport's frame ({@link Long#MAX_VALUE}: no bound)
    */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed, long maxReplyBytes) {
+    if (maxReplyBytes < 1) {
+      throw new IllegalArgumentException("maxReplyBytes must be positive, was " + maxReplyBytes);
+    }
+    this.maxReplyBytes = maxReplyBytes;
+    this.maxPageBytes = Math.min(PAGE_BYTES, maxReplyBytes);
     this.db = Objects.requireNonNull(db, "db");
     this.database = database;
     this.owner = owner;
@@ -84,6 +102,15 @@ public final class RequestHandler {
     this.closed = Objects.requireNonNull(closed, "closed");
     this.ledger = db.pipeline().requests;
   }
+
+  /** A local database's handler: replies are not bounded (they cross no transport). */
+  public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
+    this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, Long.MAX_VALUE);
+  }
+
+  /** The byte bound of a scan page: 4 MiB of keys and values (less where a reply must fit a frame). */
+  public static final long PAGE_BYTES = 4L << 20;
 
   /** The reply of a local database to a request it cannot serve because it is closed. */
   public static Failed closedReply(long correlation, java.nio.file.Path path) {
@@ -102,6 +129,10 @@ public final class RequestHandler {
         onGet(g);
       } else if (r instanceof MultiGet g) {
         onMultiGet(g);
+      } else if (r instanceof Scan s) {
+        onScan(s);
+      } else if (r instanceof Count c) {
+        onCount(c);
       } else if (r instanceof CreateStore c) {
         onCreateStore(c);
       } else if (r instanceof DropStore d) {
@@ -246,16 +277,76 @@ public final class RequestHandler {
     g.replyTo().tell(new Values(g.correlation(), Collections.singletonList(s == null ? null : storage.get(s, g.key().key()))));
   }
 
+  /** Keys of one store: one RocksDB multi-get; keys of several stores: one snapshot, read key by key. */
   private void onMultiGet(MultiGet g) {
     Database storage = db.storage();
+    String store = g.keys().isEmpty() ? null : g.keys().get(0).store();
+    if (g.keys().stream().allMatch(k -> Objects.equals(k.store(), store))) {
+      Store s = existingStore(storage, store);
+      List<byte[]> values = s == null ? Collections.nCopies(g.keys().size(), null)
+          : storage.multiGet(s, g.keys().stream().map(Key::key).toList());
+      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
+      return;
+    }
     try (Transaction snapshot = storage.begin()) {
       List<byte[]> values = new ArrayList<>(g.keys().size());
       for (Key k : g.keys()) {
         Store s = existingStore(storage, k.store());
         values.add(s == null ? null : snapshot.getUntracked(s, k.key()));
       }
-      g.replyTo().tell(new Values(g.correlation(), values));
+      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
     }
+  }
+
+  /** {@code values}, or a clear refusal when a transport would drop a reply that large (the caller would wait forever). */
+  private Values fitting(Values values) {
+    if (maxReplyBytes == Long.MAX_VALUE) {
+      return values;
+    }
+    long bytes = 0;
+    for (byte[] v : values.values()) {
+      bytes += RangePages.ENTRY_OVERHEAD_BYTES + (v == null ? 0 : v.length);
+    }
+    if (bytes > maxReplyBytes) {
+      throw new InvalidRequestException("the " + values.values().size() + " values read are " + bytes
+          + " bytes, more than one reply may carry here (" + maxReplyBytes + " bytes, the remote frame less its margin);"
+          + " read fewer keys per MultiGet");
+    }
+    return values;
+  }
+
+  /** One page, read on the actor's thread like a point read; its size is bounded by the request and {@link #maxPageBytes}. */
+  private void onScan(Scan s) {
+    Database storage = db.storage();
+    Store store = s.range().existingStore(storage);
+    if (store == null) {
+      s.replyTo().tell(new Page(s.correlation(), List.of(), null, true));
+      return;
+    }
+    KeyRange range = s.range().toKeyRange(store);
+    if (s.after() != null) {
+      range = RangePages.resume(range, s.after());
+    }
+    RangePages.Read page = RangePages.read(storage, range, s.pageSize(), maxPageBytes);
+    if (page.bytes() > maxPageBytes) {
+      throw new InvalidRequestException("the entry at key " + PrintableBytes.of(page.entries().get(0).key()) + " is "
+          + page.bytes() + " bytes, more than a scan page may carry here (" + maxPageBytes + " bytes); read it with Get"
+          + " and scan on from after it (ScanRange.fromExclusive)");
+    }
+    byte[] next = page.last() ? null : RangePages.continuation(page.rest(), page.entries().get(page.entries().size() - 1).key());
+    s.replyTo().tell(new Page(s.correlation(), page.entries(), next, page.last()));
+  }
+
+  private void onCount(Count c) {
+    Database storage = db.storage();
+    Store store = c.range().existingStore(storage);
+    if (store == null) {
+      c.replyTo().tell(new Counted(c.correlation(), 0, true));
+      return;
+    }
+    KeyRange range = c.range().toKeyRange(store);
+    long n = c.estimate() ? storage.estimateCount(range) : storage.count(range);
+    c.replyTo().tell(new Counted(c.correlation(), n, !c.estimate()));
   }
 
   /** The reply is told from the completion dispatcher: the actor does not wait for the store. */

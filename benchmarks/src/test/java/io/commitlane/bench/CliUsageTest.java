@@ -61,6 +61,9 @@ class CliUsageTest {
       "cluster failover --ids maybe                         | --ids",
       "cluster node --port 2551 --client-only               | --client-only needs --role",
       "cluster node --port 2551                             | --data-dir",
+      "reads --rows get-random,nope                         | --rows: unknown row 'nope'",
+      "reads --peers commitlane,sqlite                      | --peers: unknown peer 'sqlite'",
+      "reads --keys 10                                      | --keys",
       "inspect                                              | <directory>"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));

@@ -441,6 +441,25 @@ public final class Transaction implements AutoCloseable {
     return scans == null ? scans = new TransactionScans(handle, shared.commitPath().orderedWrites(), writes, this::scanSnapshot) : scans;
   }
 
+  /**
+   * commitlane's own records with keys in {@code [from, to)} as this transaction's snapshot holds
+   * them (taking the snapshot if it has none yet), so that what they say agrees exactly with what
+   * the transaction reads.
+   */
+  @InternalApi
+  public List<KeyValue> internalRecordsUntracked(byte[] from, byte[] to) {
+    requireState();
+    handle.enter();
+    try {
+      scans = scans == null ? new TransactionScans(handle) : scans;
+      try (Cursor c = scans.open(KeyRange.between(from, to).in(shared.internalStore()), scanSnapshot(), null, false)) {
+        return c.toList();
+      }
+    } finally {
+      handle.exit();
+    }
+  }
+
   private synchronized Snapshot scanSnapshot() {
     snapshotReadOptions();
     return snapshot;

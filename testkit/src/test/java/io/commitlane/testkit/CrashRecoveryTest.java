@@ -53,7 +53,9 @@ class CrashRecoveryTest {
     int rounds = append.equals("serialized") ? 20 : 10;
     for (int round = 0; round < rounds; round++) {
       int acks = 1 + random.nextInt(400);
-      CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir).args("replay=on", "append=" + append).killAfterAcks(acks).run();
+      // Odd rounds put scanning transactions in the history.
+      CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir)
+          .args("replay=on", "append=" + append, "scans=" + (round % 2 == 1 ? "on" : "off")).killAfterAcks(acks).run();
       assertTrue(run.killed(), "round " + round + ": the workload ended by itself: " + run.stderr());
       assertTrue(run.acknowledged().size() >= acks);
       // Each round numbers transactions from 1 again and rewrites the same keys with the same values,
