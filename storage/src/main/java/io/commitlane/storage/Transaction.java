@@ -449,14 +449,8 @@ public final class Transaction implements AutoCloseable {
   @InternalApi
   public List<KeyValue> internalRecordsUntracked(byte[] from, byte[] to) {
     requireState();
-    handle.enter();
-    try {
-      scans = scans == null ? new TransactionScans(handle) : scans;
-      try (Cursor c = scans.open(KeyRange.between(from, to).in(shared.internalStore()), scanSnapshot(), null, false)) {
-        return c.toList();
-      }
-    } finally {
-      handle.exit();
+    try (Cursor c = scans().open(KeyRange.between(from, to).in(shared.internalStore()), false)) {
+      return c.toList();
     }
   }
 
