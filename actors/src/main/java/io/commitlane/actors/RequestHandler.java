@@ -5,7 +5,6 @@ import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.Count;
-import io.commitlane.actors.DatabaseProtocol.Counted;
 import io.commitlane.actors.DatabaseProtocol.CreateStore;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.DropStore;
@@ -16,17 +15,13 @@ import io.commitlane.actors.DatabaseProtocol.Get;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.MultiGet;
 import io.commitlane.actors.DatabaseProtocol.OpenChangeFeed;
-import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
-import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
-import io.commitlane.actors.internal.PrintableBytes;
-import io.commitlane.actors.internal.RangePages;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitlaneException;
@@ -34,7 +29,6 @@ import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.InvalidStoreNameException;
-import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
@@ -42,7 +36,6 @@ import io.commitlane.storage.UnknownStoreException;
 import io.commitlane.txlog.ReadRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
@@ -69,10 +62,7 @@ public final class RequestHandler {
   private final Supplier<Materializer> materializer;
   private final LongFunction<Refusal> closed;
   private final RequestLedger ledger;
-  /** The most bytes a reply may carry: one remote frame for a sharded database, unbounded locally. */
-  private final long maxReplyBytes;
-  /** The byte bound of a scan page: {@link #PAGE_BYTES}, or less when a reply may carry less. */
-  private final long maxPageBytes;
+  private final ReadRequests reads;
 
   /**
    * @param db the handle requests run against
@@ -91,8 +81,7 @@ public final class RequestHandler {
     if (maxReplyBytes < 1) {
       throw new IllegalArgumentException("maxReplyBytes must be positive, was " + maxReplyBytes);
     }
-    this.maxReplyBytes = maxReplyBytes;
-    this.maxPageBytes = Math.min(PAGE_BYTES, maxReplyBytes);
+    this.reads = new ReadRequests(db, maxReplyBytes);
     this.db = Objects.requireNonNull(db, "db");
     this.database = database;
     this.owner = owner;
@@ -109,8 +98,6 @@ public final class RequestHandler {
     this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, Long.MAX_VALUE);
   }
 
-  /** The byte bound of a scan page: 4 MiB of keys and values (less where a reply must fit a frame). */
-  public static final long PAGE_BYTES = 4L << 20;
 
   /** The reply of a local database to a request it cannot serve because it is closed. */
   public static Failed closedReply(long correlation, java.nio.file.Path path) {
@@ -126,13 +113,13 @@ public final class RequestHandler {
       } else if (r instanceof ConditionalWrite c) {
         onConditionalWrite(c);
       } else if (r instanceof Get g) {
-        onGet(g);
+        reads.onGet(g);
       } else if (r instanceof MultiGet g) {
-        onMultiGet(g);
+        reads.onMultiGet(g);
       } else if (r instanceof Scan s) {
-        onScan(s);
+        reads.onScan(s);
       } else if (r instanceof Count c) {
-        onCount(c);
+        reads.onCount(c);
       } else if (r instanceof CreateStore c) {
         onCreateStore(c);
       } else if (r instanceof DropStore d) {
@@ -265,88 +252,10 @@ public final class RequestHandler {
     Database storage = db.storage();
     List<Expectation> now = new ArrayList<>(expected.size());
     for (Expectation e : expected) {
-      Store s = existingStore(storage, e.store());
+      Store s = ReadRequests.existingStore(storage, e.store());
       now.add(new Expectation(e.store(), e.key(), s == null ? null : storage.get(s, e.key())));
     }
     return now;
-  }
-
-  private void onGet(Get g) {
-    Database storage = db.storage();
-    Store s = existingStore(storage, g.key().store());
-    g.replyTo().tell(new Values(g.correlation(), Collections.singletonList(s == null ? null : storage.get(s, g.key().key()))));
-  }
-
-  /** Keys of one store: one RocksDB multi-get; keys of several stores: one snapshot, read key by key. */
-  private void onMultiGet(MultiGet g) {
-    Database storage = db.storage();
-    String store = g.keys().isEmpty() ? null : g.keys().get(0).store();
-    if (g.keys().stream().allMatch(k -> Objects.equals(k.store(), store))) {
-      Store s = existingStore(storage, store);
-      List<byte[]> values = s == null ? Collections.nCopies(g.keys().size(), null)
-          : storage.multiGet(s, g.keys().stream().map(Key::key).toList());
-      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
-      return;
-    }
-    try (Transaction snapshot = storage.begin()) {
-      List<byte[]> values = new ArrayList<>(g.keys().size());
-      for (Key k : g.keys()) {
-        Store s = existingStore(storage, k.store());
-        values.add(s == null ? null : snapshot.getUntracked(s, k.key()));
-      }
-      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
-    }
-  }
-
-  /** {@code values}, or a clear refusal when a transport would drop a reply that large (the caller would wait forever). */
-  private Values fitting(Values values) {
-    if (maxReplyBytes == Long.MAX_VALUE) {
-      return values;
-    }
-    long bytes = 0;
-    for (byte[] v : values.values()) {
-      bytes += RangePages.ENTRY_OVERHEAD_BYTES + (v == null ? 0 : v.length);
-    }
-    if (bytes > maxReplyBytes) {
-      throw new InvalidRequestException("the " + values.values().size() + " values read are " + bytes
-          + " bytes, more than one reply may carry here (" + maxReplyBytes + " bytes, the remote frame less its margin);"
-          + " read fewer keys per MultiGet");
-    }
-    return values;
-  }
-
-  /** One page, read on the actor's thread like a point read; its size is bounded by the request and {@link #maxPageBytes}. */
-  private void onScan(Scan s) {
-    Database storage = db.storage();
-    Store store = s.range().existingStore(storage);
-    if (store == null) {
-      s.replyTo().tell(new Page(s.correlation(), List.of(), null, true));
-      return;
-    }
-    KeyRange range = s.range().toKeyRange(store);
-    if (s.after() != null) {
-      range = RangePages.resume(range, s.after());
-    }
-    RangePages.Read page = RangePages.read(storage, range, s.pageSize(), maxPageBytes);
-    if (page.bytes() > maxPageBytes) {
-      throw new InvalidRequestException("the entry at key " + PrintableBytes.of(page.entries().get(0).key()) + " is "
-          + page.bytes() + " bytes, more than a scan page may carry here (" + maxPageBytes + " bytes); read it with Get"
-          + " and scan on from after it (ScanRange.fromExclusive)");
-    }
-    byte[] next = page.last() ? null : RangePages.continuation(page.rest(), page.entries().get(page.entries().size() - 1).key());
-    s.replyTo().tell(new Page(s.correlation(), page.entries(), next, page.last()));
-  }
-
-  private void onCount(Count c) {
-    Database storage = db.storage();
-    Store store = c.range().existingStore(storage);
-    if (store == null) {
-      c.replyTo().tell(new Counted(c.correlation(), 0, true));
-      return;
-    }
-    KeyRange range = c.range().toKeyRange(store);
-    long n = c.estimate() ? storage.estimateCount(range) : storage.count(range);
-    c.replyTo().tell(new Counted(c.correlation(), n, !c.estimate()));
   }
 
   /** The reply is told from the completion dispatcher: the actor does not wait for the store. */
@@ -416,11 +325,6 @@ public final class RequestHandler {
   private Store store(String name) {
     Database storage = db.storage();
     return name == null ? storage.defaultStore() : storage.store(name);
-  }
-
-  /** The store to read, or null when it does not exist (reads create nothing). */
-  private static Store existingStore(Database db, String name) {
-    return name == null ? db.defaultStore() : db.findStore(name).orElse(null);
   }
 
   /**
