@@ -142,9 +142,10 @@ public final class LogInspector {
       long number = Segment.parseFileName(path.getFileName().toString());
       inspectSegment(fs, path, number, number == highest, out, counts, damage, corrupt, links);
     }
-    long flushed = new FlushedPositionFile(fs, directory).readOnly();
+    FlushedPositionFile.Stored stored = new FlushedPositionFile(fs, directory).readOnly();
+    long flushed = stored.position();
     links.sort(Comparator.comparingLong(SegmentChain.Link::number));
-    for (LogDamage d : SegmentChain.check(links, flushed)) {
+    for (LogDamage d : SegmentChain.check(links, stored)) {
       damage.add(report(out, d));
     }
     damage.sort(Comparator.comparingLong(LogDamage::position));
@@ -154,7 +155,8 @@ public final class LogInspector {
     }
     InspectionReport report = new InspectionReport(files.size(), counts[0], counts[1],
         List.copyOf(corrupt), List.copyOf(damage), List.copyOf(foreign), counts[2], flushed);
-    print(out, "flushed position " + LogPosition.toString(flushed));
+    print(out, stored.known() ? "flushed position " + LogPosition.toString(flushed)
+        : "flushed position unknown: " + stored.problem());
     print(out, (report.clean() ? "CLEAN: " : "DAMAGED: ") + files.size() + " segments, "
         + counts[0] + " records, " + counts[1] + " abort markers, " + corrupt.size()
         + " corrupt frames, " + (damage.size() - corrupt.size()) + " missing, truncated or unreadable segment"
