@@ -18,6 +18,7 @@ import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogDamage;
 import io.commitlane.txlog.LogDamagedException;
 import io.commitlane.txlog.LogIOException;
+import io.commitlane.txlog.LogPosition;
 import io.commitlane.txlog.LogInspector;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
@@ -347,6 +348,114 @@ class RecoveryRegressionTest {
       await(write(reopened, "orders", "k", "3"));
       assertEquals("3", get(reopened, "k"));
     }
+  }
+
+  @Test
+  void anOpenThatFailsBetweenRecordingOneLogAndTheNextAsFlushedLeavesTheLatestValue() throws Exception {
+    // Which log is recorded first is not part of the contract: try the newer commit in each.
+    for (String newer : List.of("alpha", "zeta")) {
+      String older = newer.equals("alpha") ? "zeta" : "alpha";
+      Path db1 = dir.resolve("db-" + newer);
+      Path image = dir.resolve("image-" + newer);
+      try (CommitlaneDatabase db = open(db1)) {
+        await(write(db, older, "k", "1"));
+        await(write(db, newer, "k", "2"));
+        crashImage(db1, image);
+      }
+      FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+      int[] creates = {0};
+      fs.beforeCreate(() -> {
+        if (++creates[0] == 2) {
+          fs.failNextCreate(); // the second log's flushed-position file
+        }
+      });
+      assertThrows(LogIOException.class,
+          () -> CommitlaneDatabase.open(testKit.system(), image, withFileSystem(settings(Map.of()), fs)));
+      assertEquals(2, creates[0], "the open failed at the second flushed-position file");
+      for (int round = 0; round < 2; round++) {
+        try (CommitlaneDatabase db = open(image)) {
+          assertEquals("2", get(db, "k"), "newer commit in " + newer + ", round " + round);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aRecordLostWithTheLogsTailNeverHidesTheCommitThatTakesItsPlace() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    long lost = -1;
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, withFileSystem(settings(Map.of()), fs))) {
+      await(write(db, "orders", "k", "a"));
+      await(write(db, "orders", "k", "x"));
+      lost = lastPosition(db, "orders");
+      // RocksDB flushes x and its marker, but the flushed position cannot move past it.
+      java.util.concurrent.CountDownLatch attempted = new java.util.concurrent.CountDownLatch(1);
+      fs.beforeCreate(() -> {
+        fs.failNextCreate(); // every flushed-position file until the image is taken
+        attempted.countDown();
+      });
+      db.storage().flush();
+      assertTrue(attempted.await(30, java.util.concurrent.TimeUnit.SECONDS), "the flush event was recorded");
+      crashImage(db1, image);
+      fs.beforeCreate(null);
+    }
+    // The halt lost x's log bytes (a torn tail): only RocksDB still holds x.
+    Path segment = image.resolve("txlog/orders").resolve(String.format("%020d.txlog", LogPosition.segment(lost)));
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
+        java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(LogPosition.offset(lost));
+    }
+    Path image2 = dir.resolve("image2");
+    try (CommitlaneDatabase db = open(image)) {
+      await(write(db, "orders", "k", "x2"));
+      crashImage(image, image2);
+    }
+    try (CommitlaneDatabase db = open(image2)) {
+      assertEquals("x2", get(db, "k"), "the acknowledged commit after the lost record");
+    }
+  }
+
+  @Test
+  void aMissingFlushedPositionFileNeverPutsBackAnOlderValue() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "1"));
+      await(write(db, null, "k", "2"));
+    }
+    Path file = dir.resolve("txlog/orders/flushed-position");
+    Files.delete(file);
+    assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {dir.resolve("txlog/orders").toString()},
+        quiet(), quiet()), "inspect does not call the log clean");
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
+        testKit.system(), dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    assertTrue(refused.getMessage().contains(file.getFileName().toString()), refused.getMessage());
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"));
+      ReplayStats stats = db.replayStatsAtOpen().get("orders");
+      assertEquals(0, stats.transactions(), stats.toString());
+      assertEquals(LogDamage.Kind.FLUSHED_POSITION, stats.damage().get(0).kind());
+    }
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"));
+      assertTrue(db.replayStatsAtOpen().get("orders").complete(), "the flushed position is recorded again");
+    }
+  }
+
+  private static long lastPosition(CommitlaneDatabase db, String log) {
+    long last = -1;
+    try (LogReader reader = db.transactionLog(log).reader(ReadRequest.fromStart())) {
+      for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+        last = r.position();
+      }
+    }
+    return last;
+  }
+
+  private static PipelineSettings withFileSystem(PipelineSettings base, FaultInjectingFileSystem fs) {
+    return new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
+        base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
+        base.purgeInterval(), base.writeGroups());
   }
 
   /** Copies a running database's files: what a kill -9 at this moment would leave on disk. */
