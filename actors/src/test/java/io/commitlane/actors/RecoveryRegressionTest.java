@@ -442,6 +442,21 @@ class RecoveryRegressionTest {
     }
   }
 
+  @Test
+  void inspectingAHealthyDatabaseDirectoryReadsEveryLogUnderItAndCallsItClean() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "1"));
+      await(write(db, "payments", "j", "1"));
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    int exit = LogInspector.run(new String[] {dir.toString()}, new java.io.PrintStream(out, true), quiet());
+    String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(LogInspector.CLEAN, exit, text);
+    assertTrue(text.contains("log " + dir.resolve("txlog/orders")) && text.contains("log " + dir.resolve("txlog/payments")),
+        text);
+    assertFalse(text.contains("FOREIGN"), "RocksDB's own files are not the logs' business: " + text);
+  }
+
   private static long lastPosition(CommitlaneDatabase db, String log) {
     long last = -1;
     try (LogReader reader = db.transactionLog(log).reader(ReadRequest.fromStart())) {
