@@ -15,8 +15,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,7 +52,8 @@ import org.slf4j.LoggerFactory;
  * the same damage and the same limit.
  *
  * <p>Before any of this, markers at or above each log's recovered end are invalidated ({@link
- * ReplayMarkers#invalidateFrom}): the log hands those positions out again. And a record below the
+ * ReplayMarkers#invalidateFrom}): the log hands those positions out again; so are the markers and
+ * floor of a log whose directory is gone. And a record below the
  * log's marker floor ({@link ReplayMarkers#floor}) counts as held: that is how a log whose
  * flushed-position file was lost (it then offers every record) replays only what RocksDB misses.
  */
@@ -67,7 +70,9 @@ final class LogReplay {
    */
   static Map<String, ReplayStats> run(Database db, Collection<TransactionLog> logs, RequestLedger requests) {
     Map<String, LogReplayedEvent> events = beginEvents(logs);
-    boolean invalidated = false;
+    Set<String> names = new HashSet<>();
+    logs.forEach(log -> names.add(log.name()));
+    boolean invalidated = ReplayMarkers.forgetOtherLogs(db, names);
     for (TransactionLog log : logs) {
       invalidated |= ReplayMarkers.invalidateFrom(db, log.name(), log.replayEnd());
     }

@@ -6,6 +6,8 @@ import io.commitlane.txlog.LogPosition;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Marks, inside RocksDB, which logged commits RocksDB holds: each logged commit's write carries a
@@ -84,6 +86,40 @@ final class ReplayMarkers {
       db.internalRecords().write(List.of(floorKey(log)), List.of(floorValue(end)));
     }
     return true;
+  }
+
+  /**
+   * Deletes the markers and floors of every log not in {@code logs} (their directories are gone:
+   * such a log would start again at its first position, below a stale floor and under stale
+   * markers); returns whether anything was there, in which case the caller must flush before any
+   * log takes an append.
+   */
+  static boolean forgetOtherLogs(Database db, Set<String> logs) {
+    Set<String> stale = new TreeSet<>();
+    // Markers: log names are ASCII letters, digits, '.', '_' and '-', all below '{'.
+    db.internalRecords().scan(new byte[] {1}, new byte[] {'{'}, (k, v) -> {
+      int zero = 0;
+      while (zero < k.length && k[zero] != 0) {
+        zero++;
+      }
+      String name = new String(k, 0, zero, StandardCharsets.UTF_8);
+      if (!logs.contains(name)) {
+        stale.add(name);
+      }
+      return true;
+    });
+    db.internalRecords().scan(new byte[] {0, FLOOR}, new byte[] {0, FLOOR + 1}, (k, v) -> {
+      String name = new String(k, 2, k.length - 2, StandardCharsets.UTF_8);
+      if (!logs.contains(name)) {
+        stale.add(name);
+      }
+      return true;
+    });
+    for (String name : stale) {
+      db.internalRecords().deleteRange(key(name, 0), endOf(name));
+      db.internalRecords().write(List.of(floorKey(name)), java.util.Arrays.asList((byte[]) null));
+    }
+    return !stale.isEmpty();
   }
 
   static byte[] key(String log, long position) {

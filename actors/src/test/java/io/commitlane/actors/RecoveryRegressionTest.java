@@ -457,6 +457,29 @@ class RecoveryRegressionTest {
     assertFalse(text.contains("FOREIGN"), "RocksDB's own files are not the logs' business: " + text);
   }
 
+  @Test
+  void aLogWhoseDirectoryIsGoneStartsAgainWithoutItsOldMarkers() throws Exception {
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    try (CommitlaneDatabase db = open(db1)) {
+      for (int i = 0; i < 3; i++) {
+        await(write(db, "orders", "k", "old" + i));
+      }
+    }
+    try (Stream<Path> files = Files.walk(db1.resolve("txlog/orders"))) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    try (CommitlaneDatabase db = open(db1)) {
+      await(write(db, "orders", "k", "new"));
+      crashImage(db1, image);
+    }
+    try (CommitlaneDatabase db = open(image)) {
+      assertEquals("new", get(db, "k"), "the new log's first record is not taken for the old log's");
+    }
+  }
+
   private static long lastPosition(CommitlaneDatabase db, String log) {
     long last = -1;
     try (LogReader reader = db.transactionLog(log).reader(ReadRequest.fromStart())) {
