@@ -96,18 +96,27 @@ final class ReplayMarkers {
    */
   static boolean forgetOtherLogs(Database db, Set<String> logs) {
     Set<String> stale = new TreeSet<>();
-    // Markers: log names are ASCII letters, digits, '.', '_' and '-', all below '{'.
-    db.internalRecords().scan(new byte[] {1}, new byte[] {'{'}, (k, v) -> {
-      int zero = 0;
-      while (zero < k.length && k[zero] != 0) {
-        zero++;
+    // Markers: log names are ASCII letters, digits, '.', '_' and '-', all below '{'. One seek per
+    // log name, not a visit per marker.
+    byte[] from = {1};
+    while (true) {
+      String[] name = {null};
+      db.internalRecords().scan(from, new byte[] {'{'}, (k, v) -> {
+        int zero = 0;
+        while (zero < k.length && k[zero] != 0) {
+          zero++;
+        }
+        name[0] = new String(k, 0, zero, StandardCharsets.UTF_8);
+        return false;
+      });
+      if (name[0] == null) {
+        break;
       }
-      String name = new String(k, 0, zero, StandardCharsets.UTF_8);
-      if (!logs.contains(name)) {
-        stale.add(name);
+      if (!logs.contains(name[0])) {
+        stale.add(name[0]);
       }
-      return true;
-    });
+      from = endOf(name[0]);
+    }
     db.internalRecords().scan(new byte[] {0, FLOOR}, new byte[] {0, FLOOR + 1}, (k, v) -> {
       String name = new String(k, 2, k.length - 2, StandardCharsets.UTF_8);
       if (!logs.contains(name)) {
