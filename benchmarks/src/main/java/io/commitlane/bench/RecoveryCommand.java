@@ -85,7 +85,7 @@ final class RecoveryCommand implements Callable<Integer> {
         Path runDir = Files.createDirectories(root.resolve("run-" + i));
         // Changes every six runs, so each fault meets every WAL setting and append mode in turn.
         OpenFaults fault = openFaults.equals("off") ? null : FAULTS.get(i / 6 % FAULTS.size());
-        int at = 1 + new Random(s * 31).nextInt(4);
+        int at = 1 + new java.util.SplittableRandom(s).nextInt(4);
         String violation = runOnce(system, runDir, s, walOn, mode, fault, at);
         acknowledged += lastAcks;
         String line = "run " + (i + 1) + "/" + runs + ": seed " + s + ", wal " + (walOn ? "on" : "off") + ", " + mode

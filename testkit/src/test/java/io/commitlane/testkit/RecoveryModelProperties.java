@@ -28,6 +28,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
@@ -99,8 +100,8 @@ class RecoveryModelProperties {
   }
 
   /**
-   * An open that fails or halts part-way (at a flushed-position file it writes, or after a record
-   * replay applied), or a lost or damaged flushed-position file, never makes the next normal open
+   * An open that fails or halts part-way (at a flushed-position file it writes, after replay's
+   * flush), or a lost or damaged flushed-position file, never makes the next normal open
    * go back in time. After a clean close: exactly the model's state. After a halt (a copy of the
    * running database): a prefix of commit order holding every acknowledged commit. Either way the
    * state stays the same across a further clean reopen.
@@ -146,6 +147,7 @@ class RecoveryModelProperties {
         }
       }
       Path recover = fault.open(system, image, settings, at, root.resolve("halted"));
+      Statistics.collect(fault, recover.equals(image) ? "ran to its end" : "halted"); // how often each fault bit
       Map<String, String> recovered;
       try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, recover, settings)) {
         recovered = RecoveryModel.read(history, k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k))));

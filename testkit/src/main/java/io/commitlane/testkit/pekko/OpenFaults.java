@@ -2,9 +2,7 @@ package io.commitlane.testkit.pekko;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
-import io.commitlane.storage.CommitStage;
-import io.commitlane.storage.Database;
-import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.txlog.LogIOException;
 import io.commitlane.txlog.fs.FaultInjectingFileSystem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,11 +20,11 @@ import org.apache.pekko.actor.typed.ActorSystem;
 /**
  * Opens that fail or halt part-way, to check that the open after them never goes back in time: a
  * failure at the n-th flushed-position file that opening writes (as a full disk fails it), a halt
- * there or after the n-th record crash replay applies (a copy of the directory at that moment:
- * what a kill -9 would leave), and a lost or damaged flushed-position file.
+ * there (a copy of the directory at that moment: what a kill -9 would leave), and a lost or
+ * damaged flushed-position file.
  *
  * <pre>{@code
- * Path recover = OpenFaults.HALT_DURING_REPLAY.open(system, dir, settings, 2, dir.resolveSibling("halted"));
+ * Path recover = OpenFaults.HALT_AT_FLUSHED_POSITION.open(system, dir, settings, 2, dir.resolveSibling("halted"));
  * try (CommitlaneDatabase db = CommitlaneDatabase.open(system, recover, settings)) {
  *   // check what db holds
  * }
@@ -35,7 +33,6 @@ import org.apache.pekko.actor.typed.ActorSystem;
 public enum OpenFaults {
   FAIL_AT_FLUSHED_POSITION,
   HALT_AT_FLUSHED_POSITION,
-  HALT_DURING_REPLAY,
   LOST_FLUSHED_POSITION,
   DAMAGED_FLUSHED_POSITION;
 
@@ -71,19 +68,6 @@ public enum OpenFaults {
         fs.beforeCreate(halt);
         openAndClose(system, dir, withFileSystem(settings, fs));
       }
-      case HALT_DURING_REPLAY -> {
-        // Replay's writes pass the storage commit path: a listener on the shared handle sees them.
-        try (Database handle = Database.open(dir,
-            DatabaseOptions.defaults().withWal(settings.walEnabled()).withSettings(settings.storage()))) {
-          try (Database.Registration r = handle.addStageListener((stage, c) -> {
-            if (stage == CommitStage.WRITTEN) {
-              halt.run();
-            }
-          })) {
-            openAndClose(system, dir, settings);
-          }
-        }
-      }
       case LOST_FLUSHED_POSITION, DAMAGED_FLUSHED_POSITION -> damageFlushedPosition(dir, at);
     }
     return Files.isDirectory(halted) ? halted : dir;
@@ -114,12 +98,13 @@ public enum OpenFaults {
     }
   }
 
+  /** Opens and closes {@code dir}; an open that fails with the injected fault is what was asked for. */
   private static void openAndClose(ActorSystem<?> system, Path dir, PipelineSettings settings) {
     CommitlaneDatabase db;
     try {
       db = CommitlaneDatabase.open(system, dir, settings);
-    } catch (RuntimeException failed) {
-      return; // the fault made the open fail: what the next open finds is the point
+    } catch (LogIOException injected) {
+      return; // what the next open finds is the point
     }
     db.close();
   }
