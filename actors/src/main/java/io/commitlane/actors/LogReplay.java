@@ -15,8 +15,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,6 +44,18 @@ import org.slf4j.LoggerFactory;
  *   <li>Then RocksDB is flushed and each log's flushed position moves to its end, so the next
  *       open replays nothing of this again.
  * </ol>
+ *
+ * <p>Every step is safe to stop at (a failure or a crash), because each applied record carries its
+ * marker in the same RocksDB write as its data: a later open treats whatever RocksDB kept of this
+ * replay as already durable, whichever logs had their flushed position recorded by then. Records
+ * past damage are abandoned in every log before any flushed position moves, so a later open finds
+ * the same damage and the same limit.
+ *
+ * <p>Before any of this, markers at or above each log's recovered end are invalidated ({@link
+ * ReplayMarkers#invalidateFrom}): the log hands those positions out again; so are the markers and
+ * floor of a log whose directory is gone. And a record below the
+ * log's marker floor ({@link ReplayMarkers#floor}) counts as held: that is how a log whose
+ * flushed-position file was lost (it then offers every record) replays only what RocksDB misses.
  */
 final class LogReplay {
   private static final Logger LOG = LoggerFactory.getLogger(LogReplay.class);
@@ -56,6 +70,12 @@ final class LogReplay {
    */
   static Map<String, ReplayStats> run(Database db, Collection<TransactionLog> logs, RequestLedger requests) {
     Map<String, LogReplayedEvent> events = beginEvents(logs);
+    Set<String> names = new HashSet<>();
+    logs.forEach(log -> names.add(log.name()));
+    boolean invalidated = ReplayMarkers.forgetOtherLogs(db, names);
+    for (TransactionLog log : logs) {
+      invalidated |= ReplayMarkers.invalidateFrom(db, log.name(), log.replayEnd());
+    }
     List<Candidate> toApply = new ArrayList<>();
     Map<TransactionLog, List<Long>> abandoned = new HashMap<>();
     Map<String, long[]> counts = new HashMap<>(); // applied, skipped writes, already durable, not replayed
@@ -69,6 +89,9 @@ final class LogReplay {
       boolean pointInTime = log.settings().recoveryMode() == RecoveryMode.POINT_IN_TIME;
       long stop = pointInTime ? log.replayStop() : Long.MAX_VALUE;
       long lastStampBeforeStop = Long.MIN_VALUE;
+      // Above the flushed position read at open, and above the floor: a lost flushed-position
+      // file makes the log offer every record, and the floor still tells which RocksDB holds.
+      long heldBelow = Math.max(log.replayStart(), ReplayMarkers.floor(db, log.name()));
       List<LogRecord> notHeld = new ArrayList<>();
       for (LogRecord r : read(log)) {
         if (r.position() < stop) {
@@ -77,7 +100,7 @@ final class LogReplay {
         if (r.writes() == null) {
           continue; // logged without its writes (replay off then): nothing to restore
         }
-        if (ReplayMarkers.held(db, log.name(), r.position())) {
+        if (r.position() < heldBelow || ReplayMarkers.held(db, log.name(), r.position())) {
           counts.get(log.name())[2]++;
         } else {
           notHeld.add(r);
@@ -111,15 +134,16 @@ final class LogReplay {
     toApply.sort(Comparator.comparingLong((Candidate c) -> c.record().timestamp()));
     for (Candidate c : toApply) {
       long[] n = counts.get(c.log().name());
-      n[1] += apply(db, c.record().writes(), c.record().position(), requests);
+      n[1] += apply(db, c.log().name(), c.record().writes(), c.record().position(), requests);
       n[0]++;
     }
-    boolean anything = false;
+    boolean anything = invalidated;
     for (TransactionLog log : logs) {
       anything |= log.replayStart() < log.replayEnd();
     }
     if (anything) {
-      // What was applied (and what RocksDB recovered) is made durable before the logs forget it.
+      // What was applied (and what RocksDB recovered) is made durable before the logs forget it,
+      // and so is the invalidation of stale markers, before any append can reuse their positions.
       db.flush();
       for (TransactionLog log : logs) {
         List<Long> lost = abandoned.getOrDefault(log, List.of());
@@ -128,6 +152,8 @@ final class LogReplay {
           log.abandon(lost);
           counts.get(log.name())[3] = lost.size();
         }
+      }
+      for (TransactionLog log : logs) {
         log.markFlushedThrough(Long.MAX_VALUE);
         ReplayMarkers.deleteBelow(db, log.name(), log.flushedPosition());
       }
@@ -164,20 +190,21 @@ final class LogReplay {
   }
 
   /**
-   * Apply one record's writes, leaving out writes to stores dropped before the crash, then its
-   * request record; returns how many writes were left out. A store dropped while this runs
-   * (another handle of the path) is left out too, on the next round: each round has one store
-   * fewer, so this ends. (The two writes need not be one: replay is done again from the log until
-   * the flush at its end has made both durable.)
+   * Apply one record's request record, then its writes with its marker in one RocksDB write,
+   * leaving out writes to stores dropped before the crash; returns how many writes were left out.
+   * The marker makes a later open skip the record over anything newer RocksDB holds by then; the
+   * request record goes first, so RocksDB never holds the marker without it (writing it twice is
+   * harmless). A store dropped while this runs (another handle of the path) is left out too, on
+   * the next round: each round has one store fewer, so this ends.
    */
-  private static int apply(Database db, ByteBuffer writes, long position, RequestLedger requests) {
+  private static int apply(Database db, String log, ByteBuffer writes, long position, RequestLedger requests) {
     while (true) {
       WriteSetCodec.Decoded d = WriteSetCodec.decode(writes, db);
       try {
-        db.write(d.batch());
         if (d.request() != null && requests != null) {
           requests.restore(d.request(), position);
         }
+        db.write(d.batch(), ReplayMarkers.key(log, position), ReplayMarkers.value());
         return d.skipped();
       } catch (StoreDroppedException e) {
         // decode again: the dropped store is no longer found

@@ -17,6 +17,7 @@ import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseStoppedException;
 import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.Transaction;
+import io.commitlane.txlog.LogPosition;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogDamage;
 import io.commitlane.txlog.LogDamagedException;
@@ -465,6 +466,152 @@ class RecoveryRegressionTest {
         throw new IllegalStateException("injected write failure");
       }
     });
+  }
+
+  @Test
+  void anOpenThatFailsBetweenRecordingOneLogAndTheNextAsFlushedLeavesTheLatestValue() throws Exception {
+    // Which log is recorded first is not part of the contract: try the newer commit in each.
+    for (String newer : List.of("alpha", "zeta")) {
+      String older = newer.equals("alpha") ? "zeta" : "alpha";
+      Path db1 = dir.resolve("db-" + newer);
+      Path image = dir.resolve("image-" + newer);
+      try (CommitlaneDatabase db = open(db1)) {
+        await(write(db, older, "k", "1"));
+        await(write(db, newer, "k", "2"));
+        crashImage(db1, image);
+      }
+      FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+      int[] creates = {0};
+      fs.beforeCreate(() -> {
+        if (++creates[0] == 2) {
+          fs.failNextCreate(); // the second log's flushed-position file
+        }
+      });
+      assertThrows(LogIOException.class,
+          () -> CommitlaneDatabase.open(testKit.system(), image, withFileSystem(settings(Map.of()), fs)));
+      assertEquals(2, creates[0], "the open failed at the second flushed-position file");
+      for (int round = 0; round < 2; round++) {
+        try (CommitlaneDatabase db = open(image)) {
+          assertEquals("2", get(db, "k"), "newer commit in " + newer + ", round " + round);
+        }
+      }
+    }
+  }
+
+  @Test
+  void aRecordLostWithTheLogsTailNeverHidesTheCommitThatTakesItsPlace() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    long lost = -1;
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, withFileSystem(settings(Map.of()), fs))) {
+      await(write(db, "orders", "k", "a"));
+      await(write(db, "orders", "k", "x"));
+      lost = lastPosition(db, "orders");
+      // RocksDB flushes x and its marker, but the flushed position cannot move past it.
+      java.util.concurrent.CountDownLatch attempted = new java.util.concurrent.CountDownLatch(1);
+      fs.beforeCreate(() -> {
+        fs.failNextCreate(); // every flushed-position file until the image is taken
+        attempted.countDown();
+      });
+      db.storage().flush();
+      assertTrue(attempted.await(30, java.util.concurrent.TimeUnit.SECONDS), "the flush event was recorded");
+      crashImage(db1, image);
+      fs.beforeCreate(null);
+    }
+    // The halt lost x's log bytes (a torn tail): only RocksDB still holds x.
+    Path segment = image.resolve("txlog/orders").resolve(String.format("%020d.txlog", LogPosition.segment(lost)));
+    try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
+        java.nio.file.StandardOpenOption.WRITE)) {
+      ch.truncate(LogPosition.offset(lost));
+    }
+    Path image2 = dir.resolve("image2");
+    try (CommitlaneDatabase db = open(image)) {
+      await(write(db, "orders", "k", "x2"));
+      crashImage(image, image2);
+    }
+    try (CommitlaneDatabase db = open(image2)) {
+      assertEquals("x2", get(db, "k"), "the acknowledged commit after the lost record");
+    }
+  }
+
+  @Test
+  void aMissingFlushedPositionFileNeverPutsBackAnOlderValue() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "1"));
+      await(write(db, null, "k", "2"));
+    }
+    Path file = dir.resolve("txlog/orders/flushed-position");
+    Files.delete(file);
+    assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {dir.resolve("txlog/orders").toString()},
+        quiet(), quiet()), "inspect does not call the log clean");
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
+        testKit.system(), dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    assertTrue(refused.getMessage().contains(file.getFileName().toString()), refused.getMessage());
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"));
+      ReplayStats stats = db.replayStatsAtOpen().get("orders");
+      assertEquals(0, stats.transactions(), stats.toString());
+      assertEquals(LogDamage.Kind.FLUSHED_POSITION, stats.damage().get(0).kind());
+    }
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"));
+      assertTrue(db.replayStatsAtOpen().get("orders").complete(), "the flushed position is recorded again");
+    }
+  }
+
+  @Test
+  void inspectingAHealthyDatabaseDirectoryReadsEveryLogUnderItAndCallsItClean() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "1"));
+      await(write(db, "payments", "j", "1"));
+    }
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    int exit = LogInspector.run(new String[] {dir.toString()}, new java.io.PrintStream(out, true), quiet());
+    String text = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(LogInspector.CLEAN, exit, text);
+    assertTrue(text.contains("log " + dir.resolve("txlog/orders")) && text.contains("log " + dir.resolve("txlog/payments")),
+        text);
+    assertFalse(text.contains("FOREIGN"), "RocksDB's own files are not the logs' business: " + text);
+  }
+
+  @Test
+  void aLogWhoseDirectoryIsGoneStartsAgainWithoutItsOldMarkers() throws Exception {
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    try (CommitlaneDatabase db = open(db1)) {
+      for (int i = 0; i < 3; i++) {
+        await(write(db, "orders", "k", "old" + i));
+      }
+    }
+    try (Stream<Path> files = Files.walk(db1.resolve("txlog/orders"))) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+    try (CommitlaneDatabase db = open(db1)) {
+      await(write(db, "orders", "k", "new"));
+      crashImage(db1, image);
+    }
+    try (CommitlaneDatabase db = open(image)) {
+      assertEquals("new", get(db, "k"), "the new log's first record is not taken for the old log's");
+    }
+  }
+
+  private static long lastPosition(CommitlaneDatabase db, String log) {
+    long last = -1;
+    try (LogReader reader = db.transactionLog(log).reader(ReadRequest.fromStart())) {
+      for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+        last = r.position();
+      }
+    }
+    return last;
+  }
+
+  private static PipelineSettings withFileSystem(PipelineSettings base, FaultInjectingFileSystem fs) {
+    return new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
+        base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
+        base.purgeInterval(), base.writeGroups());
   }
 
   /** Copies a running database's files: what a kill -9 at this moment would leave on disk. */

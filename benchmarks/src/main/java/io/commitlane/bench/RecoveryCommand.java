@@ -1,8 +1,10 @@
 package io.commitlane.bench;
 
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.CrashHarness;
 import io.commitlane.testkit.CrashRun;
+import io.commitlane.testkit.pekko.OpenFaults;
 import io.commitlane.testkit.pekko.RecoveryCrashWorkload;
 import io.commitlane.testkit.RecoveryHistory;
 import io.commitlane.testkit.RecoveryModel;
@@ -27,12 +29,15 @@ import picocli.CommandLine.Option;
  * The long run of the kill -9 recovery check: random histories (puts and removes over a small key
  * set, one to three logs, unlogged commits, plain writes, flushes, reopens, merged groups) run in
  * a forked JVM that is killed after a random number of acknowledgements; each reopened database
- * must hold a prefix of commit order with every acknowledged commit. The test suite runs a dozen
- * of these; this runs as many as asked.
+ * must hold a prefix of commit order with every acknowledged commit. Between the kill and that
+ * open, most runs add a fault to opening itself ({@link OpenFaults}: an open that fails or halts
+ * part-way, a lost or damaged flushed-position file), in turn. The test suite runs a dozen of
+ * these; this runs as many as asked.
  */
 @Command(name = "recovery", mixinStandardHelpOptions = true,
     description = "Kill -9 random histories at random points and check every recovery against the model"
-        + " (a prefix of commit order holding every acknowledged commit). Exit code 1 if any recovery went wrong.")
+        + " (a prefix of commit order holding every acknowledged commit), most of them after an open that failed or"
+        + " halted part-way or a lost flushed-position file. Exit code 1 if any recovery went wrong.")
 final class RecoveryCommand implements Callable<Integer> {
   @Option(names = "--runs", defaultValue = "100", description = "Histories to run and kill (default: ${DEFAULT-VALUE})")
   int runs;
@@ -48,6 +53,11 @@ final class RecoveryCommand implements Callable<Integer> {
           + "(the three in turn) (default: ${DEFAULT-VALUE})")
   String append;
 
+  @Option(names = "--open-faults", defaultValue = "on",
+      description = "Fault the first open after the kill (in turn: none, a failed or halted open, a lost or damaged"
+          + " flushed-position file): on or off (default: ${DEFAULT-VALUE})")
+  String openFaults;
+
   @Mixin
   DirOption dir = new DirOption();
 
@@ -56,6 +66,7 @@ final class RecoveryCommand implements Callable<Integer> {
     Checks.oneOf("--wal", wal, List.of("on", "off", "both"));
     Checks.oneOf("--append", append, List.of("serialized", "leaderless", "actor", "both", "all"));
     Checks.positive("--runs", runs);
+    Checks.oneOf("--open-faults", openFaults, List.of("on", "off"));
     Path root = dir.root("commitlane-recovery");
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-check");
     List<String> failures = new ArrayList<>();
@@ -72,15 +83,22 @@ final class RecoveryCommand implements Callable<Integer> {
           default -> append;
         };
         Path runDir = Files.createDirectories(root.resolve("run-" + i));
-        String violation = runOnce(system, runDir, s, walOn, mode);
+        // Changes every six runs, so each fault meets every WAL setting and append mode in turn.
+        OpenFaults fault = openFaults.equals("off") ? null : FAULTS.get(i / 6 % FAULTS.size());
+        int at = 1 + new java.util.SplittableRandom(s).nextInt(4);
+        String violation = runOnce(system, runDir, s, walOn, mode, fault, at);
         acknowledged += lastAcks;
         String line = "run " + (i + 1) + "/" + runs + ": seed " + s + ", wal " + (walOn ? "on" : "off") + ", " + mode
-            + ", killed after " + lastAcks + " acknowledgements: " + (violation == null ? "ok" : "VIOLATION " + violation);
+            + ", killed after " + lastAcks + " acknowledgements, open fault " + (fault == null ? "none" : fault + " at " + at)
+            + (lastHalted ? " (halted)" : "") + ": " + (violation == null ? "ok" : "VIOLATION " + violation);
         System.out.println(line);
         if (violation != null) {
           failures.add(line);
         } else {
           ContentionRunner.deleteRecursively(runDir);
+          if (Files.exists(halted(runDir))) {
+            ContentionRunner.deleteRecursively(halted(runDir));
+          }
         }
       }
     } finally {
@@ -98,9 +116,24 @@ final class RecoveryCommand implements Callable<Integer> {
     return failures.isEmpty() ? 0 : Main.FAILED;
   }
 
-  private int lastAcks;
+  /** The faults in turn; null is a plain open. */
+  private static final List<OpenFaults> FAULTS = new ArrayList<>();
 
-  private String runOnce(ActorSystem<?> system, Path runDir, long s, boolean walOn, String mode) throws Exception {
+  static {
+    FAULTS.add(null);
+    FAULTS.addAll(List.of(OpenFaults.values()));
+  }
+
+  private int lastAcks;
+  private boolean lastHalted;
+
+  /** Where a halted open leaves its copy of the run's database. */
+  private static Path halted(Path runDir) {
+    return runDir.resolveSibling(runDir.getFileName() + "-halted");
+  }
+
+  private String runOnce(ActorSystem<?> system, Path runDir, long s, boolean walOn, String mode, OpenFaults fault,
+      int at) throws Exception {
     RecoveryHistory history = RecoveryHistory.generate(s);
     int commits = 0;
     for (var step : history.steps()) {
@@ -125,8 +158,10 @@ final class RecoveryCommand implements Callable<Integer> {
         durable = Math.max(durable, Integer.parseInt(m.substring(8)));
       }
     }
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, runDir,
-        RecoveryCrashWorkload.settings(system, walOn, mode, 1))) {
+    PipelineSettings settings = RecoveryCrashWorkload.settings(system, walOn, mode, 1);
+    Path recover = fault == null ? runDir : fault.open(system, runDir, settings, at, halted(runDir));
+    lastHalted = !recover.equals(runDir);
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, recover, settings)) {
       Map<String, String> state = RecoveryModel.read(history,
           k -> RecoveryRunner.string(db.storage().get(RecoveryRunner.bytes(k))));
       return RecoveryModel.checkCrash(history, succeeded, failed, walOn, durable, state);

@@ -270,19 +270,34 @@ public final class Database implements AutoCloseable {
 
   /** Apply a batch of non-transactional writes atomically. */
   public void write(Batch batch) {
+    write(batch, null, null);
+  }
+
+  /**
+   * {@link #write(Batch)} with one of commitlane's own records ({@link #internalRecords()}) in the
+   * same RocksDB write, so RocksDB holds the record exactly when it holds the batch (crash replay
+   * marks what it restored this way). The record is added to {@code batch}: do not reuse it.
+   */
+  @InternalApi
+  public void write(Batch batch, byte[] internalKey, byte[] internalValue) {
     Objects.requireNonNull(batch, "batch");
     WriteBuffer w = batch.writes();
     for (int i = 0; i < w.size(); i++) {
       requireOwn(w.store(i));
     }
-    if (w.size() == 0) {
+    if (w.size() == 0 && internalKey == null) {
       return;
     }
     enter();
     try {
       StoreClaims claims = StoreClaims.claim(w);
       try {
-        shared.commitPath().commit(new PendingCommit(0, null, w, null, Long.MAX_VALUE, false));
+        PendingCommit c = internalKey == null ? new PendingCommit(0, null, w, null, Long.MAX_VALUE, false)
+            : new PendingCommit(0, null, w, null, Long.MAX_VALUE, false, null, List.of(), shared.internalStore());
+        if (internalKey != null) {
+          c.addInternalWrite(internalKey, Objects.requireNonNull(internalValue, "internalValue"));
+        }
+        shared.commitPath().commit(c);
       } finally {
         claims.release();
       }

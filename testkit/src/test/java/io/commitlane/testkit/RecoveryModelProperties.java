@@ -1,8 +1,10 @@
 package io.commitlane.testkit;
 
+import io.commitlane.testkit.pekko.OpenFaults;
 import io.commitlane.testkit.pekko.RecoveryRunner;
 import io.commitlane.testkit.pekko.RecoveryCrashWorkload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
@@ -14,14 +16,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
@@ -32,7 +39,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * Recovery never goes back in time, checked against a model: random histories of puts and
  * removes over a small key set, through one to three logs and without a log, plain writes,
  * flushes, merged write groups, the RocksDB WAL on and off and every append mode; after every
- * clean close and reopen the database holds exactly the state of the commits that succeeded.
+ * clean close and reopen the database holds exactly the state of the commits that succeeded; and
+ * an open that fails or halts part-way is followed by one that never goes back in time.
  */
 class RecoveryModelProperties {
   private static ActorSystem<Void> system;
@@ -88,6 +96,70 @@ class RecoveryModelProperties {
       }
     } finally {
       delete(dir);
+    }
+  }
+
+  /**
+   * An open that fails or halts part-way (at a flushed-position file it writes, after replay's
+   * flush), or a lost or damaged flushed-position file, never makes the next normal open
+   * go back in time. After a clean close: exactly the model's state. After a halt (a copy of the
+   * running database): a prefix of commit order holding every acknowledged commit. Either way the
+   * state stays the same across a further clean reopen.
+   */
+  @Property(tries = 100, seed = "20261205", shrinking = ShrinkingMode.OFF) // a smaller seed is no simpler history
+  void anOpenThatFailsOrHaltsIsFollowedByOneThatNeverGoesBackInTime(@ForAll long seed, @ForAll boolean walOn,
+      @ForAll("appendModes") String append, @ForAll OpenFaults fault, @ForAll @IntRange(min = 1, max = 4) int at)
+      throws IOException {
+    RecoveryHistory history = RecoveryHistory.generate(seed);
+    Path root = Files.createTempDirectory(scratch(), "recovery-open-faults");
+    try {
+      Path dir = root.resolve("db");
+      Path image = root.resolve("image");
+      PipelineSettings settings = settings(walOn, append, 1);
+      List<Commit> succeeded = Collections.synchronizedList(new ArrayList<>());
+      Set<Integer> failed = ConcurrentHashMap.newKeySet();
+      int[] durable = {0};
+      RecoveryRunner runner = new RecoveryRunner(history, () -> CommitlaneDatabase.open(system, dir, settings));
+      CommitlaneDatabase db = runner.run(new RecoveryRunner.Listener() {
+        @Override
+        public void succeeded(Commit c) {
+          succeeded.add(c);
+        }
+
+        @Override
+        public void failed(Commit c, Throwable cause) {
+          failed.add(c.id());
+        }
+
+        @Override
+        public void durableThrough(int steps) {
+          durable[0] = steps;
+        }
+      });
+      OpenFaults.copyRunning(dir, image); // a halt now
+      db.close();
+      Set<Integer> acknowledged = new HashSet<>();
+      succeeded.forEach(c -> acknowledged.add(c.id()));
+      if (fault.damagesTheFile()) {
+        fault.open(system, dir, settings, at, root.resolve("unused"));
+        try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, dir, settings)) {
+          assertState(history, succeeded, reopened, fault + " " + at + " after a clean close");
+        }
+      }
+      Path recover = fault.open(system, image, settings, at, root.resolve("halted"));
+      Statistics.collect(fault, recover.equals(image) ? "ran to its end" : "halted"); // how often each fault bit
+      Map<String, String> recovered;
+      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, recover, settings)) {
+        recovered = RecoveryModel.read(history, k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k))));
+      }
+      assertNull(RecoveryModel.checkCrash(history, acknowledged, failed, walOn, durable[0], recovered),
+          fault + " " + at + (recover.equals(image) ? "" : " (halted)") + " then a normal open, of " + history);
+      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, recover, settings)) {
+        assertEquals(recovered, RecoveryModel.read(history,
+            k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k)))), "a further clean reopen");
+      }
+    } finally {
+      delete(root);
     }
   }
 

@@ -12,17 +12,46 @@ import java.nio.file.Path;
 final class FlushedPosition {
   private final FlushedPositionFile file;
   private final String logName;
+  private final FlushedPositionFile.Stored atOpen;
   private volatile long position;
+  /** Set at open for a log without segments: the file is written before its first segment. */
+  private boolean initialPending;
   private boolean closed;
 
   FlushedPosition(LogFileSystem fs, Path directory, String logName) throws IOException {
     this.file = new FlushedPositionFile(fs, directory);
     this.logName = logName;
-    this.position = file.read();
+    this.atOpen = file.read();
+    this.position = atOpen.position();
   }
 
   long get() {
     return position;
+  }
+
+  /** What the file held at open: a position, or why there was none. */
+  FlushedPositionFile.Stored atOpen() {
+    return atOpen;
+  }
+
+  /**
+   * The log had no segment at open: its first segment will be preceded by a file holding {@link
+   * LogPosition#START}, so that from then on a missing file can only mean damage.
+   */
+  synchronized void expectInitial() {
+    initialPending = true;
+  }
+
+  /**
+   * Before a segment is created: writes the initial file if the log had no segment at open and
+   * nothing was written since. The error is the segment creation's (nothing was created).
+   */
+  synchronized void storeInitial() throws IOException {
+    if (!initialPending || closed) {
+      return;
+    }
+    file.write(position);
+    initialPending = false;
   }
 
   /**
@@ -36,6 +65,7 @@ final class FlushedPosition {
     }
     try {
       file.write(target);
+      initialPending = false;
     } catch (IOException e) {
       throw new LogIOException("cannot persist the flushed position of transaction log '" + logName
           + "' (it stays at " + LogPosition.toString(position) + ")", e);

@@ -27,29 +27,42 @@ final class FlushedPositionFile {
     this.directory = directory;
   }
 
-  /** The stored position, or {@link LogPosition#START} if there is none or it is unreadable. */
-  long read() throws IOException {
+  /**
+   * What the file holds: a position, or {@link LogPosition#START} with the reason there is none
+   * ({@code problem}: the file is missing or unreadable). A brand-new log has no file until its
+   * first segment is created (see {@link FlushedPosition#storeInitial()}); after that a missing
+   * or unreadable file is damage, because where replay may start is then unknown.
+   */
+  record Stored(long position, String problem) {
+    boolean known() {
+      return problem == null;
+    }
+  }
+
+  /** The stored position, after deleting a temp file a crash left behind. */
+  Stored read() throws IOException {
     fs.delete(directory.resolve(TEMP));
     return readOnly();
   }
 
   /** As {@link #read()} but leaves a stray temp file alone (for inspection). */
-  long readOnly() throws IOException {
+  Stored readOnly() throws IOException {
     Path file = directory.resolve(NAME);
     if (!fs.exists(file)) {
-      return LogPosition.START;
+      return new Stored(LogPosition.START, file + " is missing");
     }
     ByteBuffer buf = ByteBuffer.allocate(BYTES);
+    int read;
     try (LogFile f = fs.open(file, false)) {
-      if (f.read(buf, 0) != BYTES) {
-        return LogPosition.START;
-      }
+      read = f.read(buf, 0);
+    }
+    if (read != BYTES) {
+      return new Stored(LogPosition.START, file + " is unreadable (" + Math.max(read, 0) + " bytes, not " + BYTES + ")");
     }
     if (buf.getInt(0) != MAGIC || buf.getInt(4) != VERSION || crc(buf) != buf.getInt(16)) {
-      // Unreadable: replaying everything is the safe choice.
-      return LogPosition.START;
+      return new Stored(LogPosition.START, file + " is unreadable (bad magic, version or checksum)");
     }
-    return buf.getLong(8);
+    return new Stored(buf.getLong(8), null);
   }
 
   void write(long position) throws IOException {

@@ -19,7 +19,12 @@ public record LogDamage(Kind kind, long position, long resume, String detail) {
     /** A segment ends before the position its successor recorded as its end. */
     TRUNCATED_SEGMENT,
     /** A frame fails its checks and valid frames follow it (or it ends an older segment). */
-    CORRUPT_FRAME
+    CORRUPT_FRAME,
+    /**
+     * The flushed-position file of a log that has segments is missing or unreadable: where crash
+     * replay may start is unknown.
+     */
+    FLUSHED_POSITION
   }
 
   @Override

@@ -73,14 +73,16 @@ public final class LogInspector {
   }
 
   /**
-   * The log directories {@code dir} stands for: itself if it looks like a log, else the logs of
-   * the database (or {@code txlog} directory) it is.
+   * The log directories {@code dir} stands for: the logs under its {@code txlog} directory if it
+   * has one (a database directory), else itself if it looks like a log, else the logs in it (a
+   * {@code txlog} directory).
    */
   static List<Path> logsIn(Path dir) throws IOException {
-    if (looksLikeLog(dir)) {
+    boolean database = Files.isDirectory(dir.resolve(LOGS));
+    if (!database && looksLikeLog(dir)) {
       return List.of(dir);
     }
-    Path root = Files.isDirectory(dir.resolve(LOGS)) ? dir.resolve(LOGS) : dir;
+    Path root = database ? dir.resolve(LOGS) : dir;
     List<Path> logs = new ArrayList<>();
     try (Stream<Path> entries = Files.list(root)) {
       for (Path p : entries.sorted().toList()) {
@@ -92,10 +94,14 @@ public final class LogInspector {
     return logs;
   }
 
+  /**
+   * Whether {@code dir} holds a segment or a flushed-position file. A {@code LOCK} alone does not
+   * count: RocksDB's directory has one too.
+   */
   private static boolean looksLikeLog(Path dir) throws IOException {
     try (Stream<Path> entries = Files.list(dir)) {
       return entries.map(p -> p.getFileName().toString())
-          .anyMatch(n -> Segment.parseFileName(n) >= 0 || LogFiles.isSideFile(n));
+          .anyMatch(n -> Segment.parseFileName(n) >= 0 || (LogFiles.isSideFile(n) && !n.equals(LogFiles.LOCK)));
     }
   }
 
@@ -142,9 +148,10 @@ public final class LogInspector {
       long number = Segment.parseFileName(path.getFileName().toString());
       inspectSegment(fs, path, number, number == highest, out, counts, damage, corrupt, links);
     }
-    long flushed = new FlushedPositionFile(fs, directory).readOnly();
+    FlushedPositionFile.Stored stored = new FlushedPositionFile(fs, directory).readOnly();
+    long flushed = stored.position();
     links.sort(Comparator.comparingLong(SegmentChain.Link::number));
-    for (LogDamage d : SegmentChain.check(links, flushed)) {
+    for (LogDamage d : SegmentChain.check(links, stored)) {
       damage.add(report(out, d));
     }
     damage.sort(Comparator.comparingLong(LogDamage::position));
@@ -154,7 +161,8 @@ public final class LogInspector {
     }
     InspectionReport report = new InspectionReport(files.size(), counts[0], counts[1],
         List.copyOf(corrupt), List.copyOf(damage), List.copyOf(foreign), counts[2], flushed);
-    print(out, "flushed position " + LogPosition.toString(flushed));
+    print(out, stored.known() ? "flushed position " + LogPosition.toString(flushed)
+        : "flushed position unknown: " + stored.problem());
     print(out, (report.clean() ? "CLEAN: " : "DAMAGED: ") + files.size() + " segments, "
         + counts[0] + " records, " + counts[1] + " abort markers, " + corrupt.size()
         + " corrupt frames, " + (damage.size() - corrupt.size()) + " missing, truncated or unreadable segment"

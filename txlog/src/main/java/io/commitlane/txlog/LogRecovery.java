@@ -33,7 +33,7 @@ final class LogRecovery {
 
   private LogRecovery() {}
 
-  static LogRecovery run(LogFileSystem fs, Path directory, long nowMillis, long flushedPosition)
+  static LogRecovery run(LogFileSystem fs, Path directory, long nowMillis, FlushedPositionFile.Stored flushed)
       throws IOException {
     LogRecovery recovery = new LogRecovery();
     List<Path> segmentFiles = new ArrayList<>();
@@ -67,7 +67,7 @@ final class LogRecovery {
       recovery.recoverSegment(fs, file, number == highest, nowMillis);
     }
     recovery.links.sort(Comparator.comparingLong(SegmentChain.Link::number));
-    recovery.damage.addAll(SegmentChain.check(recovery.links, flushedPosition));
+    recovery.damage.addAll(SegmentChain.check(recovery.links, flushed));
     recovery.damage.sort(Comparator.comparingLong(LogDamage::position));
     return recovery;
   }

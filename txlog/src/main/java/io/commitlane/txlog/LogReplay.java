@@ -60,7 +60,7 @@ final class LogReplay {
   List<LogDamage> damageCrossed() {
     List<LogDamage> out = new ArrayList<>();
     for (LogDamage d : damage) {
-      if (d.resume() > start) {
+      if (d.resume() > start || d.kind() == LogDamage.Kind.FLUSHED_POSITION) {
         out.add(d);
       }
     }
@@ -70,7 +70,8 @@ final class LogReplay {
   /** {@link TransactionLog#replayStop()}: the first damage at or after the start, else {@link Long#MAX_VALUE}. */
   long stop() {
     for (LogDamage d : damage) {
-      if (d.resume() > start) {
+      // A lost flushed position loses no record: replay starts at the log's start instead.
+      if (d.resume() > start && d.kind() != LogDamage.Kind.FLUSHED_POSITION) {
         return Math.max(d.position(), start);
       }
     }

@@ -17,15 +17,22 @@ final class SegmentChain {
 
   /**
    * The missing and truncated segments of {@code links} (sorted by number), given the log's
-   * persisted flushed position.
+   * persisted flushed position; and a lost flushed position: a log with segments always has one
+   * (it is written before the first segment). Without it, whether the segments before the oldest
+   * one were purged (everything in them flushed) or lost cannot be told, so that is not judged.
    */
-  static List<LogDamage> check(List<Link> links, long flushedPosition) {
+  static List<LogDamage> check(List<Link> links, FlushedPositionFile.Stored flushed) {
     List<LogDamage> damage = new ArrayList<>();
     if (links.isEmpty()) {
       return damage;
     }
+    long flushedPosition = flushed.position();
+    if (!flushed.known()) {
+      damage.add(new LogDamage(LogDamage.Kind.FLUSHED_POSITION, LogPosition.START, LogPosition.START,
+          flushed.problem() + ", so where crash replay may start is unknown"));
+    }
     Link first = links.get(0);
-    if (first.previousEnd() >= 0) {
+    if (first.previousEnd() >= 0 && flushed.known()) {
       long predecessorEnd = LogPosition.of(first.number() - 1, first.previousEnd());
       if (flushedPosition < predecessorEnd) {
         damage.add(new LogDamage(LogDamage.Kind.MISSING_SEGMENTS, flushedPosition,

@@ -25,6 +25,8 @@ final class SegmentSet {
   private final long maxSegmentAgeMillis;
   private volatile Segment active;
   private long nextNumber;
+  /** Written before the first segment of a brand-new log ({@link FlushedPosition#storeInitial()}). */
+  private FlushedPosition flushed;
 
   private SegmentSet(Path directory, String logName, LogSettings settings) {
     this.directory = directory;
@@ -46,8 +48,10 @@ final class SegmentSet {
    * @throws IOException if the last segment cannot be forced (under FSYNC)
    */
   static SegmentSet recovered(Path directory, String logName, LogSettings settings, LogRecovery recovery,
-      long flushedPosition) throws IOException {
+      FlushedPosition flushed) throws IOException {
+    long flushedPosition = flushed.get();
     SegmentSet segments = new SegmentSet(directory, logName, settings);
+    segments.flushed = flushed;
     for (Segment s : recovery.segments) {
       segments.byNumber.put(s.number, s);
     }
@@ -97,6 +101,7 @@ final class SegmentSet {
     long number = nextNumber;
     Path path = directory.resolve(Segment.fileName(number));
     long created = clock.millis();
+    flushed.storeInitial();
     LogFile file = null;
     try {
       file = fs.create(path);

@@ -90,9 +90,12 @@ public final class TransactionLog implements LogView, AutoCloseable {
     this.flushed = new FlushedPosition(settings.fileSystem(), directory, name);
     long flushedPosition = flushed.get();
     LogRecovery recovery = LogRecovery.run(settings.fileSystem(), directory, settings.clock().millis(),
-        flushedPosition);
+        flushed.atOpen());
     recovery.refuseDamage(settings.recoveryMode(), name);
-    this.segments = SegmentSet.recovered(directory, name, settings, recovery, flushedPosition);
+    if (recovery.segments.isEmpty() && recovery.damage.isEmpty()) {
+      flushed.expectInitial();
+    }
+    this.segments = SegmentSet.recovered(directory, name, settings, recovery, flushed);
     recovery.abortedPositions.forEach(aborted::add);
     this.recovered = recovery.findings();
     long end = recovery.end();

@@ -115,10 +115,17 @@ public final class JdkFileSystem implements LogFileSystem {
 
   @Override
   public void forceDirectory(Path directory) throws IOException {
+    // An interrupted caller (any appender may be one) would close the channel mid-force and fail
+    // a write that is otherwise fine: force with the status cleared, and restore it afterwards.
+    boolean interrupted = Thread.interrupted();
     try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ)) {
       dir.force(true);
     } catch (AccessDeniedException e) {
       // Windows cannot open a directory as a channel; its directory updates are not deferred.
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
