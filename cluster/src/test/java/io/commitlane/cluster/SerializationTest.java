@@ -157,9 +157,33 @@ class SerializationTest {
         leaves.add(c);
       }
     }
-    assertEquals(Set.of(Write.class, ConditionalWrite.class, Get.class, MultiGet.class, CreateStore.class, DropStore.class,
-        GetStats.class, OpenChangeFeed.class, Committed.class, Conflicted.class, Values.class, StoreCreated.class, StoreDropped.class,
-        DatabaseStats.class, FeedOpened.class, Failed.class, Unavailable.class), leaves);
+    assertEquals(Set.of(Write.class, ConditionalWrite.class, Get.class, MultiGet.class, DatabaseProtocol.Scan.class,
+        DatabaseProtocol.Count.class, CreateStore.class, DropStore.class, GetStats.class, OpenChangeFeed.class, Committed.class,
+        Conflicted.class, Values.class, DatabaseProtocol.Page.class, DatabaseProtocol.Counted.class, StoreCreated.class,
+        StoreDropped.class, DatabaseStats.class, FeedOpened.class, Failed.class, Unavailable.class), leaves);
+  }
+
+  @Test
+  void rangeReadsRoundTrip() {
+    ActorRef<DatabaseProtocol.ScanReply> scans = kit.<DatabaseProtocol.ScanReply>createTestProbe().ref();
+    ActorRef<DatabaseProtocol.CountReply> counts = kit.<DatabaseProtocol.CountReply>createTestProbe().ref();
+    io.commitlane.actors.ScanRange range = io.commitlane.actors.ScanRange.prefix("orders", b("order/")).reverse().limit(20).keysOnly();
+    DatabaseProtocol.Scan scan = roundTrip(new DatabaseProtocol.Scan(range, 100, b("next"), 7, scans));
+    assertEquals(range, scan.range());
+    assertArrayEquals(b("next"), scan.after());
+    assertEquals(scans, scan.replyTo());
+    assertNull(roundTrip(new DatabaseProtocol.Scan(io.commitlane.actors.ScanRange.all(null), 1, 8, scans)).after());
+    DatabaseProtocol.Count count = roundTrip(new DatabaseProtocol.Count(range, true, 9, counts));
+    assertEquals(range, count.range());
+    assertTrue(count.estimate());
+    DatabaseProtocol.Page page = roundTrip(new DatabaseProtocol.Page(10,
+        List.of(new io.commitlane.storage.KeyValue(b("a"), b("1")), new io.commitlane.storage.KeyValue(b("b"), null)), b("cont"), false));
+    assertEquals(List.of(new io.commitlane.storage.KeyValue(b("a"), b("1")), new io.commitlane.storage.KeyValue(b("b"), null)),
+        page.entries());
+    assertArrayEquals(b("cont"), page.continuation());
+    assertTrue(roundTrip(new DatabaseProtocol.Page(11, List.of(), null, true)).last());
+    DatabaseProtocol.Counted counted = roundTrip(new DatabaseProtocol.Counted(12, 42, false));
+    assertEquals(42, counted.count());
   }
 
   @Test
