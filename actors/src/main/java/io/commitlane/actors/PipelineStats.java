@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.RocksDbStats;
 import io.commitlane.storage.StorageStats;
 import org.HdrHistogram.Histogram;
 
@@ -24,6 +25,8 @@ import org.HdrHistogram.Histogram;
  *     has no queue of its own)
  * @param groupSize members per merged write group, since the previous snapshot (groups written,
  *     their members and the conflicts inside them since open are in {@code storage})
+ * @param rocksDb what RocksDB reports: pending compaction, memtables, live SST files, block cache,
+ *     write stalls, running flushes and compactions (the health is in {@code storage})
  */
 public record PipelineStats(
     int queueDepth,
@@ -40,4 +43,5 @@ public record PipelineStats(
     Histogram execution,
     StorageStats storage,
     java.util.Map<String, io.commitlane.txlog.LogStats> logs,
-    Histogram groupSize) {}
+    Histogram groupSize,
+    RocksDbStats rocksDb) {}

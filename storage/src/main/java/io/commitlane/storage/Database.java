@@ -327,6 +327,22 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * What RocksDB reports about this database now: pending compaction, memtables, live SST files,
+   * block cache, write stalls, running flushes and compactions. About ten property reads: for a
+   * sampler or a person, not per commit. {@link RocksDbStats#UNKNOWN} once closed.
+   */
+  public RocksDbStats rocksDbStats() {
+    if (!tryEnter()) {
+      return RocksDbStats.UNKNOWN;
+    }
+    try {
+      return shared.rocksDbStats();
+    } finally {
+      exit();
+    }
+  }
+
+  /**
    * Completes with the health once RocksDB accepts writes again. After a full disk
    * ({@link DatabaseHealth.State#DEGRADED}) RocksDB resumes on its own once the disk has room for a
    * memtable (its {@code write_buffer_size}, 64 MiB by default): free space, then wait on this. It

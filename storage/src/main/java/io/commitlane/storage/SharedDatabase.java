@@ -46,6 +46,7 @@ final class SharedDatabase {
   private final WriteOptions writeOptions;
   private final FlushEvents flushEvents;
   private final BackgroundErrors backgroundErrors;
+  private final RocksProperties properties;
   private final RocksDB db;
   private final StoreCatalog catalog;
   /** commitlane's own column family ({@link Store#INTERNAL}); not in the catalog, so never listed or dropped. */
@@ -62,8 +63,8 @@ final class SharedDatabase {
   int references;
 
   private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
-      ColumnFamilyOptions cfOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksDB db,
-      List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles) {
+      ColumnFamilyOptions cfOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
+      RocksDB db, List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles) {
     this.path = path;
     this.options = options;
     this.settings = settings;
@@ -71,6 +72,7 @@ final class SharedDatabase {
     this.cfOptions = cfOptions;
     this.flushEvents = flushEvents;
     this.backgroundErrors = backgroundErrors;
+    this.properties = properties;
     this.db = db;
     this.writeOptions = new WriteOptions().setDisableWAL(!options.walEnabled());
     this.events = new CommitEvents(path.toString());
@@ -148,6 +150,8 @@ final class SharedDatabase {
         .setEnablePipelinedWrite(wal.pipelinedWrite())
         .setTwoWriteQueues(wal.twoWriteQueues())
         .setListeners(List.of(flushEvents, backgroundErrors));
+    RocksProperties properties = new RocksProperties(true);
+    properties.configure(dbOptions);
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     for (String name : names) {
@@ -156,8 +160,8 @@ final class SharedDatabase {
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
       RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
-      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, backgroundErrors, db,
-          descriptors, handles);
+      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, backgroundErrors, properties,
+          db, descriptors, handles);
       if (wal.pipelinedWrite()) {
         flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
       }
@@ -174,6 +178,7 @@ final class SharedDatabase {
       cfOptions.close();
       flushEvents.close();
       backgroundErrors.close();
+      properties.close();
       throw new StorageException("cannot open database " + path, e);
     }
   }
@@ -204,6 +209,11 @@ final class SharedDatabase {
 
   BackgroundErrors backgroundErrors() {
     return backgroundErrors;
+  }
+
+  /** RocksDB's own numbers; callers are inside a handle's gate. */
+  RocksDbStats rocksDbStats() {
+    return properties.read(db, internal.handle());
   }
 
   /** The named stores of this database. */
@@ -386,7 +396,7 @@ final class SharedDatabase {
         commitPath.writes.sum(), table.allocatedChunks(),
         commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum(),
         commitPath.recentWrites().conservativeAnswers.sum() + commitPath.orderedWrites().conservativeAnswers.sum(),
-        commitPath.recentWrites().slots());
+        commitPath.recentWrites().slots(), backgroundErrors.current());
   }
 
   /**
@@ -454,6 +464,7 @@ final class SharedDatabase {
       cfOptions.close();
       flushEvents.close();
       backgroundErrors.close();
+      properties.close();
     }
     if (failure != null) {
       throw failure;
