@@ -76,7 +76,9 @@ final class BackgroundErrors extends AbstractEventListener {
     boolean unseen;
     synchronized (this) {
       if (rebase) {
-        accountedErrors = count;
+        // Recovered since the last look: RocksDB's count so far is behind us, except that a write it refused
+        // with an I/O error since then is a new background error.
+        accountedErrors = failure != null && isIoFailure(failure) ? count - 1 : count;
         rebase = false;
       }
       unseen = count > accountedErrors;
@@ -156,6 +158,11 @@ final class BackgroundErrors extends AbstractEventListener {
     if (done != null) {
       done.complete(next); // only the thread that made the change completes, outside the lock
     }
+  }
+
+  private static boolean isIoFailure(RocksDBException e) {
+    Status s = e.getStatus();
+    return s != null && (s.getCode() == Status.Code.IOError || s.getCode() == Status.Code.Corruption);
   }
 
   private static String describe(Status status) {

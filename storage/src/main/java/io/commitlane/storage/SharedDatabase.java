@@ -150,7 +150,7 @@ final class SharedDatabase {
         .setEnablePipelinedWrite(wal.pipelinedWrite())
         .setTwoWriteQueues(wal.twoWriteQueues())
         .setListeners(List.of(flushEvents, backgroundErrors));
-    RocksProperties properties = new RocksProperties(true);
+    RocksProperties properties = new RocksProperties(true); // tickers only: no cost this machine could measure (docs/observability.md)
     properties.configure(dbOptions);
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
