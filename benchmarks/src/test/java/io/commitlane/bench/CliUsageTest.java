@@ -61,7 +61,11 @@ class CliUsageTest {
       "cluster failover --ids maybe                         | --ids",
       "cluster node --port 2551 --client-only               | --client-only needs --role",
       "cluster node --port 2551                             | --data-dir",
-      "inspect                                              | <directory>"})
+      "inspect                                              | <directory>",
+      "db                                                   | name a subcommand: stats",
+      "db stats                                             | DIR",
+      "db stats /no/such/database                           | not a RocksDB database directory",
+      "db stats /tmp /tmp                                   | Unmatched argument"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());
