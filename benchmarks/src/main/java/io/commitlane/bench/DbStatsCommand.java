@@ -61,10 +61,10 @@ final class DbStatsCommand implements Callable<Integer> {
     out.printf("pending compaction    %s%n", bytes(r.pendingCompactionBytes()));
     out.printf("memtables             %s%n", bytes(r.memtableBytes()));
     out.printf("live SST files        %s%n", bytes(r.liveSstBytes()));
-    out.printf("block cache           %s%s%n", bytes(r.blockCacheBytes()), r.hasStatistics()
-        ? String.format(Locale.ROOT, ", hit rate %s of %d lookups since open", percent(r.blockCacheHitRate()),
-            r.blockCacheHits() + r.blockCacheMisses())
-        : "");
+    long lookups = r.blockCacheHits() + r.blockCacheMisses();
+    out.printf("block cache           %s%s%n", bytes(r.blockCacheBytes()), !r.hasStatistics() ? ""
+        : lookups == 0 ? ", no lookups since open"
+        : String.format(Locale.ROOT, ", hit rate %s of %d lookups since open", percent(r.blockCacheHitRate()), lookups));
     out.printf("write stall           %s since open%n", r.stallMicros() < 0 ? "unknown (no statistics)"
         : String.format(Locale.ROOT, "%.1f ms", r.stallMicros() / 1000.0));
     out.printf("writes                %s%n", r.writeStopped() ? "stopped"
