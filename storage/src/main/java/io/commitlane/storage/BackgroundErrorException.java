@@ -15,7 +15,7 @@ public final class BackgroundErrorException extends CommitlaneException {
   private final transient Status status;
 
   BackgroundErrorException(String path, DatabaseHealth health, RocksDBException cause) {
-    super("write refused in " + path + ": RocksDB stopped writes after a background error, " + health
+    super("RocksDB refuses writes to " + path + " after a background error, " + health
         + (health.state() == DatabaseHealth.State.DEGRADED
             ? "; RocksDB is recovering on its own: retry later"
             : "; fix the cause (free disk space, check the device), then call Database.resume() or reopen the database"),
