@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
+import io.commitlane.storage.KeyValue;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.stream.SourceRef;
 
@@ -37,7 +38,7 @@ public final class DatabaseProtocol {
 
   /** A request of the protocol. */
   public sealed interface Request extends Command, ProtocolMessage
-      permits Write, ConditionalWrite, Get, MultiGet, CreateStore, DropStore, GetStats, OpenChangeFeed {
+      permits Write, ConditionalWrite, Get, MultiGet, Scan, Count, CreateStore, DropStore, GetStats, OpenChangeFeed {
     /** The sender's value, returned in the reply. */
     long correlation();
 
@@ -52,8 +53,10 @@ public final class DatabaseProtocol {
    * <p><b>Request ids.</b> With a {@code requestId} (may be null), the database records the id
    * and the outcome in the same RocksDB write as the data (and in the log record, if it logs one),
    * and answers any later request with the same id with that outcome, applying nothing again: on
-   * any owner, after a crash and after a handoff, for as long as it keeps the record ({@code
-   * commitlane.request-ids}). A repeat that arrives while the first is still running gets the
+   * any owner, after a crash and after a handoff, for at least {@code
+   * commitlane.request-ids.window} after the write (while {@code max-ids} ids are remembered, a
+   * write with a new id is refused as {@code OVERLOADED} instead). A repeat of an attempt that
+   * failed as not durable is refused until the database is reopened. A repeat that arrives while the first is still running gets the
    * first's outcome when it completes. So a write answered {@code NO_REPLY} (outcome unknown) may
    * be sent again with the same id. An attempt that wrote nothing (a conflict, a refusal) leaves
    * no record: sending it again runs it again.
@@ -139,6 +142,67 @@ public final class DatabaseProtocol {
   }
 
   /**
+   * Read one page of {@code range}: at most {@code pageSize} entries (1..{@value #MAX_PAGE_SIZE}),
+   * fewer when their bytes would pass the database's page limit. The reply is a {@link Page}; to
+   * read on, send {@link #next(Page, long)}. Each page is read from a view of its own and nothing
+   * is held between pages, so a reader may page slowly; the pages together are not one snapshot
+   * (a transaction's {@code scan} is). A store that does not exist reads as empty.
+   *
+   * @param after null for the first page, else the {@link Page#continuation()} of the page before
+   */
+  public record Scan(ScanRange range, int pageSize, byte[] after, long correlation, ActorRef<ScanReply> replyTo)
+      implements Request {
+    public static final int MAX_PAGE_SIZE = 10_000;
+
+    public Scan {
+      if (range == null) {
+        throw new InvalidRequestException("a Scan needs a range (ScanRange.all(store) for every key)");
+      }
+      if (pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+        throw new InvalidRequestException("a Scan's page size must be in 1.." + MAX_PAGE_SIZE + ", not " + pageSize);
+      }
+      after = after == null ? null : after.clone();
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    /** The first page of {@code range}. */
+    public Scan(ScanRange range, int pageSize, long correlation, ActorRef<ScanReply> replyTo) {
+      this(range, pageSize, null, correlation, replyTo);
+    }
+
+    /** The request for the page after {@code page} (which must not be the last). */
+    public Scan next(Page page, long correlation) {
+      if (page.last()) {
+        throw new InvalidRequestException("the page was the last one of its scan; there is nothing after it");
+      }
+      return new Scan(range, pageSize, page.continuation(), correlation, replyTo);
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
+   * Count the keys of {@code range} (up to its limit): exactly, from one view, or, with {@code
+   * estimate}, from RocksDB's statistics without reading them (cheap, approximate).
+   */
+  public record Count(ScanRange range, boolean estimate, long correlation, ActorRef<CountReply> replyTo) implements Request {
+    public Count {
+      if (range == null) {
+        throw new InvalidRequestException("a Count needs a range (ScanRange.all(store) for every key)");
+      }
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
    * Create a named store, or confirm it exists. If an earlier store of that name is still being
    * dropped, the reply comes once that drop finished and the new store exists.
    */
@@ -204,7 +268,8 @@ public final class DatabaseProtocol {
   // ---- replies --------------------------------------------------------------------------------
 
   /** Every reply: it carries the correlation of the request it answers. */
-  public sealed interface Reply extends ProtocolMessage permits WriteReply, ReadReply, StoreReply, StatsReply, FeedReply {
+  public sealed interface Reply extends ProtocolMessage
+      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply {
     long correlation();
   }
 
@@ -217,6 +282,12 @@ public final class DatabaseProtocol {
   /** The reply to {@link Get} and {@link MultiGet}. */
   public sealed interface ReadReply extends Reply permits Values, Refusal {}
 
+  /** The reply to {@link Scan}: a {@link Page}, or a {@link Refusal}. */
+  public sealed interface ScanReply extends Reply permits Page, Refusal {}
+
+  /** The reply to {@link Count}: {@link Counted}, or a {@link Refusal}. */
+  public sealed interface CountReply extends Reply permits Counted, Refusal {}
+
   /** The reply to {@link CreateStore} and {@link DropStore}. */
   public sealed interface StoreReply extends Reply permits StoreCreated, StoreDropped, Refusal {}
 
@@ -227,7 +298,8 @@ public final class DatabaseProtocol {
   public sealed interface FeedReply extends Reply permits FeedOpened, Refusal {}
 
   /** The request was not served: it failed, or (sharded) the database could not be reached. */
-  public sealed interface Refusal extends WriteReply, ReadReply, StoreReply, StatsReply, FeedReply permits Failed, Unavailable {
+  public sealed interface Refusal extends WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply
+      permits Failed, Unavailable {
     String message();
   }
 
@@ -286,6 +358,24 @@ public final class DatabaseProtocol {
       values = Collections.unmodifiableList(new ArrayList<>(values == null ? List.of() : values));
     }
   }
+
+  /**
+   * One page of a {@link Scan}, in the range's order; values are null for a keys-only range.
+   *
+   * @param continuation where the next page starts ({@link Scan#next}); null on the last page
+   * @param last whether the range is done: no page follows
+   */
+  public record Page(long correlation, List<KeyValue> entries, byte[] continuation, boolean last) implements ScanReply {
+    public Page {
+      entries = List.copyOf(entries);
+      if (last != (continuation == null)) {
+        throw new IllegalArgumentException("a page has a continuation exactly when it is not the last");
+      }
+    }
+  }
+
+  /** The number of keys a {@link Count} found; {@code exact} is false for an estimate. */
+  public record Counted(long correlation, long count, boolean exact) implements CountReply {}
 
   /** The store exists and is live (created now, or it already was); {@code generation} tells generations apart. */
   public record StoreCreated(long correlation, String name, int generation) implements StoreReply {}

@@ -112,7 +112,7 @@ final class DatabaseSupervisor {
     pipeline = o.pipeline();
     // Restarted on failure like an executor: a failed flush record or purge does not stop the database.
     logActor = ctx.spawn(Behaviors.supervise(TransactionLogActor.create(pipeline.logs, database.settings.purgeInterval(), pipeline.requests,
-            database.settings.requestIds().purgeInterval(), pipeline.callbacks))
+            database.settings.requestIds().purgeInterval(), pipeline.callbacks, lifecycle))
         .onFailure(Exception.class, SupervisorStrategy.restart()), "txlog", DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
     ctx.watchWith(logActor, LogStopped.INSTANCE);
     ActorRef<TransactionLogActor.Command> log = logActor;

@@ -7,14 +7,27 @@ package io.commitlane.actors;
  */
 final class Faults {
   private volatile int failExecutorStartsFrom = Integer.MAX_VALUE;
+  private volatile boolean failDeadMarkers;
 
   /** Executors numbered {@code n} and above fail to start, as if no thread could be created. */
   void failExecutorStartsFrom(int n) {
     failExecutorStartsFrom = n;
   }
 
+  /** Making a failed commit's log record dead ({@link DeadRecords}) fails, as if RocksDB could not write. */
+  void failDeadMarkers() {
+    failDeadMarkers = true;
+  }
+
   void reset() {
     failExecutorStartsFrom = Integer.MAX_VALUE;
+    failDeadMarkers = false;
+  }
+
+  void beforeDeadMarker() {
+    if (failDeadMarkers) {
+      throw new IllegalStateException("injected: cannot write the replay marker of a failed commit");
+    }
   }
 
   void beforeExecutorStart(int n) {

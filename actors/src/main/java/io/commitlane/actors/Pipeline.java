@@ -77,7 +77,7 @@ final class Pipeline {
     TransactionLogs logs = null;
     try {
       RequestLedger requests = new RequestLedger(db, settings.requestIds());
-      logs = TransactionLogs.open(db, settings.log(), settings.replay(), requests);
+      logs = TransactionLogs.open(db, settings.log(), settings.replay(), requests, faults);
       requests.countRecords();
       Database.Registration hook = db.addCommitHook(logs);
       Database.Registration requestHook = db.addCommitHook(requests); // after the log's hook
@@ -280,7 +280,7 @@ final class Pipeline {
     return new PipelineStats(queue.depth(), inFlight(), queue.executorsSpawned(), queue.idleExecutors(),
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
-        logs.stats(), runner.groupSize.getIntervalHistogram(), db.rocksDbStats());
+        logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats(), db.rocksDbStats());
   }
 
   /**

@@ -25,6 +25,7 @@ import org.HdrHistogram.Histogram;
  *     has no queue of its own)
  * @param groupSize members per merged write group, since the previous snapshot (groups written,
  *     their members and the conflicts inside them since open are in {@code storage})
+ * @param requestIds the request ids the database remembers, and those it forgot or refused
  * @param rocksDb what RocksDB reports: pending compaction, memtables, live SST files, block cache,
  *     write stalls, running flushes and compactions (the health is in {@code storage})
  */
@@ -44,4 +45,5 @@ public record PipelineStats(
     StorageStats storage,
     java.util.Map<String, io.commitlane.txlog.LogStats> logs,
     Histogram groupSize,
+    RequestIdStats requestIds,
     RocksDbStats rocksDb) {}

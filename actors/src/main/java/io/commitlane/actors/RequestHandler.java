@@ -4,6 +4,7 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.Count;
 import io.commitlane.actors.DatabaseProtocol.CreateStore;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.DropStore;
@@ -16,9 +17,9 @@ import io.commitlane.actors.DatabaseProtocol.MultiGet;
 import io.commitlane.actors.DatabaseProtocol.OpenChangeFeed;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
-import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.stream.ChangeFeed;
@@ -37,7 +38,6 @@ import io.commitlane.storage.UnknownStoreException;
 import io.commitlane.txlog.ReadRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
@@ -64,6 +64,7 @@ public final class RequestHandler {
   private final Supplier<Materializer> materializer;
   private final LongFunction<Refusal> closed;
   private final RequestLedger ledger;
+  private final ReadRequests reads;
 
   /**
    * @param db the handle requests run against
@@ -74,9 +75,15 @@ public final class RequestHandler {
    *     run again while its expectations hold (0 for a local database)
    * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
    * @param closed the reply when the database is closed, by correlation
+   * @param maxReplyBytes the most key and value bytes a reply carries: a sharded database's
+   *     replies must fit the remote transport's frame ({@link Long#MAX_VALUE}: no bound)
    */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed, long maxReplyBytes) {
+    if (maxReplyBytes < 1) {
+      throw new IllegalArgumentException("maxReplyBytes must be positive, was " + maxReplyBytes);
+    }
+    this.reads = new ReadRequests(db, maxReplyBytes);
     this.db = Objects.requireNonNull(db, "db");
     this.database = database;
     this.owner = owner;
@@ -86,6 +93,13 @@ public final class RequestHandler {
     this.closed = Objects.requireNonNull(closed, "closed");
     this.ledger = db.pipeline().requests;
   }
+
+  /** A local database's handler: replies are not bounded (they cross no transport). */
+  public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
+    this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, Long.MAX_VALUE);
+  }
+
 
   /** The reply of a local database to a request it cannot serve because it is closed. */
   public static Failed closedReply(long correlation, java.nio.file.Path path) {
@@ -101,9 +115,13 @@ public final class RequestHandler {
       } else if (r instanceof ConditionalWrite c) {
         onConditionalWrite(c);
       } else if (r instanceof Get g) {
-        onGet(g);
+        reads.onGet(g);
       } else if (r instanceof MultiGet g) {
-        onMultiGet(g);
+        reads.onMultiGet(g);
+      } else if (r instanceof Scan s) {
+        reads.onScan(s);
+      } else if (r instanceof Count c) {
+        reads.onCount(c);
       } else if (r instanceof CreateStore c) {
         onCreateStore(c);
       } else if (r instanceof DropStore d) {
@@ -159,6 +177,7 @@ public final class RequestHandler {
       @Override
       public void failed(Throwable cause) {
         ledger.unbind(id);
+        ledger.failed(attempt, unwrap(cause));
         completion.failed(cause);
       }
     });
@@ -235,28 +254,10 @@ public final class RequestHandler {
     Database storage = db.storage();
     List<Expectation> now = new ArrayList<>(expected.size());
     for (Expectation e : expected) {
-      Store s = existingStore(storage, e.store());
+      Store s = ReadRequests.existingStore(storage, e.store());
       now.add(new Expectation(e.store(), e.key(), s == null ? null : storage.get(s, e.key())));
     }
     return now;
-  }
-
-  private void onGet(Get g) {
-    Database storage = db.storage();
-    Store s = existingStore(storage, g.key().store());
-    g.replyTo().tell(new Values(g.correlation(), Collections.singletonList(s == null ? null : storage.get(s, g.key().key()))));
-  }
-
-  private void onMultiGet(MultiGet g) {
-    Database storage = db.storage();
-    try (Transaction snapshot = storage.begin()) {
-      List<byte[]> values = new ArrayList<>(g.keys().size());
-      for (Key k : g.keys()) {
-        Store s = existingStore(storage, k.store());
-        values.add(s == null ? null : snapshot.getUntracked(s, k.key()));
-      }
-      g.replyTo().tell(new Values(g.correlation(), values));
-    }
   }
 
   /** The reply is told from the completion dispatcher: the actor does not wait for the store. */
@@ -331,11 +332,6 @@ public final class RequestHandler {
   private Store store(String name) {
     Database storage = db.storage();
     return name == null ? storage.defaultStore() : storage.store(name);
-  }
-
-  /** The store to read, or null when it does not exist (reads create nothing). */
-  private static Store existingStore(Database db, String name) {
-    return name == null ? db.defaultStore() : db.findStore(name).orElse(null);
   }
 
   /**

@@ -6,7 +6,7 @@ import java.util.UUID;
 /**
  * A client-chosen id that makes a write request idempotent: a database that applied a request
  * with this id answers every later request with the same id with the first one's outcome, and
- * applies nothing again, for as long as it keeps the record ({@code commitlane.request-ids}).
+ * applies nothing again, for at least {@code commitlane.request-ids.window} after the write.
  * Give each logical write its own id (a UUID, or your own unique key) and send every retry of it
  * with the same id. See {@link DatabaseProtocol.Write}.
  *

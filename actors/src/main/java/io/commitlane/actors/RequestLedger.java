@@ -3,10 +3,13 @@ package io.commitlane.actors;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.PendingCommit;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -15,9 +18,10 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
@@ -40,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * <p>One record per id, in commitlane's column family (transaction-log markers begin with a log
  * name, never a 0 byte): {@code 0 'i' id} holds {@code [1][owner epoch][log position][recorded-at
  * ms]}. One key per write keeps the commit's extra cost to one memtable insert; {@link #purge},
- * which deletes records past {@code window} or beyond {@code max-ids}, reads them all instead
- * (once per {@code purge-interval}, on the transaction-log actor).
+ * which deletes records past {@code window}, reads them all instead (once per {@code
+ * purge-interval}, on the blocking dispatcher). An id is never forgotten within its window: while
+ * {@code max-ids} ids are remembered, a write with a new id is refused as overloaded instead.
  */
 final class RequestLedger implements CommitHook {
   private static final Logger LOG = LoggerFactory.getLogger(RequestLedger.class);
@@ -51,6 +56,7 @@ final class RequestLedger implements CommitHook {
   /** Committed outcomes kept in memory (exact stamps for repeats while open); the disk record is the truth. */
   private static final int RECENT = 1024;
   private static final int PURGE_BATCH = 1024;
+  private static final long FULL_WARNING_INTERVAL_MS = 60_000;
   private static final byte[] FIRST_KEY = {0, BY_ID};
   private static final byte[] END_KEY = {0, BY_ID + 1};
 
@@ -68,8 +74,19 @@ final class RequestLedger implements CommitHook {
       return size() > RECENT;
     }
   };
+  /**
+   * Ids whose last attempt was written to RocksDB but not vouched for ({@link NotDurableException},
+   * {@link CommitOutcomeUnknownException}): their record may be in RocksDB's memtable only, so it
+   * answers no repeat until the database is reopened (then RocksDB holds only what survived).
+   */
+  private final Set<RequestId> unvouched = ConcurrentHashMap.newKeySet();
   /** Records on disk: counted at open, one more per recorded commit, fewer per purge. */
   private final AtomicLong recorded = new AtomicLong();
+  /** Records purged past their window, and new ids refused because {@code max-ids} were remembered, since open. */
+  private final LongAdder expired = new LongAdder();
+  private final LongAdder refusedFull = new LongAdder();
+  /** When the last "ledger full" warning was logged (ledger clock millis), or 0. */
+  private final AtomicLong lastFullWarning = new AtomicLong();
 
   RequestLedger(Database db, RequestIdSettings settings, LongSupplier millis) {
     this.db = db;
@@ -184,6 +201,10 @@ final class RequestLedger implements CommitHook {
       }
       // It completed meanwhile and left: its record, if it wrote, is findable now.
     }
+    if (unvouched.contains(id)) {
+      mine.tell(notVouched(id, correlation));
+      return null;
+    }
     Committed known;
     try {
       known = find(id, mine.key, correlation);
@@ -193,6 +214,10 @@ final class RequestLedger implements CommitHook {
     }
     if (known != null) {
       mine.tell(known); // also answers repeats that joined this look-up
+      return null;
+    }
+    if (recorded.get() + inFlight.size() > settings.maxIds()) {
+      mine.tell(full(id, correlation)); // this attempt counts in inFlight: it would be one too many
       return null;
     }
     return mine;
@@ -215,6 +240,25 @@ final class RequestLedger implements CommitHook {
     long epoch = b.getLong();
     long position = b.getLong();
     return new Committed(correlation, new CommitStamp(epoch, 0), position);
+  }
+
+  /**
+   * {@code attempt}'s commit failed with {@code cause}; call before telling its outcome, so no
+   * repeat can find the id's record in between. A commit written but not vouched for leaves its
+   * record in RocksDB, perhaps only in memory: a repeat answered from it could be told Committed
+   * for a write a crash then loses, so the id answers no repeat until the database is reopened.
+   */
+  void failed(Attempt attempt, Throwable cause) {
+    if (cause instanceof NotDurableException || cause instanceof CommitOutcomeUnknownException) {
+      unvouched.add(attempt.id);
+    }
+  }
+
+  private static Failed notVouched(RequestId id, long correlation) {
+    return new Failed(correlation, FailureReason.STORAGE, "request " + id + " was written by an earlier attempt that"
+        + " could not be made durable, so it is neither answered Committed nor applied again while this database"
+        + " stays open: reopen the database (free disk space first), then send it again; it is then answered from"
+        + " what the database kept, or applied if the write was lost", false);
   }
 
   /** {@code txn}'s commit belongs to {@code attempt}: its write records the id. Call before admitting it. */
@@ -297,54 +341,64 @@ final class RequestLedger implements CommitHook {
   // ---- purge ----------------------------------------------------------------------------------
 
   /**
-   * Delete the records older than the window, and the oldest beyond {@code max-ids}. Reads every
-   * record. A record no request can be writing meanwhile: an id with a record is never applied
-   * again, so nothing rewrites the key between this read and the delete. Returns how many records
-   * went.
+   * Delete the records older than the window; never one within it (the window is the promise:
+   * {@code max-ids} bounds the records by refusing new ids, see {@link #claim}). Reads every
+   * record; runs on the blocking dispatcher, never on a log's writer. A record no request can be
+   * writing meanwhile: an id with a record is never applied again, so nothing rewrites the key
+   * between this read and the delete. Returns how many records went.
    */
   int purge() {
     long cutoff = millis.getAsLong() - settings.window().toMillis();
-    List<byte[]> expired = new ArrayList<>();
-    // The oldest of the records within the window, as many as exceed max-ids (a max-heap by age).
-    PriorityQueue<Object[]> oldest = new PriorityQueue<>((a, b) -> Long.compare((Long) b[0], (Long) a[0]));
+    List<byte[]> past = new ArrayList<>();
     long[] within = {0};
-    long excess = recorded.get() - settings.maxIds();
     db.internalRecords().scan(FIRST_KEY, END_KEY, (k, v) -> {
       long at = v.length >= VALUE_BYTES ? ByteBuffer.wrap(v, 17, 8).getLong() : 0;
       if (at < cutoff) {
-        expired.add(k);
-        return true;
-      }
-      within[0]++;
-      if (excess > 0) {
-        oldest.add(new Object[] {at, k});
-        if (oldest.size() > excess) {
-          oldest.poll();
-        }
+        past.add(k);
+      } else {
+        within[0]++;
       }
       return true;
     });
-    long over = within[0] - settings.maxIds(); // the count is exact now: keep the newest max-ids
-    while (oldest.size() > Math.max(0, over)) {
-      oldest.poll();
-    }
-    for (Object[] o : oldest) {
-      expired.add((byte[]) o[1]);
-    }
-    for (int from = 0; from < expired.size(); from += PURGE_BATCH) {
-      List<byte[]> keys = expired.subList(from, Math.min(expired.size(), from + PURGE_BATCH));
+    for (int from = 0; from < past.size(); from += PURGE_BATCH) {
+      List<byte[]> keys = past.subList(from, Math.min(past.size(), from + PURGE_BATCH));
       db.internalRecords().write(keys, Arrays.asList(new byte[keys.size()][]));
     }
     synchronized (recent) {
-      for (byte[] k : expired) {
+      for (byte[] k : past) {
         recent.remove(new RequestId(new String(k, 2, k.length - 2, StandardCharsets.UTF_8)));
       }
     }
-    recorded.set(within[0] - oldest.size());
-    if (!expired.isEmpty()) {
-      LOG.debug("purged {} request id record(s) of {}", expired.size(), db.path());
+    recorded.set(within[0]);
+    expired.add(past.size());
+    if (!past.isEmpty()) {
+      LOG.debug("purged {} request id record(s) of {} past their window", past.size(), db.path());
     }
-    return expired.size();
+    return past.size();
+  }
+
+  /** What the ledger remembers, forgot and refused. */
+  RequestIdStats stats() {
+    return new RequestIdStats(recorded.get(), settings.maxIds(), settings.window(), expired.sum(), refusedFull.sum());
+  }
+
+  /**
+   * The ledger holds {@code max-ids} ids: forgetting one inside its window would let its repeat
+   * apply twice, so the new id is refused instead, retryably; warned at most once a minute.
+   */
+  private Failed full(RequestId id, long correlation) {
+    refusedFull.increment();
+    long now = millis.getAsLong();
+    long last = lastFullWarning.get();
+    if ((last == 0 || now - last >= FULL_WARNING_INTERVAL_MS) && lastFullWarning.compareAndSet(last, now)) {
+      LOG.warn("{} remembers {} request ids (max-ids {}) and forgets none within its {} s window: writes with a new"
+          + " request id are refused as overloaded until older ids are purged ({} refused since open); raise"
+          + " commitlane.request-ids.max-ids to at least your rate of such writes times the window, or shorten the"
+          + " window", db.path(), recorded.get(), settings.maxIds(), settings.window().toSeconds(), refusedFull.sum());
+    }
+    return new Failed(correlation, FailureReason.OVERLOADED, "request " + id + " was not applied: the database"
+        + " remembers " + settings.maxIds() + " request ids (commitlane.request-ids.max-ids) and forgets none"
+        + " within its " + settings.window().toSeconds() + " s window; nothing was written, send it again later", true);
   }
 
   // ---- encoding -------------------------------------------------------------------------------

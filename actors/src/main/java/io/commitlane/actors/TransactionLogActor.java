@@ -4,6 +4,9 @@ import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.txlog.LogWriterHost;
 import io.commitlane.txlog.TransactionLog;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -15,8 +18,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush events off RocksDB's flush
- * thread (recording a flushed position means an fsync and a rename), runs the periodic purges (of
- * log segments, and of request-id records past their window), and
+ * thread (recording a flushed position means an fsync and a rename), runs the periodic purge of
+ * log segments, starts the one of request-id records past their window (on the blocking
+ * dispatcher: it scans every record), and
  * with {@code txlog.append = actor} writes the logs: committing threads queue their records and
  * finishes and send {@link WriteQueued} when no turn is pending; each one is a writer turn (a
  * batch written, forced for {@code fsync}, finished, sampled, acknowledged). Turns, flush events
@@ -33,7 +37,7 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
 
   enum Purge implements Command { INSTANCE }
 
-  /** Delete request-id records past their window or count. */
+  /** Delete request-id records past their window (on the blocking dispatcher). */
   enum PurgeRequestIds implements Command { INSTANCE }
 
   /** Records or finishes are queued for {@code log}'s writer: run a turn. */
@@ -51,11 +55,20 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   private final RequestLedger requests;
   /** Where the callbacks of the commits a turn acknowledges go: collected per turn, one dispatcher task per batch. */
   private final CompletionBatcher callbacks;
+  /**
+   * Where the request-id purge runs (a scan of every record): the blocking dispatcher, not this
+   * actor, so with {@code txlog.append = actor} it never holds up the logs' writes.
+   */
+  private final Executor blocking;
+  /** Set while a request-id purge runs: a slow one is not overlapped by the next. */
+  private final AtomicBoolean purgingRequestIds = new AtomicBoolean();
   /** The writer host this actor is, if it took the role (null otherwise). */
   private final LogWriterHost host;
 
-  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs, RequestLedger requests, CompletionBatcher callbacks) {
+  private TransactionLogActor(ActorContext<Command> ctx, TransactionLogs logs, RequestLedger requests, CompletionBatcher callbacks,
+      Executor blocking) {
     super(ctx);
+    this.blocking = blocking;
     this.logs = logs;
     this.requests = requests;
     this.callbacks = callbacks;
@@ -66,15 +79,16 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   /**
    * @param callbacks the pipeline's completion batcher: the acknowledgements a writer turn completes
    *     hand their commits' callbacks to the completion dispatcher together
+   * @param blocking where the request-id purge runs (the lifecycle dispatcher)
    */
   static Behavior<Command> create(TransactionLogs logs, Duration purgeInterval, RequestLedger requests,
-      Duration requestPurgeInterval, CompletionBatcher callbacks) {
+      Duration requestPurgeInterval, CompletionBatcher callbacks, Executor blocking) {
     return Behaviors.setup(ctx -> Behaviors.withTimers((TimerScheduler<Command> timers) -> {
       if (!purgeInterval.isZero()) {
         timers.startTimerWithFixedDelay(Purge.INSTANCE, purgeInterval);
       }
       timers.startTimerWithFixedDelay(PurgeRequestIds.INSTANCE, requestPurgeInterval);
-      return new TransactionLogActor(ctx, logs, requests, callbacks);
+      return new TransactionLogActor(ctx, logs, requests, callbacks, blocking);
     }));
   }
 
@@ -115,14 +129,22 @@ final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Com
   }
 
   private Behavior<Command> onPurgeRequestIds() {
+    if (purgingRequestIds.compareAndSet(false, true)) {
+      org.slf4j.Logger log = getContext().getLog();
+      CompletableFuture.runAsync(() -> purgeRequestIds(log), blocking)
+          .whenComplete((ok, err) -> purgingRequestIds.set(false));
+    }
+    return this;
+  }
+
+  private void purgeRequestIds(org.slf4j.Logger log) {
     try {
       requests.purge();
     } catch (DatabaseClosedException e) {
       // the database closes; this actor stops with it
     } catch (RuntimeException e) {
-      getContext().getLog().error("purging the request ids of {} failed; the next purge tries again", requests, e);
+      log.error("purging the request ids of {} failed; the next purge tries again", requests, e);
     }
-    return this;
   }
 
   /** Turns sent to a stopped actor are lost: the logs' own threads take over (and take those). */

@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * RocksDB holds the marker exactly when it holds the data. After the write returns, {@link
  * #afterWrite} moves the log's committed watermark and pairs it with RocksDB's sequence (flush
  * correlation); a commit that fails after its append is marked aborted, so readers and replay
- * skip it.
+ * skip it (or, if the abort marker cannot be written, dead: {@link DeadRecords}).
  *
  * <p>Opening replays, merged across logs ({@link LogReplay}), what RocksDB does not hold. A clean
  * close flushes RocksDB and records every log as flushed, so the next open replays nothing.
@@ -65,6 +65,7 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private final boolean replay;
   /** The database's request ids: a commit's request record goes into its log record. */
   private final RequestLedger requests;
+  private final Faults faults;
   private final Map<String, TransactionLog> logs = new ConcurrentHashMap<>();
   private final MonotonicClock clock = new MonotonicClock();
   /** Runs the writers of {@code actor}-mode logs (the transaction-log actor), or null: each log's own thread. */
@@ -73,8 +74,9 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   private volatile Map<String, ReplayStats> replayed = Map.of();
   private volatile boolean closed;
 
-  private TransactionLogs(Database db, LogSettings settings, boolean replay, RequestLedger requests) {
+  private TransactionLogs(Database db, LogSettings settings, boolean replay, RequestLedger requests, Faults faults) {
     this.db = db;
+    this.faults = faults;
     this.requests = requests;
     this.root = db.path().resolve(DIRECTORY);
     this.settings = settings;
@@ -87,7 +89,11 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
    * closed again.
    */
   static TransactionLogs open(Database db, LogSettings settings, boolean replay, RequestLedger requests) {
-    TransactionLogs logs = new TransactionLogs(db, settings, replay, requests);
+    return open(db, settings, replay, requests, new Faults());
+  }
+
+  static TransactionLogs open(Database db, LogSettings settings, boolean replay, RequestLedger requests, Faults faults) {
+    TransactionLogs logs = new TransactionLogs(db, settings, replay, requests, faults);
     try {
       for (String name : logs.existingLogNames()) {
         TransactionLog log = logs.logFor(name);
@@ -240,10 +246,18 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     }
   }
 
+  /**
+   * Aborts the record; if the log cannot write the abort marker, the record is made dead for
+   * replay instead ({@link DeadRecords}), or the commit's outcome is reported unknown.
+   */
   @Override
   public void aborted(PendingCommit c, Throwable cause) {
     if (c.attachment() instanceof LogAppend a) {
-      a.store.abort(a.position());
+      try {
+        a.store.abort(a.position());
+      } catch (RuntimeException abortFailure) {
+        DeadRecords.bury(db, faults, replay, c, a, cause, abortFailure);
+      }
     }
   }
 

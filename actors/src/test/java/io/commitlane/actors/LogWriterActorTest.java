@@ -164,7 +164,8 @@ class LogWriterActorTest {
       TransactionLogs logs = TransactionLogs.open(db, settings, true, null);
       try (Database.Registration hook = db.addCommitHook(logs)) {
         ActorRef<TransactionLogActor.Command> actor = testKit.spawn(Behaviors.supervise(TransactionLogActor.create(logs,
-            Duration.ZERO, new RequestLedger(db, RequestIdSettings.defaults()), Duration.ofHours(1), new CompletionBatcher(Runnable::run))).onFailure(RuntimeException.class,
+            Duration.ZERO, new RequestLedger(db, RequestIdSettings.defaults()), Duration.ofHours(1), new CompletionBatcher(Runnable::run),
+            Runnable::run)).onFailure(RuntimeException.class,
             SupervisorStrategy.restart()), "txlog-writer");
         testKit.createTestProbe().awaitAssert(Duration.ofSeconds(30), () -> {
           writers.clear();
@@ -205,6 +206,33 @@ class LogWriterActorTest {
         return;
       } catch (InterruptedException e) {
         // keep waiting: the test releases it
+      }
+    }
+  }
+
+  /**
+   * The request-id purge (a scan of every record) is handed to the executor the actor is given
+   * (the blocking dispatcher), not run on the actor, whose thread writes the logs in actor mode.
+   */
+  @Test
+  void theRequestIdPurgeRunsOnTheBlockingExecutorNotOnTheLogActor() throws Exception {
+    LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).build();
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      TransactionLogs logs = TransactionLogs.open(db, settings, true, null);
+      try {
+        org.apache.pekko.actor.testkit.typed.javadsl.TestProbe<String> handed = testKit.createTestProbe();
+        java.util.concurrent.Executor blocking = task -> {
+          handed.ref().tell("purge handed over");
+          task.run();
+        };
+        ActorRef<TransactionLogActor.Command> actor = testKit.spawn(TransactionLogActor.create(logs, Duration.ZERO,
+            new RequestLedger(db, RequestIdSettings.defaults()), Duration.ofHours(1), new CompletionBatcher(Runnable::run),
+            blocking), "txlog-purge");
+        actor.tell(TransactionLogActor.PurgeRequestIds.INSTANCE);
+        handed.expectMessage("purge handed over");
+        testKit.stop(actor);
+      } finally {
+        logs.close();
       }
     }
   }

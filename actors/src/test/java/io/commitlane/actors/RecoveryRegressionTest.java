@@ -12,6 +12,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.storage.CommitResult;
+import io.commitlane.storage.CommitOutcomeUnknownException;
+import io.commitlane.storage.CommitStage;
+import io.commitlane.storage.DatabaseStoppedException;
 import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.Durability;
@@ -347,6 +350,121 @@ class RecoveryRegressionTest {
       await(write(reopened, "orders", "k", "3"));
       assertEquals("3", get(reopened, "k"));
     }
+  }
+
+  /**
+   * A commit fails in its RocksDB write after its record reached the log file, and the abort
+   * marker cannot be written either (the disk filled up between the two). The record must stay
+   * dead: the client is told nothing was written, the log's watermark does not stall on it, and
+   * no reopen applies it over a later commit.
+   */
+  @Test
+  void aFailedCommitWhoseAbortMarkerCannotBeWrittenNeverComesBack() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, withFileSystem(fs));
+    await(write(db, "orders", "k", "before"));
+    failWriteAfterItsRecordReachedTheFile(db, fs, "doomed");
+    ExecutionException failed = assertThrows(ExecutionException.class, () -> await(tagged(db, "doomed", "k")));
+    assertEquals("injected write failure", failed.getCause().getMessage(), "nothing was written, and it is known");
+    assertEquals("before", get(db, "k"));
+    await(write(db, "other", "k", "after")); // a later commit to the same key, in another log
+    if (append.equals("serialized")) {
+      // The log stays usable and its watermark moves past the dead record; readers skip it.
+      await(write(db, "orders", "j", "later"));
+      try (LogReader reader = db.transactionLog("orders").reader(ReadRequest.fromStart())) {
+        List<String> seen = new ArrayList<>();
+        for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+          seen.add(text(r.entries().get(0).duplicate()));
+        }
+        assertEquals(List.of("k=before", "j=later"), seen);
+      }
+      db.close();
+    } else {
+      // The log could not write the marker: it stops until reopened, but the record stays dead.
+      assertThrows(ExecutionException.class, () -> await(write(db, "orders", "j", "later")));
+      assertThrows(ExecutionException.class, () -> db.closeAsync().toCompletableFuture().get());
+    }
+    for (int round = 0; round < 2; round++) {
+      try (CommitlaneDatabase reopened = open(dir)) {
+        assertEquals("after", get(reopened, "k"), "round " + round + ": the failed commit never comes back");
+      }
+    }
+  }
+
+  /**
+   * As above, and the record's replay marker cannot be written either: nothing can tell a later
+   * open that the record is dead, so the client is told the outcome is unknown and the database
+   * refuses every later commit until it is reopened; after the reopen nothing went back in time.
+   */
+  @Test
+  void aFailedCommitThatCannotBeMadeDeadStopsTheDatabaseUntilReopened() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    Faults faults = new Faults();
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, withFileSystem(fs), faults);
+    await(write(db, "orders", "k", "before"));
+    failWriteAfterItsRecordReachedTheFile(db, fs, "doomed");
+    faults.failDeadMarkers();
+    ExecutionException failed = assertThrows(ExecutionException.class, () -> await(tagged(db, "doomed", "k")));
+    assertInstanceOf(CommitOutcomeUnknownException.class, failed.getCause());
+    for (String log : new String[] {"other", null}) {
+      ExecutionException refused = assertThrows(ExecutionException.class, () -> await(write(db, log, "k", "after")));
+      assertInstanceOf(DatabaseStoppedException.class, refused.getCause(), "log " + log);
+    }
+    assertThrows(DatabaseStoppedException.class, () -> db.storage().put(b("k"), b("plain")));
+    assertEquals("before", get(db, "k"));
+    try {
+      db.closeAsync().toCompletableFuture().get();
+    } catch (ExecutionException e) {
+      assertInstanceOf(TransactionLogException.class, e.getCause(), "a stopped log says so at close");
+    }
+    try (CommitlaneDatabase reopened = open(dir)) {
+      String k = get(reopened, "k");
+      assertTrue(k.equals("before") || k.equals("doomed"), "the unknown outcome is one or the other: " + k);
+      await(write(reopened, "orders", "k", "after"));
+    }
+    try (CommitlaneDatabase reopened = open(dir)) {
+      assertEquals("after", get(reopened, "k"));
+    }
+  }
+
+  /** A logged write of {@code key = tag}, tagged {@code tag} (for stage listeners). */
+  private static CompletionStage<CommitResult> tagged(CommitlaneDatabase db, String tag, String key) {
+    Transaction t = db.begin().tag(tag).useLog("orders").addLogEntry(b(key + "=" + tag));
+    t.put(b(key), b(tag));
+    return db.commit(t);
+  }
+
+  private static String text(java.nio.ByteBuffer bytes) {
+    byte[] out = new byte[bytes.remaining()];
+    bytes.get(out);
+    return new String(out, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private PipelineSettings withFileSystem(FaultInjectingFileSystem fs) {
+    PipelineSettings base = settings(Map.of());
+    return new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+  }
+
+  /**
+   * The commit tagged {@code tag} fails as if its RocksDB write failed, after its record was
+   * written to the log's file (a reader of uncommitted records writes it out) and with the next
+   * file write (its abort marker) armed to fail.
+   */
+  private static void failWriteAfterItsRecordReachedTheFile(CommitlaneDatabase db, FaultInjectingFileSystem fs,
+      String tag) {
+    db.storage().addStageListener((stage, c) -> {
+      if (stage == CommitStage.LOG_APPENDED && tag.equals(c.tag())) {
+        try (LogReader reader = db.transactionLog("orders").reader(ReadRequest.fromStart().includeUncommitted(true))) {
+          while (reader.next() != null) {
+            // read to the end: the record is in the file now
+          }
+        }
+        fs.failNextWrite();
+        throw new IllegalStateException("injected write failure");
+      }
+    });
   }
 
   /** Copies a running database's files: what a kill -9 at this moment would leave on disk. */

@@ -4,15 +4,19 @@ import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Write;
@@ -35,6 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.LoggingTestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -180,6 +185,53 @@ class RequestIdTest {
     }
   }
 
+  /**
+   * The first attempt is written to RocksDB but its log record is not (leaderless appends, the
+   * WAL off): it fails as not durable. A repeat must not be answered Committed from the record
+   * in RocksDB's memtable while the database stays open; after a crash and reopen it runs again
+   * (the write was lost), and after a clean close and reopen it is answered from the record
+   * (the close's flush kept the write).
+   */
+  @ParameterizedTest
+  @ValueSource(booleans = {false, true})
+  void aRepeatIsNeverAnsweredCommittedForAFirstAttemptThatIsNotDurable(boolean crash) throws Exception {
+    io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
+    PipelineSettings base = settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless"));
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    TestProbe<WriteReply> replies = testKit.createTestProbe();
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, faulty);
+    db.ref().tell(write("order-0", "before", "x", 1, replies));
+    replies.expectMessageClass(Committed.class);
+    fs.failNextWrite();
+    db.ref().tell(write("order-1", "k", "first", 2, replies));
+    Failed failed = replies.expectMessageClass(Failed.class);
+    assertEquals(FailureReason.STORAGE, failed.reason());
+    db.ref().tell(write("order-1", "k", "first", 3, replies));
+    WriteReply repeat = replies.expectMessageClass(WriteReply.class);
+    Failed refused = assertInstanceOf(Failed.class, repeat, "not durable: never answered Committed");
+    assertEquals(3, refused.correlation());
+    assertTrue(refused.message().contains("reopen"), refused.message());
+    if (crash) {
+      RecoveryRegressionTest.crashImage(db1, image);
+    }
+    assertThrows(Exception.class, () -> db.closeAsync().toCompletableFuture().get());
+    try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), crash ? image : db1,
+        settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless")))) {
+      assertEquals(crash ? null : "first", s(reopened.storage().get(b("k"))));
+      reopened.ref().tell(write("order-1", "k", "first", 4, replies));
+      replies.expectMessageClass(Committed.class);
+      assertEquals("first", s(reopened.storage().get(b("k"))));
+      assertEquals(crash ? List.of("k=first") : List.of(), logged(reopened).stream().filter(e -> e.startsWith("k=")).toList(),
+          crash ? "the lost write ran again" : "answered from the record, applied once");
+      reopened.ref().tell(write("order-1", "k", "first", 5, replies));
+      replies.expectMessageClass(Committed.class);
+    }
+  }
+
   @Test
   void badIdsAreRefusedWhereTheRequestIsBuilt() {
     assertThrows(InvalidRequestException.class, () -> RequestId.of(""));
@@ -187,37 +239,54 @@ class RequestIdTest {
     assertEquals(RequestId.MAX_BYTES, RequestId.of("x".repeat(RequestId.MAX_BYTES)).value().length());
   }
 
-  /** Records go past the window or beyond the count, oldest first, at a purge; the ids they held run again. */
+  /**
+   * An id is never forgotten within its window, however many later writes come: while max-ids are
+   * remembered a new id is refused as overloaded (retryable, nothing written, warned once a
+   * minute, counted); records go only past the window, and their ids then run again.
+   */
   @Test
-  void recordsArePurgedPastTheWindowAndBeyondTheCount() throws Exception {
+  void idsWithinTheWindowAreNeverForgottenAndNewIdsAreRefusedWhileTheLedgerIsFull() throws Exception {
     AtomicLong now = new AtomicLong(1_000_000);
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
       RequestLedger ledger = new RequestLedger(db, new RequestIdSettings(Duration.ofSeconds(10), 3, Duration.ofMinutes(1)), now::get);
       try (Database.Registration hook = db.addCommitHook(ledger)) {
         TestProbe<WriteReply> replies = testKit.createTestProbe();
-        for (int i = 0; i < 5; i++) {
+        for (int i = 0; i < 3; i++) {
           record(db, ledger, "id-" + i, replies);
           now.addAndGet(1000);
         }
-        assertEquals(5, ledger.recordCount());
-        assertEquals(2, ledger.purge(), "the two oldest go: at most 3 are kept");
-        assertNull(ledger.claim(RequestId.of("id-2"), 1, 9, replies.ref()), "kept: answered from its record");
-        replies.expectMessageClass(Committed.class);
-        RequestLedger.Attempt again = ledger.claim(RequestId.of("id-0"), 1, 9, replies.ref());
-        assertNotNull(again, "purged: runs again");
-        again.tell(new Committed(9, new CommitStamp(1, 1), -1));
+        LoggingTestKit.warn("refused as overloaded").withLoggerName(RequestLedger.class.getName()).withOccurrences(1)
+            .expect(testKit.system(), () -> {
+              for (int attempt = 0; attempt < 2; attempt++) {
+                assertNull(ledger.claim(RequestId.of("id-3"), 1, 7, replies.ref()), "full: not run");
+                Failed refused = replies.expectMessageClass(Failed.class);
+                assertEquals(FailureReason.OVERLOADED, refused.reason());
+                assertTrue(refused.retryable());
+              }
+              return null;
+            });
+        assertEquals(0, ledger.purge(), "all within the window: none is forgotten");
+        assertNull(ledger.claim(RequestId.of("id-0"), 1, 8, replies.ref()), "the oldest is still remembered");
         replies.expectMessageClass(Committed.class);
 
-        now.addAndGet(8_500); // id-2 is now 11.5 s old, id-3 10.5 s, id-4 9.5 s
+        now.addAndGet(8_500); // id-0 is now 11.5 s old, id-1 10.5 s, id-2 9.5 s
         assertEquals(2, ledger.purge());
         assertEquals(1, ledger.recordCount());
-        assertNotNull(ledger.claim(RequestId.of("id-3"), 1, 10, replies.ref()), "past the window: runs again");
+        RequestLedger.Attempt again = ledger.claim(RequestId.of("id-0"), 1, 9, replies.ref());
+        assertNotNull(again, "past the window: runs again");
+        again.tell(new Committed(9, new CommitStamp(1, 1), -1));
+        replies.expectMessageClass(Committed.class);
+        assertNotNull(ledger.claim(RequestId.of("id-3"), 1, 10, replies.ref()), "room again: a new id runs");
+        RequestIdStats stats = ledger.stats();
+        assertEquals(2, stats.expired());
+        assertEquals(2, stats.refusedFull());
+        assertEquals(3, stats.maxIds());
       }
       RequestLedger reopened = new RequestLedger(db, RequestIdSettings.defaults());
       reopened.countRecords();
       assertEquals(1, reopened.recordCount());
       TestProbe<WriteReply> replies = testKit.createTestProbe();
-      assertNull(reopened.claim(RequestId.of("id-4"), 1, 11, replies.ref()), "kept on disk");
+      assertNull(reopened.claim(RequestId.of("id-2"), 1, 11, replies.ref()), "kept on disk");
       assertEquals(new CommitStamp(1, 0), replies.expectMessageClass(Committed.class).stamp());
     }
   }

@@ -71,6 +71,10 @@ final class LoopbackCluster {
             "pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]",
             "pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"",
             "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = on",
+            // The loads write up to ~100k ids a second for minutes; the default bound (100000 ids within 15
+            // minutes, about 110 a second) would refuse most of them as overloaded. Retries here come within seconds.
+            "commitlane.request-ids.window = 2 minutes",
+            "commitlane.request-ids.max-ids = 20000000",
             data == null ? "" : "commitlane.cluster.data-dir = \"" + data.toAbsolutePath().toString().replace("\\", "/") + "\""))
         .withFallback(ConfigFactory.load());
   }

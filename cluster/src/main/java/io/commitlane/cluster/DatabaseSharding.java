@@ -4,7 +4,9 @@ import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.FeedReply;
+import io.commitlane.actors.DatabaseProtocol.CountReply;
 import io.commitlane.actors.DatabaseProtocol.ReadReply;
+import io.commitlane.actors.DatabaseProtocol.ScanReply;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
@@ -16,6 +18,7 @@ import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.RequestId;
+import io.commitlane.actors.ScanRange;
 import io.commitlane.actors.internal.DispatcherFuture;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.InvalidSettingsException;
@@ -297,6 +300,25 @@ public final class DatabaseSharding {
     frameLimit.check(name, valid);
     List<Key> copy = valid.keys();
     return ask(name, correlation, replyTo -> new DatabaseProtocol.MultiGet(copy, correlation, replyTo));
+  }
+
+  /**
+   * One page of {@code range} of database {@code name}: at most {@code pageSize} entries, fewer
+   * when they would not fit one remote frame; {@code after} is null for the first page, else the
+   * continuation of the page before (see {@link DatabaseProtocol.Scan}).
+   */
+  public CompletionStage<ScanReply> scan(String name, ScanRange range, int pageSize, byte[] after) {
+    long correlation = correlations.incrementAndGet();
+    DatabaseProtocol.Scan valid = new DatabaseProtocol.Scan(range, pageSize, after, correlation, deadLetters());
+    frameLimit.check(name, valid);
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.Scan(valid.range(), pageSize, valid.after(), correlation, replyTo));
+  }
+
+  /** The number of keys in {@code range} of database {@code name}: exact, or estimated (see {@link DatabaseProtocol.Count}). */
+  public CompletionStage<CountReply> count(String name, ScanRange range, boolean estimate) {
+    long correlation = correlations.incrementAndGet();
+    DatabaseProtocol.Count valid = new DatabaseProtocol.Count(range, estimate, correlation, deadLetters());
+    return ask(name, correlation, replyTo -> new DatabaseProtocol.Count(valid.range(), estimate, correlation, replyTo));
   }
 
   /** Who owns database {@code name}, and its counters (opens it if it is not open). */

@@ -6,6 +6,7 @@ import io.commitlane.actors.Expectation;
 import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
+import io.commitlane.actors.ScanRange;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -65,6 +66,10 @@ final class FrameLimit {
       bound += mutations(w.mutations()) + log(w.log()) + requestId(w.requestId());
     } else if (request instanceof DatabaseProtocol.ConditionalWrite c) {
       bound += mutations(c.mutations()) + expectations(c.expected()) + log(c.log()) + requestId(c.requestId());
+    } else if (request instanceof DatabaseProtocol.Scan s) {
+      bound += range(s.range()) + (s.after() == null ? 0 : s.after().length);
+    } else if (request instanceof DatabaseProtocol.Count c) {
+      bound += range(c.range());
     } else if (request instanceof DatabaseProtocol.MultiGet m) {
       for (Key k : m.keys()) {
         bound += PER_ELEMENT_BYTES + length(k.store()) + k.key().length;
@@ -79,6 +84,19 @@ final class FrameLimit {
       bytes += PER_ELEMENT_BYTES + length(m.store()) + m.key().length + (m.value() == null ? 0 : m.value().length);
     }
     return bytes;
+  }
+
+  private static long range(ScanRange r) {
+    return PER_ELEMENT_BYTES + length(r.store()) + (r.lower() == null ? 0 : r.lower().length)
+        + (r.upper() == null ? 0 : r.upper().length);
+  }
+
+  /**
+   * The most key and value bytes a reply from a database on this node may carry (a scan page, a
+   * multi-get's values): the frame less the margin, so the reply reaches a caller on another node.
+   */
+  static long replyBytes(ActorSystem<?> system) {
+    return system.settings().config().getBytes(SETTING) - MARGIN_BYTES;
   }
 
   private static long expectations(List<Expectation> expected) {

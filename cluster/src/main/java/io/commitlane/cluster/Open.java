@@ -24,7 +24,8 @@ final class Open {
     this.entity = entity;
     this.session = session;
     this.handler = new RequestHandler(session.db(), entity.name(), entity.owner(), session.epoch(),
-        entity.settings().conflictRetries(), this::materializer, entity::closing);
+        entity.settings().conflictRetries(), this::materializer, entity::closing,
+        FrameLimit.replyBytes(entity.context().getSystem()));
   }
 
   /** Serve {@code session}'s database, first the requests that waited for it. */

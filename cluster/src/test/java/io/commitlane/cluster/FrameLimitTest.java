@@ -12,6 +12,7 @@ import io.commitlane.actors.Expectation;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
+import io.commitlane.actors.ScanRange;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.Key;
 import org.apache.pekko.serialization.SerializationExtension;
@@ -90,11 +91,43 @@ class FrameLimitTest {
         new DatabaseProtocol.Write(small, LogEntries.of("events", b("a"), b("b")), RequestId.random(), Long.MAX_VALUE, replyTo),
         new DatabaseProtocol.Write(List.of(Mutation.put(b("k"), new byte[10_000])), null, 1, replyTo),
         new DatabaseProtocol.ConditionalWrite(expected, small, null, RequestId.of("é".repeat(100)), -1, replyTo),
-        new DatabaseProtocol.MultiGet(small.stream().map(m -> Key.of(m.store(), m.key())).toList(), 7, replyTo.unsafeUpcast()));
+        new DatabaseProtocol.MultiGet(small.stream().map(m -> Key.of(m.store(), m.key())).toList(), 7, replyTo.unsafeUpcast()),
+        new DatabaseProtocol.Scan(ScanRange.all("s").from(new byte[300]).toInclusive(new byte[500]).reverse().limit(9), 100,
+            new byte[600], 8, replyTo.unsafeUpcast()),
+        new DatabaseProtocol.Count(ScanRange.prefix("s", new byte[700]), true, 9, replyTo.unsafeUpcast()));
     for (DatabaseProtocol.Command r : requests) {
       long serialized = serialization.serialize(r).get().length;
       assertTrue(serialized <= FrameLimit.upperBound(r), r.getClass().getSimpleName() + ": " + serialized + " > " + FrameLimit.upperBound(r));
     }
+  }
+
+  /** Pages from the owner are cut to fit a frame, so a range of several frames' worth arrives page by page, none dropped. */
+  @Test
+  void aScanOfMoreThanAFrameArrivesInPagesThatEachFitAFrame() {
+    var serialization = SerializationExtension.get(Adapter.toClassic(cluster.nodes.get(0).system()));
+    for (int i = 0; i < 40; i++) {
+      result(client.write(DB, List.of(Mutation.put(b(String.format("scan/%02d", i)), new byte[4096]))), Committed.class);
+    }
+    ScanRange range = ScanRange.prefix(null, b("scan/"));
+    List<String> keys = new ArrayList<>();
+    byte[] after = null;
+    int pages = 0;
+    while (true) {
+      DatabaseProtocol.Page page = result(client.scan(DB, range, DatabaseProtocol.Scan.MAX_PAGE_SIZE, after),
+          DatabaseProtocol.Page.class);
+      assertTrue(serialization.serialize(page).get().length < FRAME - FrameLimit.MARGIN_BYTES, "a page fits a frame");
+      page.entries().forEach(kv -> keys.add(new String(kv.key(), java.nio.charset.StandardCharsets.UTF_8)));
+      pages++;
+      if (page.last()) {
+        break;
+      }
+      after = page.continuation();
+    }
+    assertEquals(40, keys.size());
+    assertEquals("scan/00", keys.get(0));
+    assertEquals("scan/39", keys.get(39));
+    assertTrue(pages >= 3, "160 KiB of values in frames of 64 KiB: " + pages + " pages");
+    assertEquals(40, result(client.count(DB, range, false), DatabaseProtocol.Counted.class).count());
   }
 
   @Test

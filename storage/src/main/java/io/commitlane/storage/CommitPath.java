@@ -57,6 +57,8 @@ final class CommitPath {
   private final OrderedWrites ordered;
   private volatile Writer writer;
   private final Hooks hooks;
+  /** Set once a failed commit could not be undone: every later commit is refused until the database is reopened. */
+  private volatile CommitOutcomeUnknownException stopped;
   private final CommitEvents events;
   final LongAdder commits = new LongAdder();
   final LongAdder conflicts = new LongAdder();
@@ -140,6 +142,7 @@ final class CommitPath {
     CommitWrittenEvent write = null;
     lock(locked);
     try {
+      checkNotStopped();
       if (ordered.active()) { // read under the locks: see OrderedWrites for why
         ordered.publish(c, c);
         published = true;
@@ -177,9 +180,13 @@ final class CommitPath {
       if (!(e instanceof ConflictException)) {
         failures.increment();
       }
+      CommitOutcomeUnknownException unknown = e instanceof CommitOutcomeUnknownException u ? stop(u) : null;
       if (hooked && !written) {
         events.written(write, c, CommitEvents.FAILED, 1);
-        hooks.aborted(c, e);
+        unknown = undo(c, e);
+      }
+      if (unknown != null) {
+        throw unknown;
       }
       throw e;
     } finally {
@@ -230,6 +237,7 @@ final class CommitPath {
     // Members share one token: a later member never waits for an earlier member's fence.
     Object token = ordered.active() ? new Object() : null;
     try {
+      checkNotStopped();
       WrittenKeys groupWrites = new WrittenKeys(total);
       for (int i = 0; i < n; i++) {
         PendingCommit c = members.get(i);
@@ -287,9 +295,10 @@ final class CommitPath {
       endGroupWrite(written, members, survivors, CommitEvents.FAILED);
       for (int k = 0; k < survived; k++) {
         int i = survivors[k];
-        failures[i] = e;
         this.failures.increment();
-        hooks.aborted(members.get(i), e);
+        // Every survivor is undone, even after one that could not be: its own outcome says which.
+        CommitOutcomeUnknownException unknown = undo(members.get(i), e);
+        failures[i] = unknown != null ? unknown : e;
       }
       return false;
     }
@@ -348,8 +357,12 @@ final class CommitPath {
       if (!(e instanceof ConflictException)) {
         this.failures.increment();
       }
+      if (e instanceof CommitOutcomeUnknownException u) {
+        stop(u);
+      }
       if (hooked) {
-        hooks.aborted(c, e);
+        CommitOutcomeUnknownException unknown = undo(c, e);
+        failures[i] = unknown != null ? unknown : e;
       }
       if (published) {
         ordered.abandon(c);
@@ -374,6 +387,42 @@ final class CommitPath {
   private boolean conflictsInRanges(PendingCommit c, Object token) {
     ScannedRanges scans = c.scans();
     return scans != null && c.baseline() != READ_NOTHING && ordered.conflicts(c, scans, c.baseline(), token);
+  }
+
+  /**
+   * The commit failed after its hooks' before-write step: let the hooks undo it. Returns null when
+   * they did; otherwise the commit's outcome is unknown (a reopen may replay its log record), so
+   * the database stops taking commits (one accepted now could be overwritten by it at the next
+   * open) and that is returned, carrying {@code cause} as a suppressed exception.
+   */
+  private CommitOutcomeUnknownException undo(PendingCommit c, Throwable cause) {
+    try {
+      hooks.aborted(c, cause);
+      return null;
+    } catch (RuntimeException | Error undoFailure) {
+      CommitOutcomeUnknownException unknown = undoFailure instanceof CommitOutcomeUnknownException u ? u
+          : new CommitOutcomeUnknownException(c.transactionId(), "its write failed and a commit hook could not undo"
+              + " what it did before the write", undoFailure);
+      if (unknown != cause) {
+        unknown.addSuppressed(cause);
+      }
+      return stop(unknown);
+    }
+  }
+
+  private CommitOutcomeUnknownException stop(CommitOutcomeUnknownException unknown) {
+    if (stopped == null) {
+      stopped = unknown;
+    }
+    return unknown;
+  }
+
+  /** Under the commit's locks, so a commit waiting for a stopped commit's buckets sees the stop. */
+  private void checkNotStopped() {
+    CommitOutcomeUnknownException s = stopped;
+    if (s != null) {
+      throw new DatabaseStoppedException(s);
+    }
   }
 
   /**

@@ -184,12 +184,18 @@ public final class Database implements AutoCloseable {
       throw new IllegalArgumentException("maxRetries must be >= 0: " + maxRetries);
     }
     Objects.requireNonNull(body, "body");
+    boolean scanned = false;
     for (int attempt = 1; ; attempt++) {
-      try (Transaction txn = begin()) {
+      Transaction txn = begin();
+      try (txn) {
+        if (scanned) {
+          txn.expectScans(); // a retry of work that scanned validates its scans exactly
+        }
         T result = body.apply(txn);
         txn.commitSync();
         return result;
       } catch (ConflictException e) {
+        scanned = txn.expectsScans();
         if (attempt > maxRetries) {
           throw attempt == 1 ? e : new ConflictException(e.transactionId(), attempt);
         }

@@ -1,7 +1,6 @@
 package io.commitlane.storage;
 
 import java.util.Arrays;
-import java.util.function.Consumer;
 
 /**
  * The commit hooks and stage listeners installed on one database. Copy-on-write arrays: the
@@ -59,16 +58,46 @@ final class Hooks {
         hs[i].beforeWrite(c);
       } catch (RuntimeException | Error e) {
         // Undo what the earlier hooks did: this commit will not be written.
+        Throwable undoFailure = null;
         for (int j = i - 1; j >= 0; j--) {
-          hs[j].aborted(c, e);
+          try {
+            hs[j].aborted(c, e);
+          } catch (RuntimeException | Error f) {
+            undoFailure = undoFailure == null ? f : undoFailure;
+          }
+        }
+        if (undoFailure != null) {
+          throw unknownOutcome(c, undoFailure, e);
         }
         throw e;
       }
     }
   }
 
+  /**
+   * Every hook undoes its before-write step, even after one that could not: the first failure is
+   * rethrown at the end (the commit's outcome is then unknown, see {@link CommitPath}).
+   */
   void aborted(PendingCommit c, Throwable cause) {
-    forEachHook(h -> h.aborted(c, cause));
+    RuntimeException first = null;
+    for (CommitHook h : hooks) {
+      try {
+        h.aborted(c, cause);
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  private static CommitOutcomeUnknownException unknownOutcome(PendingCommit c, Throwable undoFailure, Throwable cause) {
+    CommitOutcomeUnknownException unknown = undoFailure instanceof CommitOutcomeUnknownException u ? u
+        : new CommitOutcomeUnknownException(c.transactionId(), "a commit hook failed and another could not undo"
+            + " what it did before the write", undoFailure);
+    unknown.addSuppressed(cause);
+    return unknown;
   }
 
   /**
@@ -98,12 +127,6 @@ final class Hooks {
     }
     if (failure != null) {
       throw failure;
-    }
-  }
-
-  private void forEachHook(Consumer<CommitHook> step) {
-    for (CommitHook h : hooks) {
-      step.accept(h);
     }
   }
 

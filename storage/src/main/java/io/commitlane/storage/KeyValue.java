@@ -4,4 +4,21 @@ package io.commitlane.storage;
  * One entry a scan returned. {@code value} is null when the scan was {@link KeyRange#keysOnly()}.
  * The arrays belong to the caller: the scan made fresh copies.
  */
-public record KeyValue(byte[] key, byte[] value) {}
+public record KeyValue(byte[] key, byte[] value) {
+  /** Equal when both keys and both values have the same bytes. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof KeyValue kv && java.util.Arrays.equals(key, kv.key) && java.util.Arrays.equals(value, kv.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * java.util.Arrays.hashCode(key) + java.util.Arrays.hashCode(value);
+  }
+
+  @Override
+  public String toString() {
+    java.util.HexFormat hex = java.util.HexFormat.of();
+    return "KeyValue[0x" + hex.formatHex(key) + (value == null ? "" : " = 0x" + hex.formatHex(value)) + "]";
+  }
+}

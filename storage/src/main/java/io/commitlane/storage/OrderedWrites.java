@@ -183,10 +183,12 @@ final class OrderedWrites {
    * intervals until {@link #releaseFences}.
    */
   synchronized boolean conflicts(PendingCommit c, ScannedRanges ranges, long baseline, Object token) {
+    boolean covered = false;
     for (ScannedRanges.Interval in : ranges.intervals()) {
       if (in.isEmpty()) {
         continue;
       }
+      covered = true;
       TreeMap<byte[], Entry> m = keys.get(in.store);
       if (m == null) {
         continue;
@@ -200,6 +202,9 @@ final class OrderedWrites {
           return true;
         }
       }
+    }
+    if (!covered) {
+      return false; // it showed no key and ran out of none: nothing to protect
     }
     if (floor > baseline) {
       conservativeAnswers.increment();

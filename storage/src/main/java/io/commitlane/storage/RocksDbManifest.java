@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32C;
@@ -108,9 +110,9 @@ final class RocksDbManifest {
    * first fragment that is cut short or fails its checksum, as RocksDB's reader does at a torn
    * tail; returns how many fragments were valid.
    */
-  private static int forEachRecord(byte[] log, java.util.function.Consumer<byte[]> sink) {
+  private static int forEachRecord(byte[] log, Consumer<byte[]> sink) {
     ByteBuffer in = ByteBuffer.wrap(log).order(ByteOrder.LITTLE_ENDIAN);
-    java.io.ByteArrayOutputStream pending = new java.io.ByteArrayOutputStream();
+    ByteArrayOutputStream pending = new ByteArrayOutputStream();
     int valid = 0;
     int pos = 0;
     while (pos + 7 <= log.length) {

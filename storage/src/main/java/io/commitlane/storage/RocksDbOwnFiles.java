@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -75,6 +76,6 @@ final class RocksDbOwnFiles {
   }
 
   private static boolean startsWith(byte[] content, byte[] prefix) {
-    return content.length == prefix.length && java.util.Arrays.equals(content, prefix);
+    return content.length == prefix.length && Arrays.equals(content, prefix);
   }
 }

@@ -415,20 +415,42 @@ public final class Transaction implements AutoCloseable {
     reads.add(keyHash);
   }
 
-  private Cursor openScan(KeyRange range, boolean tracked) {
+  /** Announce tracked scans before the first read, so a scan after point reads validates exactly (docs/reads.md). */
+  public Transaction expectScans() {
     requireState();
-    Store store = Objects.requireNonNull(range, "range").storeIn(handle);
-    handle.requireOwn(store);
-    store.requireLive();
-    scans = scans == null ? new TransactionScans(handle) : scans;
     handle.enter();
     try {
-      if (tracked) {
-        scans.beforeTrackedScan(shared.commitPath().orderedWrites()); // before the baseline: see OrderedWrites
-      }
-      return scans.open(range, scanSnapshot(), writes, tracked);
+      scans().register();
     } finally {
       handle.exit();
+    }
+    return this;
+  }
+
+  /** Whether a tracked scan ran or was announced (for {@link Database#transact}'s retries). */
+  boolean expectsScans() {
+    return scans != null && scans.tracked() != null;
+  }
+
+  private Cursor openScan(KeyRange range, boolean tracked) {
+    requireState();
+    return scans().open(range, tracked);
+  }
+
+  private TransactionScans scans() {
+    return scans == null ? scans = new TransactionScans(handle, shared.commitPath().orderedWrites(), writes, this::scanSnapshot) : scans;
+  }
+
+  /**
+   * commitlane's own records with keys in {@code [from, to)} as this transaction's snapshot holds
+   * them (taking the snapshot if it has none yet), so that what they say agrees exactly with what
+   * the transaction reads.
+   */
+  @InternalApi
+  public List<KeyValue> internalRecordsUntracked(byte[] from, byte[] to) {
+    requireState();
+    try (Cursor c = scans().open(KeyRange.between(from, to).in(shared.internalStore()), false)) {
+      return c.toList();
     }
   }
 

@@ -2,6 +2,8 @@ package io.commitlane.storage;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
 import org.rocksdb.Snapshot;
 
 /**
@@ -12,37 +14,56 @@ import org.rocksdb.Snapshot;
  */
 final class TransactionScans {
   private final Database handle;
+  private final OrderedWrites ordered;
+  private final WriteBuffer writes;
+  /** The transaction's snapshot, taken (with its baseline) on first use. */
+  private final Supplier<Snapshot> snapshot;
   private final List<Cursor> open = new ArrayList<>(2);
   /** Null until the first tracked scan. */
   private ScannedRanges tracked;
-  private OrderedWrites registeredWith;
+  private boolean registered;
 
-  TransactionScans(Database handle) {
+  TransactionScans(Database handle, OrderedWrites ordered, WriteBuffer writes, Supplier<Snapshot> snapshot) {
     this.handle = handle;
+    this.ordered = ordered;
+    this.writes = writes;
+    this.snapshot = snapshot;
   }
 
-  /** Before a tracked scan, and before the transaction takes its baseline (if it has none yet). */
-  void beforeTrackedScan(OrderedWrites ordered) {
-    if (registeredWith == null) {
-      ordered.enterScanning();
-      registeredWith = ordered;
-      tracked = new ScannedRanges();
+  /** Open a cursor in the transaction's snapshot over its writes; a tracked one records its interval. */
+  Cursor open(KeyRange range, boolean track) {
+    Store store = Objects.requireNonNull(range, "range").storeIn(handle);
+    handle.requireOwn(store);
+    store.requireLive();
+    handle.enter();
+    try {
+      if (track) {
+        register();
+      }
+      ScannedRanges.Interval interval = track ? tracked.add(store, range.start(), range.end(), range.isReverse()) : null;
+      Cursor[] self = new Cursor[1];
+      self[0] = new Cursor(handle, range, snapshot.get(), writes, interval, () -> {
+        open.remove(self[0]);
+        handle.forgetCursor(self[0]);
+      });
+      open.add(self[0]);
+      handle.rememberCursor(self[0]);
+      return self[0];
+    } finally {
+      handle.exit();
     }
   }
 
-  /** The caller is inside the handle's gate and holds the transaction's snapshot. */
-  Cursor open(KeyRange range, Snapshot snapshot, WriteBuffer writes, boolean track) {
-    Store store = range.storeIn(handle);
-    ScannedRanges.Interval interval = track ? tracked.add(store, range.start(), range.end(), range.isReverse()) : null;
-    Cursor[] self = new Cursor[1];
-    Cursor c = new Cursor(handle, range, snapshot, writes, interval, () -> {
-      open.remove(self[0]);
-      handle.forgetCursor(self[0]);
-    });
-    self[0] = c;
-    open.add(c);
-    handle.rememberCursor(c);
-    return c;
+  /**
+   * Register for tracked scans; exact only before the transaction takes its baseline (see {@link
+   * OrderedWrites}): the first tracked scan does it, or {@link Transaction#expectScans()} earlier.
+   */
+  void register() {
+    if (!registered) {
+      ordered.enterScanning();
+      registered = true;
+      tracked = new ScannedRanges();
+    }
   }
 
   /** The transaction ended or is committing: its cursors end too (their intervals are final). Inside the gate. */
@@ -60,9 +81,9 @@ final class TransactionScans {
 
   /** Its validation is over (or will never run). Idempotent. */
   void leave() {
-    if (registeredWith != null) {
-      registeredWith.leaveScanning();
-      registeredWith = null;
+    if (registered) {
+      ordered.leaveScanning();
+      registered = false;
     }
   }
 }

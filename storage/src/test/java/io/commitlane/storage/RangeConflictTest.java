@@ -195,6 +195,34 @@ class RangeConflictTest {
 
   @ParameterizedTest
   @EnumSource(OccValidation.class)
+  void announcedScansAndTheRetriesOfTransactValidateExactlyAfterAPointRead(OccValidation policy) {
+    try (Database db = open(policy)) {
+      seed(db, "a/1");
+      Transaction announced = db.begin().expectScans();
+      announced.get(of("elsewhere"));
+      db.put(of("z"), of("unrelated"));
+      announced.count(KeyRange.prefix(of("a/")));
+      announced.put(of("x"), of("1"));
+      announced.commitSync();
+      assertEquals(0, db.stats().conservativeConflicts());
+
+      int[] attempts = {0};
+      long n = db.transact(txn -> {
+        attempts[0]++;
+        txn.get(of("elsewhere"));
+        db.put(of("z"), of("unrelated " + attempts[0])); // a commit between the point read and the scan
+        long count = txn.count(KeyRange.prefix(of("a/")));
+        txn.put(of("x"), of("2"));
+        return count;
+      });
+      assertEquals(1, n);
+      assertEquals(2, attempts[0], "the first attempt conflicts conservatively, its retry is exact");
+      assertEquals(1, db.stats().conservativeConflicts());
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
   void theOrderedRecordRunsOnlyWhileATransactionScans(OccValidation policy) {
     try (Database db = open(policy)) {
       OrderedWrites ordered = db.shared().commitPath().orderedWrites();
@@ -208,6 +236,41 @@ class RangeConflictTest {
       t.abort();
       db.put(of("d"), of("1"));
       assertEquals(0, ordered.size(), "off again once no transaction scans");
+    }
+  }
+
+  /**
+   * The ordered record is bounded: when a scanner stays open while more keys are written than it
+   * holds, it forgets the oldest and the scanner's commit is a conservative conflict, counted;
+   * a scanner that starts after that validates exactly again.
+   */
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void theRecordStaysBoundedAndAScannerOlderThanWhatItForgotConflictsConservatively(OccValidation policy) {
+    try (Database db = open(policy)) {
+      Transaction old = db.begin();
+      old.count(KeyRange.prefix(of("a/")));
+      int perBatch = OrderedWrites.MAX_ENTRIES * 5 / 8;
+      for (int round = 0; round < 2; round++) {
+        Batch b = Batch.create();
+        for (int i = 0; i < perBatch; i++) {
+          b.put(db.defaultStore(), of("z/" + round + "/" + i), of("x"));
+        }
+        db.write(b); // outside the scanned range
+      }
+      OrderedWrites ordered = db.shared().commitPath().orderedWrites();
+      assertTrue(ordered.size() <= OrderedWrites.MAX_ENTRIES, "held " + ordered.size());
+
+      Transaction young = db.begin();
+      young.count(KeyRange.prefix(of("a/")));
+      db.put(of("z/after"), of("x"));
+      young.put(of("y/young"), of("1"));
+      young.commitSync();
+      assertEquals(0, db.stats().conservativeConflicts());
+
+      old.put(of("a/old"), of("1"));
+      assertThrows(ConflictException.class, old::commitSync);
+      assertEquals(1, db.stats().conservativeConflicts());
     }
   }
 

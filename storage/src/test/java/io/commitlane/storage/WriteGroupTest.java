@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -209,6 +210,59 @@ class WriteGroupTest {
       assertEquals(Transaction.State.FAILED, a.state());
       early.commitSync(); // nothing was stamped: no conflict with a group that never wrote
       assertEquals("early", str(db.get(of("a1"))));
+    }
+  }
+
+  /**
+   * A failed group write whose first member cannot be undone: the other members are still undone,
+   * the first one's outcome is unknown, and the database refuses every later commit until reopened.
+   */
+  @ParameterizedTest
+  @EnumSource(OccValidation.class)
+  void aMemberThatCannotBeUndoneStillLetsTheOthersBeUndoneAndStopsTheDatabase(OccValidation policy) {
+    try (Database db = open(policy, BlindWrites.CONFLICT)) {
+      List<String> aborted = new ArrayList<>();
+      db.addCommitHook(new CommitHook() {
+        @Override
+        public void aborted(PendingCommit commit, Throwable cause) {
+          aborted.add(String.valueOf(commit.tag()));
+          if ("a".equals(commit.tag())) {
+            throw new IllegalStateException("injected: the abort marker cannot be written");
+          }
+        }
+      });
+      StorageException injected = new StorageException("injected write failure", new org.rocksdb.RocksDBException("IO error: disk full"));
+      db.shared().commitPath().interceptWrites(w -> new CommitPath.Writer() {
+        @Override
+        public void write(WriteBuffer b) {
+          w.write(b);
+        }
+
+        @Override
+        public void writeAll(List<WriteBuffer> bs) {
+          throw injected;
+        }
+      });
+      Transaction a = db.begin().tag("a").put(of("a1"), of("x"));
+      Transaction b = db.begin().tag("b").put(of("b1"), of("x"));
+      Transaction c = db.begin().tag("c").put(of("c1"), of("x"));
+      GroupResult r = db.commitGroup(List.of(a, b, c));
+      assertEquals(List.of("a", "b", "c"), aborted, "every member is undone, also after one that could not be");
+      CommitOutcomeUnknownException unknown = assertInstanceOf(CommitOutcomeUnknownException.class, r.failure(0));
+      assertEquals(a.id(), unknown.transactionId());
+      assertSame(injected, r.failure(1));
+      assertSame(injected, r.failure(2));
+      DatabaseStoppedException stopped = assertThrows(DatabaseStoppedException.class,
+          () -> db.begin().put(of("later"), of("x")).commitSync());
+      assertSame(unknown, stopped.getCause());
+      assertThrows(DatabaseStoppedException.class, () -> db.put(of("plain"), of("x")), "plain writes too");
+      GroupResult later = db.commitGroup(List.of(db.begin().put(of("g"), of("x"))));
+      assertInstanceOf(DatabaseStoppedException.class, later.failure(0), "groups too");
+      assertNull(db.get(of("later")));
+    }
+    try (Database db = open(policy, BlindWrites.CONFLICT)) {
+      db.begin().put(of("later"), of("x")).commitSync();
+      assertEquals("x", str(db.get(of("later"))), "a reopened database takes commits again");
     }
   }
 

@@ -4,6 +4,8 @@ import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.CommitStage;
+import io.commitlane.storage.Cursor;
+import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.Transaction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -24,6 +26,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * {@code burst=on}: one executor, commit 1 held at VALIDATED until commits 2..8 are queued, so
  * those 7 are written as one merged write group; once all 8 are acknowledged the workload reports
  * the marker {@link #BURST_ACKED} (with the group's size) and idles, to be killed before any flush.
+ * With {@code scans=on}, every fourth transaction first scans (tracked) the keys of the one before
+ * it, so scanning transactions are in the history: one whose scan a later commit overtook
+ * conflicts and is simply not acknowledged.
  */
 public final class LoggedCommitsWorkload implements CrashWorkload {
   static final int KEYS = 5;
@@ -44,10 +49,16 @@ public final class LoggedCommitsWorkload implements CrashWorkload {
       String[] hold = opts.get("hold").split(":");
       CrashPoints.holdAt(db.storage(), CommitStage.valueOf(hold[0]), Integer.parseInt(hold[1]), reporter);
     }
+    boolean scans = "on".equals(opts.get("scans"));
     Semaphore inFlight = new Semaphore(8);
     for (long i = 1; ; i++) {
       inFlight.acquire();
       Transaction t = db.begin().useLog("main");
+      if (scans && i % 4 == 0) {
+        try (Cursor previous = t.scan(KeyRange.prefix(bytes((i - 1) + "/")))) {
+          previous.forEachRemaining(kv -> { });
+        }
+      }
       writes(i).forEach((k, v) -> t.put(bytes(k), bytes(v)));
       t.addLogEntry(bytes(Long.toString(i)));
       long id = i;

@@ -153,6 +153,28 @@ final class ActorAppender implements Appender {
     runUntilDone(claimMarker(position, true));
   }
 
+  /** Through the writer, in queue order after the record; a stopped or closed log only hides it. */
+  @Override
+  public void markDead(long position, AbortedPositions dead) {
+    if (writer.failure() == null && !closed) {
+      checkNotWriter();
+      BatchWriter.DeadItem item = new BatchWriter.DeadItem(position);
+      queue.offer(item);
+      try {
+        runUntilDone(item);
+        return;
+      } catch (TransactionLogException e) {
+        // stopped or closed meanwhile: nothing finishes any more, readers only need to skip it
+      }
+    }
+    watermark.lock.lock();
+    try {
+      dead.add(position);
+    } finally {
+      watermark.lock.unlock();
+    }
+  }
+
   @Override
   public void abandon(List<Long> positions) {
     checkNotWriter();

@@ -37,6 +37,13 @@ interface Appender {
 
   void abort(long position);
 
+  /**
+   * {@link TransactionLog#markDead}: hides the record from readers (it joins {@code aborted}, under
+   * the watermark's lock) and, if the log still runs, takes it out of the uncommitted set so the
+   * watermark can pass it. Writes no marker.
+   */
+  void markDead(long position, AbortedPositions aborted);
+
   /** Writes an abort marker for each recovered position (already checked) and marks it aborted. */
   void abandon(List<Long> positions);
 

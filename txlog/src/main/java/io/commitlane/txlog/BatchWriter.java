@@ -75,6 +75,19 @@ final class BatchWriter {
     }
   }
 
+  /**
+   * A record whose RocksDB write failed and whose abort marker could not be written, made dead by
+   * the caller ({@link TransactionLog#markDead}): hidden and taken out of the uncommitted set,
+   * with nothing written.
+   */
+  static final class DeadItem extends AwaitedItem {
+    final long target;
+
+    DeadItem(long target) {
+      this.target = target;
+    }
+  }
+
   /** Completes once everything queued before it is written (and forced, if {@code force}). */
   static final class SyncItem extends AwaitedItem {
     final boolean force;
@@ -162,6 +175,8 @@ final class BatchWriter {
         } else if (item instanceof FinishItem f) {
           effects.add(f);
           forceWanted |= f.durable;
+        } else if (item instanceof DeadItem d) {
+          effects.add(d);
         } else {
           SyncItem s = (SyncItem) item;
           effects.add(s);
@@ -316,6 +331,9 @@ final class BatchWriter {
           if (m.finishesTarget) {
             uncommitted.finish(m.target);
           }
+        } else if (e instanceof DeadItem d) {
+          aborted.add(d.target); // before the watermark can pass it, as for an abort
+          uncommitted.finish(d.target);
         } else if (e instanceof FinishItem f) {
           if (uncommitted.finish(f.position)) {
             sampler = f.sampler;

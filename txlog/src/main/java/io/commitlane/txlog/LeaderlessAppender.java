@@ -101,6 +101,19 @@ final class LeaderlessAppender implements Appender {
   }
 
   @Override
+  public void markDead(long position, AbortedPositions dead) {
+    watermark.lock.lock();
+    try {
+      dead.add(position);
+    } finally {
+      watermark.lock.unlock();
+    }
+    if (buffers.completeIfUnfinished(position)) {
+      publish(null);
+    }
+  }
+
+  @Override
   public void abandon(List<Long> positions) {
     long lastMarker = -1;
     for (long position : positions) {

@@ -408,6 +408,18 @@ final class LeaderlessBuffers {
   }
 
   /**
+   * {@link #complete} for a record that may no longer be awaiting finish (its abort got part of
+   * the way) or whose log stopped: returns false, doing nothing, in those cases.
+   */
+  boolean completeIfUnfinished(long position) {
+    if (failure != null || ring.unfinishedOrdinal(position) < 0) {
+      return false;
+    }
+    complete(position);
+    return true;
+  }
+
+  /**
    * Completes an aborted record and its abort marker together (the marker's bytes reach the file
    * first); returns the marker's end.
    */

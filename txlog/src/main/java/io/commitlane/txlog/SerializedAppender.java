@@ -105,6 +105,21 @@ final class SerializedAppender implements Appender {
     durability.awaitDurable(marker.position());
   }
 
+  @Override
+  public void markDead(long position, AbortedPositions dead) {
+    List<CompletableFuture<Void>> ready = List.of();
+    watermark.lock.lock();
+    try {
+      dead.add(position);
+      if (uncommitted.finish(position)) {
+        ready = watermark.advanceTo(uncommitted.watermark(writtenEnd));
+      }
+    } finally {
+      watermark.lock.unlock();
+    }
+    CommitWatermark.completeAll(ready);
+  }
+
   /** An abort marker's own position, and the waiters its write released. */
   private record Marker(long position, List<CompletableFuture<Void>> ready) {}
 

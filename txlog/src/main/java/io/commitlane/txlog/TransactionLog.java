@@ -193,6 +193,18 @@ public final class TransactionLog implements LogView, AutoCloseable {
   }
 
   /**
+   * The caller's RocksDB write for {@code position} failed and {@link #abort} failed too (its
+   * marker could not be written), but the caller made the record dead by its own means (crash
+   * replay at the next open will skip it): readers never return it from now on, and, if the log
+   * still runs, it leaves the uncommitted set, so the committed watermark does not stall on it.
+   * Writes nothing: the record may stay in the file, and a reopened log recovers it as a live
+   * record. A position no longer awaiting finish is only hidden from readers.
+   */
+  public void markDead(long position) {
+    appender.markDead(position, aborted);
+  }
+
+  /**
    * The caller's RocksDB write for {@code position} returned. Removes the position from the
    * uncommitted set, advances the committed watermark over the contiguous finished prefix, then
    * calls {@code sequenceSampler} (RocksDB's latest sequence) and records the pair (watermark,

@@ -3,6 +3,8 @@ package io.commitlane.testkit.pekko;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.testkit.RecoveryHistory;
 import io.commitlane.storage.Batch;
+import io.commitlane.storage.Cursor;
+import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.Transaction;
 import io.commitlane.testkit.RecoveryHistory.Burst;
 import io.commitlane.testkit.RecoveryHistory.Commit;
@@ -75,12 +77,27 @@ public final class RecoveryRunner {
     return db;
   }
 
+  /**
+   * Half the commits scan (tracked) the one key they write first before writing it, so scanning
+   * transactions are in every history; a commit's keys are its own within a burst, so the scan
+   * adds no conflict a history would not have.
+   */
+  private static void scanOwnFirstKey(Transaction t, Commit c) {
+    String first = c.writes().keySet().iterator().next();
+    try (Cursor own = t.scan(KeyRange.all().from(bytes(first)).toInclusive(bytes(first)))) {
+      own.forEachRemaining(kv -> { });
+    }
+  }
+
   private void runBurst(Burst b, Listener listener) {
     List<CompletableFuture<?>> done = new ArrayList<>();
     for (Commit c : b.commits()) {
       Transaction t = db.begin().tag(c.id());
       if (c.logged()) {
         t.useLog(c.log()).addLogEntry(bytes(Integer.toString(c.id())));
+      }
+      if (c.id() % 2 == 0) {
+        scanOwnFirstKey(t, c);
       }
       c.writes().forEach((k, v) -> {
         if (v == null) {

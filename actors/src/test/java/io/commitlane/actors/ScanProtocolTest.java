@@ -1,0 +1,226 @@
+package io.commitlane.actors;
+
+import static io.commitlane.actors.PipelineTestSupport.b;
+import static io.commitlane.actors.PipelineTestSupport.s;
+import static io.commitlane.actors.PipelineTestSupport.settings;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.commitlane.actors.DatabaseProtocol.Count;
+import io.commitlane.actors.DatabaseProtocol.CountReply;
+import io.commitlane.actors.DatabaseProtocol.Counted;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.DatabaseProtocol.Page;
+import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.DatabaseProtocol.Scan;
+import io.commitlane.actors.DatabaseProtocol.ScanReply;
+import io.commitlane.actors.stream.RangeSource;
+import io.commitlane.storage.Batch;
+import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.testkit.typed.javadsl.LogCapturingExtension;
+import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.stream.javadsl.Sink;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Range reads through the protocol (Scan pages, Count) and as a stream. */
+@ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
+class ScanProtocolTest {
+  @JUnit5TestKit static ActorTestKit testKit;
+
+  @TempDir
+  Path dir;
+
+  private CommitlaneDatabase open() {
+    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), Map.of("wal", "off")));
+  }
+
+  /** order/c1/00..order/c1/24 and order/c2/00..04 in the default store. */
+  private static void orders(CommitlaneDatabase db) {
+    Batch batch = Batch.create();
+    for (int i = 0; i < 25; i++) {
+      batch.put(db.storage().defaultStore(), b(String.format("order/c1/%02d", i)), b("v" + i));
+    }
+    for (int i = 0; i < 5; i++) {
+      batch.put(db.storage().defaultStore(), b(String.format("order/c2/%02d", i)), b("w" + i));
+    }
+    db.storage().write(batch);
+  }
+
+  private static List<String> keys(List<KeyValue> entries) {
+    return entries.stream().map(kv -> s(kv.key())).toList();
+  }
+
+  @Test
+  void pagesThroughAPrefixWithContinuationsAndCarriesTheCorrelation() {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      ActorRef<Request> ref = db.ref();
+      TestProbe<ScanReply> probe = testKit.createTestProbe();
+      Scan scan = new Scan(ScanRange.prefix(null, b("order/c1/")), 10, 1, probe.ref());
+      List<String> seen = new ArrayList<>();
+      int pages = 0;
+      while (true) {
+        ref.tell(scan);
+        Page page = probe.expectMessageClass(Page.class);
+        assertEquals(scan.correlation(), page.correlation());
+        seen.addAll(keys(page.entries()));
+        pages++;
+        if (page.last()) {
+          assertNull(page.continuation());
+          break;
+        }
+        scan = scan.next(page, scan.correlation() + 1);
+      }
+      assertEquals(3, pages, "25 entries in pages of 10");
+      assertEquals(25, seen.size());
+      assertEquals("order/c1/00", seen.get(0));
+      assertEquals("order/c1/24", seen.get(24));
+    }
+  }
+
+  @Test
+  void aReverseLimitedScanGivesTheNewestAndALimitSpansPages() {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      TestProbe<ScanReply> probe = testKit.createTestProbe();
+      Scan scan = new Scan(ScanRange.prefix(null, b("order/c1/")).reverse().limit(7), 3, 1, probe.ref());
+      List<String> seen = new ArrayList<>();
+      while (true) {
+        db.ref().tell(scan);
+        Page page = probe.expectMessageClass(Page.class);
+        seen.addAll(keys(page.entries()));
+        if (page.last()) {
+          break;
+        }
+        scan = scan.next(page, 2);
+      }
+      assertEquals(List.of("order/c1/24", "order/c1/23", "order/c1/22", "order/c1/21", "order/c1/20", "order/c1/19",
+          "order/c1/18"), seen);
+    }
+  }
+
+  @Test
+  void countsExactlyAndEstimates() {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      TestProbe<CountReply> probe = testKit.createTestProbe();
+      db.ref().tell(new Count(ScanRange.prefix(null, b("order/c2/")), false, 5, probe.ref()));
+      Counted exact = probe.expectMessageClass(Counted.class);
+      assertEquals(5, exact.correlation());
+      assertEquals(5, exact.count());
+      assertTrue(exact.exact());
+      db.ref().tell(new Count(ScanRange.all(null), true, 6, probe.ref()));
+      Counted estimate = probe.expectMessageClass(Counted.class);
+      assertFalse(estimate.exact());
+      assertTrue(estimate.count() >= 0);
+      db.ref().tell(new Count(ScanRange.all("no-such-store"), false, 7, probe.ref()));
+      assertEquals(0, probe.expectMessageClass(Counted.class).count(), "a store that does not exist is empty");
+    }
+  }
+
+  @Test
+  void keysOnlyPagesCarryNoValuesAndAMissingStoreIsOneEmptyLastPage() {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      TestProbe<ScanReply> probe = testKit.createTestProbe();
+      db.ref().tell(new Scan(ScanRange.prefix(null, b("order/c2/")).keysOnly(), 100, 1, probe.ref()));
+      Page page = probe.expectMessageClass(Page.class);
+      assertEquals(5, page.entries().size());
+      assertTrue(page.entries().stream().allMatch(kv -> kv.value() == null));
+      assertTrue(page.last());
+      db.ref().tell(new Scan(ScanRange.all("no-such-store"), 100, 2, probe.ref()));
+      Page empty = probe.expectMessageClass(Page.class);
+      assertTrue(empty.entries().isEmpty() && empty.last());
+      assertTrue(db.storage().findStore("no-such-store").isEmpty(), "and creates nothing");
+    }
+  }
+
+  @Test
+  void badRangesAndPageSizesAreRefusedWhereTheRequestIsBuilt() {
+    TestProbe<ScanReply> probe = testKit.createTestProbe();
+    assertThrows(InvalidRequestException.class, () -> ScanRange.all(null).from(b("z")).to(b("a")));
+    assertThrows(InvalidRequestException.class, () -> ScanRange.all(null).limit(0));
+    assertThrows(InvalidRequestException.class, () -> ScanRange.all("bad name!"));
+    assertThrows(InvalidRequestException.class, () -> new Scan(ScanRange.all(null), 0, 1, probe.ref()));
+    assertThrows(InvalidRequestException.class, () -> new Scan(ScanRange.all(null), Scan.MAX_PAGE_SIZE + 1, 1, probe.ref()));
+    assertThrows(InvalidRequestException.class, () -> new Scan(null, 10, 1, probe.ref()));
+  }
+
+  @Test
+  void aForeignContinuationAndAnEntryAbovePageLimitAreRefusedWithOneReply() {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      TestProbe<ScanReply> probe = testKit.createTestProbe();
+      db.ref().tell(new Scan(ScanRange.all(null), 10, new byte[] {1}, 1, probe.ref()));
+      Failed bad = probe.expectMessageClass(Failed.class);
+      assertEquals(FailureReason.INVALID_REQUEST, bad.reason());
+      assertEquals(1, bad.correlation());
+
+      // A handler whose replies must fit 200 bytes, as a sharded database's must fit a frame.
+      RequestHandler small = new RequestHandler(db, "db", "local", 0, 0, () -> null, c -> null, 200);
+      small.handle(new Scan(ScanRange.prefix(null, b("order/c1/")), 10, 2, probe.ref()));
+      Page page = probe.expectMessageClass(Page.class);
+      assertEquals(2, page.entries().size(), "a page stops before its bytes (with 64 of overhead per entry) pass the bound");
+      db.storage().put(b("big"), new byte[200]);
+      small.handle(new Scan(ScanRange.prefix(null, b("big")), 10, 3, probe.ref()));
+      Failed tooBig = probe.expectMessageClass(Failed.class);
+      assertTrue(tooBig.message().contains("\"big\" is 267 bytes, more than a scan page may carry here (200 bytes)"),
+          tooBig.message());
+      TestProbe<DatabaseProtocol.ReadReply> reads = testKit.createTestProbe();
+      small.handle(new DatabaseProtocol.MultiGet(List.of(Key.of(b("big"))), 4, reads.ref()));
+      Failed tooMany = reads.expectMessageClass(Failed.class);
+      assertEquals(FailureReason.INVALID_REQUEST, tooMany.reason());
+      assertTrue(tooMany.message().contains("read fewer keys per MultiGet"), tooMany.message());
+    }
+  }
+
+  @Test
+  void aScanAfterCloseIsAnsweredDatabaseClosed() {
+    CommitlaneDatabase db = open();
+    ActorRef<Request> ref = db.ref();
+    db.close();
+    TestProbe<ScanReply> probe = testKit.createTestProbe();
+    ref.tell(new Scan(ScanRange.all(null), 10, 9, probe.ref()));
+    Failed closed = probe.expectMessageClass(Failed.class, Duration.ofSeconds(10));
+    assertEquals(FailureReason.DATABASE_CLOSED, closed.reason());
+    assertEquals(9, closed.correlation());
+  }
+
+  @Test
+  void aRangeSourceStreamsEveryEntryInPagesAndFailsTypedAfterClose() throws Exception {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      List<KeyValue> all = RangeSource.of(db, KeyRange.prefix(b("order/")), 4).runWith(Sink.seq(), testKit.system())
+          .toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertEquals(30, all.size());
+      assertEquals("order/c1/00", s(all.get(0).key()));
+      assertEquals("w4", s(all.get(29).value()));
+      List<KeyValue> newest = RangeSource.of(db, KeyRange.prefix(b("order/c1/")).reverse().limit(3), 2)
+          .runWith(Sink.seq(), testKit.system()).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      assertEquals(List.of("order/c1/24", "order/c1/23", "order/c1/22"), keys(newest));
+    }
+    CommitlaneDatabase closed = open();
+    closed.close();
+    CompletionException e = assertThrows(CompletionException.class, () -> RangeSource.of(closed, KeyRange.all(), 4)
+        .runWith(Sink.seq(), testKit.system()).toCompletableFuture().join());
+    assertTrue(e.getCause() instanceof DatabaseClosedException, e.toString());
+  }
+}
