@@ -7,7 +7,7 @@ import jdk.jfr.Recording;
  * The names of commitlane's Flight Recorder events, for recordings made in code. The events that
  * happen once per commit are off unless a recording enables them (a recording with the JDK's
  * {@code default} or {@code profile} settings leaves them out); the rare ones (executors starting
- * and stopping, log fsyncs, replay at open, store drops) are on wherever JFR records.
+ * and stopping, log fsyncs, replay at open, store drops, health changes) are on wherever JFR records.
  */
 public final class CommitlaneEvents {
   /** Once per commit, in the order a commit passes them. */
@@ -25,7 +25,8 @@ public final class CommitlaneEvents {
       "io.commitlane.ExecutorStopped",
       "io.commitlane.LogSynced",
       "io.commitlane.LogReplayed",
-      "io.commitlane.StoreDropped");
+      "io.commitlane.StoreDropped",
+      "io.commitlane.HealthChanged");
 
   private CommitlaneEvents() {}
 

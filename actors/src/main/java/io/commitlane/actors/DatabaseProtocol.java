@@ -398,6 +398,23 @@ public final class DatabaseProtocol {
    * @param conflicts commits refused by validation
    * @param failed commits that failed otherwise
    * @param overloaded commits refused because the queue was full
+   * @param health the health of RocksDB's background work: {@code OK}, {@code DEGRADED} (a background
+   *     error RocksDB recovers from on its own, such as a full disk) or {@code FAILED} (it needs a
+   *     resume or a reopen); see {@link io.commitlane.storage.DatabaseHealth}. Null from a node that
+   *     does not report it
+   * @param healthError what failed and RocksDB's status when not {@code OK}, else empty
+   * @param pendingCompactionBytes bytes compaction must rewrite (RocksDB's estimate)
+   * @param memtableBytes bytes held by memtables
+   * @param liveSstBytes bytes of live SST files
+   * @param blockCacheBytes bytes held by the block cache
+   * @param blockCacheHits block-cache hits since open, -1 without RocksDB statistics
+   * @param blockCacheMisses block-cache misses since open, -1 without RocksDB statistics
+   * @param stallMicros microseconds writes were delayed or stopped by write stalls since open, -1
+   *     without RocksDB statistics
+   * @param delayedWriteRate bytes/s RocksDB holds writes to while it slows them, 0 when it does not
+   * @param writeStopped whether RocksDB stops writes now
+   * @param runningCompactions compactions running now
+   * @param runningFlushes flushes running now
    */
   public record DatabaseStats(
       long correlation,
@@ -412,7 +429,34 @@ public final class DatabaseProtocol {
       long committed,
       long conflicts,
       long failed,
-      long overloaded) implements StatsReply {}
+      long overloaded,
+      String health,
+      String healthError,
+      long pendingCompactionBytes,
+      long memtableBytes,
+      long liveSstBytes,
+      long blockCacheBytes,
+      long blockCacheHits,
+      long blockCacheMisses,
+      long stallMicros,
+      long delayedWriteRate,
+      boolean writeStopped,
+      int runningCompactions,
+      int runningFlushes) implements StatsReply {
+    /** The counters alone, for a database that reports no health or RocksDB numbers (the earlier shape). */
+    public DatabaseStats(long correlation, String database, String owner, long ownerEpoch, int commitThreads,
+        int executorsStarted, int queueDepth, long inFlight, long admitted, long committed, long conflicts, long failed,
+        long overloaded) {
+      this(correlation, database, owner, ownerEpoch, commitThreads, executorsStarted, queueDepth, inFlight, admitted,
+          committed, conflicts, failed, overloaded, null, "", 0, 0, 0, 0, -1, -1, -1, 0, false, 0, 0);
+    }
+
+    /** Hits over lookups since open, in [0, 1]; NaN without statistics or before the first lookup. */
+    public double blockCacheHitRate() {
+      long lookups = blockCacheHits + blockCacheMisses;
+      return blockCacheHits < 0 || lookups == 0 ? Double.NaN : (double) blockCacheHits / lookups;
+    }
+  }
 
   /** A change feed ready to be run (on any node). */
   public record FeedOpened(long correlation, SourceRef<ChangeRecord> feed) implements FeedReply {

@@ -276,10 +276,11 @@ final class Pipeline {
   }
 
   PipelineStats stats() {
+    db.health(); // looks at RocksDB's error count, so the snapshot's health is current (not on the commit path)
     return new PipelineStats(queue.depth(), inFlight(), queue.executorsSpawned(), queue.idleExecutors(),
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
-        logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats());
+        logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats(), db.rocksDbStats());
   }
 
   /**

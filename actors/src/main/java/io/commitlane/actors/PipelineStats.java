@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.RocksDbStats;
 import io.commitlane.storage.StorageStats;
 import org.HdrHistogram.Histogram;
 
@@ -25,6 +26,8 @@ import org.HdrHistogram.Histogram;
  * @param groupSize members per merged write group, since the previous snapshot (groups written,
  *     their members and the conflicts inside them since open are in {@code storage})
  * @param requestIds the request ids the database remembers, and those it forgot or refused
+ * @param rocksDb what RocksDB reports: pending compaction, memtables, live SST files, block cache,
+ *     write stalls, running flushes and compactions (the health is in {@code storage})
  */
 public record PipelineStats(
     int queueDepth,
@@ -42,4 +45,5 @@ public record PipelineStats(
     StorageStats storage,
     java.util.Map<String, io.commitlane.txlog.LogStats> logs,
     Histogram groupSize,
-    RequestIdStats requestIds) {}
+    RequestIdStats requestIds,
+    RocksDbStats rocksDb) {}

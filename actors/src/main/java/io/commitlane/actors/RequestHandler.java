@@ -30,6 +30,8 @@ import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.InvalidStoreNameException;
 import io.commitlane.storage.Store;
+import io.commitlane.storage.DatabaseHealth;
+import io.commitlane.storage.RocksDbStats;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
 import io.commitlane.storage.UnknownStoreException;
@@ -282,9 +284,14 @@ public final class RequestHandler {
     if (p.isReleased()) {
       throw new DatabaseClosedException(p.db.path());
     }
+    DatabaseHealth health = p.db.health();
+    RocksDbStats r = p.db.rocksDbStats(); // property reads: in memory, each under RocksDB's mutex for microseconds
     return new DatabaseStats(correlation, database, owner, ownerEpoch, p.settings.commitThreads(), p.queue.executorsSpawned(),
         p.queue.depth(), p.inFlight(), p.queue.admitted.sum(), p.runner.committed.sum(), p.runner.conflicts.sum(),
-        p.runner.failed.sum(), p.queue.overloaded.sum());
+        p.runner.failed.sum(), p.queue.overloaded.sum(), health.state().name(), health.isOk() ? "" : health.toString(),
+        r.pendingCompactionBytes(), r.memtableBytes(), r.liveSstBytes(), r.blockCacheBytes(), r.blockCacheHits(),
+        r.blockCacheMisses(), r.stallMicros(), r.delayedWriteRate(), r.writeStopped(), r.runningCompactions(),
+        r.runningFlushes());
   }
 
   private void onOpenChangeFeed(OpenChangeFeed f) {

@@ -289,6 +289,11 @@ class CommitPipelineTest {
       assertEquals(1, snapshot.committed());
       assertEquals(1, snapshot.conflicts());
       assertEquals(2, snapshot.commitThreads());
+      assertEquals("OK", snapshot.health());
+      assertEquals("", snapshot.healthError());
+      assertTrue(snapshot.memtableBytes() > 0, "the commits are in the memtable: " + snapshot);
+      assertTrue(snapshot.blockCacheHits() >= 0 && snapshot.stallMicros() == 0, "statistics are on: " + snapshot);
+      assertFalse(snapshot.writeStopped());
     }
   }
 

@@ -86,6 +86,9 @@ class FlightRecorderEventsTest {
         .filter(e -> e.getEventType().getName().startsWith("io.commitlane."))
         .collect(Collectors.groupingBy(e -> e.getEventType().getName()));
     for (String name : CommitlaneEvents.all()) {
+      if (name.equals("io.commitlane.HealthChanged")) {
+        continue; // it takes a failing disk: storage's BackgroundErrorsTest records it
+      }
       assertTrue(byName.containsKey(name), name + " is recorded; got " + byName.keySet());
       for (RecordedEvent e : byName.get(name)) {
         assertFalse(e.getDuration().isNegative(), name);

@@ -64,7 +64,11 @@ class CliUsageTest {
       "reads --rows get-random,nope                         | --rows: unknown row 'nope'",
       "reads --peers commitlane,sqlite                      | --peers: unknown peer 'sqlite'",
       "reads --keys 10                                      | --keys",
-      "inspect                                              | <directory>"})
+      "inspect                                              | <directory>",
+      "db                                                   | name a subcommand: stats",
+      "db stats                                             | DIR",
+      "db stats /no/such/database                           | not a RocksDB database directory",
+      "db stats /tmp /tmp                                   | Unmatched argument"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());

@@ -138,6 +138,9 @@ class SerializationTest {
     assertEquals(new StoreDropped(9, "sessions"), roundTrip(new StoreDropped(9, "sessions")));
     DatabaseStats stats = new DatabaseStats(10, "orders", "pekko://x@127.0.0.1:1", 2, 4, 2, 3, 4, 5, 6, 7, 8, 9);
     assertEquals(stats, roundTrip(stats));
+    DatabaseStats full = new DatabaseStats(10, "orders", "pekko://x@127.0.0.1:1", 2, 4, 2, 3, 4, 5, 6, 7, 8, 9, "DEGRADED",
+        "DEGRADED (FLUSH failed: IOError(NoSpace))", 1, 2, 3, 4, 5, 6, 7, 8, true, 1, 2);
+    assertEquals(full, roundTrip(full));
     ChangeRecord record = roundTrip(new ChangeRecord(7, 8, 9, List.of(b("entry"))));
     assertEquals(7, record.position());
     assertArrayEquals(b("entry"), record.entries().get(0));

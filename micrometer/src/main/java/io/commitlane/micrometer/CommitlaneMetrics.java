@@ -41,7 +41,14 @@ import org.HdrHistogram.Histogram;
  *       commitlane.txlog.bytes}, {@code commitlane.txlog.unflushed.segments} (segments kept because
  *       they hold records RocksDB has not flushed), {@code commitlane.txlog.uncommitted}; counters
  *       {@code commitlane.txlog.records}, {@code commitlane.txlog.fsyncs}, and {@code
- *       commitlane.txlog.replayed} (transactions replayed when the database opened).
+ *       commitlane.txlog.replayed} (transactions replayed when the database opened);
+ *   <li>RocksDB: gauge {@code commitlane.health} (0 OK, 1 DEGRADED, 2 FAILED), gauges in bytes
+ *       {@code commitlane.rocksdb.compaction.pending}, {@code commitlane.rocksdb.memtable.size},
+ *       {@code commitlane.rocksdb.sst.live.size}, {@code commitlane.rocksdb.block.cache.usage},
+ *       gauges {@code commitlane.rocksdb.block.cache.hit.ratio}, {@code
+ *       commitlane.rocksdb.write.delayed.rate} (bytes/s), {@code commitlane.rocksdb.write.stopped},
+ *       {@code commitlane.rocksdb.compactions.running}, {@code commitlane.rocksdb.flushes.running},
+ *       and counter {@code commitlane.rocksdb.write.stall} (seconds).
  * </ul>
  *
  * <p>Meters read a snapshot of {@link CommitlaneDatabase#stats()} taken at most once per {@code
@@ -115,7 +122,37 @@ public final class CommitlaneMetrics implements MeterBinder {
         Tags.empty(), s -> s.storage().conservativeConflicts());
     Gauge.builder("commitlane.validation.bytes", this, m -> validationBytes(m.sample().storage()))
         .tags(tags).description("memory held by optimistic validation").baseUnit("bytes").register(registry);
+    bindRocksDb();
     bindLogs(sample());
+  }
+
+  /** RocksDB's health and the numbers an operator watches before a write stall or a full disk. */
+  private void bindRocksDb() {
+    gauge("commitlane.health", "health of RocksDB's background work: 0 OK, 1 DEGRADED (recovers on its own),"
+        + " 2 FAILED (needs a resume or a reopen)", Tags.empty(), s -> s.storage().health().state().ordinal());
+    bytes("commitlane.rocksdb.compaction.pending", "bytes compaction must rewrite, as RocksDB estimates",
+        s -> s.rocksDb().pendingCompactionBytes());
+    bytes("commitlane.rocksdb.memtable.size", "bytes held by memtables", s -> s.rocksDb().memtableBytes());
+    bytes("commitlane.rocksdb.sst.live.size", "bytes of live SST files", s -> s.rocksDb().liveSstBytes());
+    bytes("commitlane.rocksdb.block.cache.usage", "bytes held by the block cache", s -> s.rocksDb().blockCacheBytes());
+    gauge("commitlane.rocksdb.block.cache.hit.ratio", "block-cache hits over lookups since open (NaN without RocksDB"
+        + " statistics)", Tags.empty(), s -> s.rocksDb().blockCacheHitRate());
+    FunctionCounter.builder("commitlane.rocksdb.write.stall", this, m -> Math.max(0, m.sample().rocksDb().stallMicros()) / 1e6)
+        .tags(tags).baseUnit("seconds").description("time writes were delayed or stopped by write stalls")
+        .register(registry);
+    Gauge.builder("commitlane.rocksdb.write.delayed.rate", this, m -> m.sample().rocksDb().delayedWriteRate()).tags(tags)
+        .baseUnit("bytes.per.second").description("the rate RocksDB holds writes to while it slows them, 0 when it does not")
+        .register(registry);
+    gauge("commitlane.rocksdb.write.stopped", "1 while RocksDB stops writes (a write stall), else 0", Tags.empty(),
+        s -> s.rocksDb().writeStopped() ? 1 : 0);
+    gauge("commitlane.rocksdb.compactions.running", "compactions running now", Tags.empty(),
+        s -> s.rocksDb().runningCompactions());
+    gauge("commitlane.rocksdb.flushes.running", "flushes running now", Tags.empty(), s -> s.rocksDb().runningFlushes());
+  }
+
+  private void bytes(String name, String description, ToDoubleFunction<PipelineStats> value) {
+    Gauge.builder(name, this, m -> value.applyAsDouble(m.sample())).tags(tags).description(description).baseUnit("bytes")
+        .register(registry);
   }
 
   private static double validationBytes(StorageStats s) {

@@ -87,4 +87,36 @@ class CommitlaneMetricsTest {
       assertThrows(IllegalStateException.class, () -> metrics.bindTo(new SimpleMeterRegistry()));
     }
   }
+
+  @Test
+  void rocksDbHealthAndPropertiesAreGaugesWithUnits() throws Exception {
+    Path path = dir.resolve("stock");
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      new CommitlaneMetrics(db, "stock", Duration.ZERO).bindTo(registry);
+      for (int i = 0; i < 50; i++) {
+        byte[] value = new byte[1000];
+        new java.util.Random(i).nextBytes(value); // random: compression keeps the size
+        db.commit(db.begin().put(b("k" + i), value)).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+      assertTrue(registry.get("commitlane.rocksdb.memtable.size").gauge().value() > 50_000, "the commits are in the memtable");
+      db.storage().flush();
+      for (int i = 0; i < 50; i++) {
+        db.storage().get(b("k" + i)); // from the SST file, through the block cache
+      }
+      assertEquals(0.0, registry.get("commitlane.health").tag("db", "stock").gauge().value(), "OK");
+      assertTrue(registry.get("commitlane.rocksdb.sst.live.size").gauge().value() > 50_000, "flushed into an SST file");
+      assertEquals("bytes", registry.get("commitlane.rocksdb.sst.live.size").gauge().getId().getBaseUnit());
+      assertTrue(registry.get("commitlane.rocksdb.block.cache.usage").gauge().value() > 0);
+      double hitRatio = registry.get("commitlane.rocksdb.block.cache.hit.ratio").gauge().value();
+      assertTrue(hitRatio >= 0 && hitRatio <= 1, "hit ratio " + hitRatio);
+      assertEquals(0.0, registry.get("commitlane.rocksdb.write.stopped").gauge().value());
+      assertTrue(registry.get("commitlane.rocksdb.compaction.pending").gauge().value() >= 0);
+      assertTrue(registry.get("commitlane.rocksdb.write.stall").functionCounter().count() >= 0);
+      assertEquals("seconds", registry.get("commitlane.rocksdb.write.stall").functionCounter().getId().getBaseUnit());
+      assertTrue(registry.get("commitlane.rocksdb.flushes.running").gauge().value() >= 0);
+      assertTrue(registry.get("commitlane.rocksdb.compactions.running").gauge().value() >= 0);
+      assertTrue(registry.get("commitlane.health").gauge().getId().getDescription().contains("DEGRADED"));
+    }
+  }
 }

@@ -332,6 +332,54 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * The health of RocksDB's background work: OK, or a failed flush or compaction (often a full
+   * disk) RocksDB is recovering from (DEGRADED) or will not recover from on its own (FAILED). While
+   * RocksDB refuses writes, commits fail with {@link BackgroundErrorException}. One volatile read.
+   */
+  public DatabaseHealth health() {
+    if (!tryEnter()) {
+      return shared.backgroundErrors().current(); // closed: the last known state
+    }
+    try {
+      return shared.backgroundErrors().refresh(null);
+    } finally {
+      exit();
+    }
+  }
+
+  /**
+   * What RocksDB reports about this database now: pending compaction, memtables, live SST files,
+   * block cache, write stalls, running flushes and compactions. About ten property reads: for a
+   * sampler or a person, not per commit. {@link RocksDbStats#UNKNOWN} once closed.
+   */
+  public RocksDbStats rocksDbStats() {
+    if (!tryEnter()) {
+      return RocksDbStats.UNKNOWN;
+    }
+    try {
+      return shared.rocksDbStats();
+    } finally {
+      exit();
+    }
+  }
+
+  /**
+   * Completes with the health once RocksDB accepts writes again. After a full disk
+   * ({@link DatabaseHealth.State#DEGRADED}) RocksDB resumes on its own once the disk has room for a
+   * memtable (its {@code write_buffer_size}, 64 MiB by default): free space, then wait on this. It
+   * completes on RocksDB's recovery thread: give dependent stages an executor of yours. Fails at
+   * once with {@link BackgroundErrorException} when the health is {@link DatabaseHealth.State#FAILED}:
+   * rocksdbjni offers no way to resume from that in place; close every handle and reopen.
+   */
+  public CompletionStage<DatabaseHealth> resume() {
+    DatabaseHealth now = health();
+    if (now.state() == DatabaseHealth.State.FAILED) {
+      return CompletableFuture.failedStage(new BackgroundErrorException(shared.path().toString(), now, null));
+    }
+    return shared.backgroundErrors().whenOk().minimalCompletionStage();
+  }
+
+  /**
    * Install a listener for every commit of this path (all handles). Returns what removes it.
    * See {@link StageListener} for what a listener may do.
    */

@@ -45,6 +45,8 @@ final class SharedDatabase {
   private final ColumnFamilyOptions cfOptions;
   private final WriteOptions writeOptions;
   private final FlushEvents flushEvents;
+  private final BackgroundErrors backgroundErrors;
+  private final RocksProperties properties;
   private final RocksDB db;
   private final StoreCatalog catalog;
   /** commitlane's own column family ({@link Store#INTERNAL}); not in the catalog, so never listed or dropped. */
@@ -61,14 +63,16 @@ final class SharedDatabase {
   int references;
 
   private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
-      ColumnFamilyOptions cfOptions, FlushEvents flushEvents, RocksDB db, List<ColumnFamilyDescriptor> descriptors,
-      List<ColumnFamilyHandle> handles) {
+      ColumnFamilyOptions cfOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
+      RocksDB db, List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles) {
     this.path = path;
     this.options = options;
     this.settings = settings;
     this.dbOptions = dbOptions;
     this.cfOptions = cfOptions;
     this.flushEvents = flushEvents;
+    this.backgroundErrors = backgroundErrors;
+    this.properties = properties;
     this.db = db;
     this.writeOptions = new WriteOptions().setDisableWAL(!options.walEnabled());
     this.events = new CommitEvents(path.toString());
@@ -130,6 +134,7 @@ final class SharedDatabase {
     RocksDbWal wal = settings.rocksDbWal();
     wal.checkCompatible(options.walEnabled());
     FlushEvents flushEvents = new FlushEvents();
+    BackgroundErrors backgroundErrors = new BackgroundErrors(path.toString(), java.time.Clock.systemUTC());
     DBOptions dbOptions = new DBOptions()
         .setCreateIfMissing(options.createIfMissing())
         .setCreateMissingColumnFamilies(true)
@@ -144,7 +149,9 @@ final class SharedDatabase {
         .setUnorderedWrite(wal.unorderedWrite())
         .setEnablePipelinedWrite(wal.pipelinedWrite())
         .setTwoWriteQueues(wal.twoWriteQueues())
-        .setListeners(List.of(flushEvents));
+        .setListeners(List.of(flushEvents, backgroundErrors));
+    RocksProperties properties = new RocksProperties(true); // tickers only: no cost this machine could measure (docs/observability.md)
+    properties.configure(dbOptions);
     ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     for (String name : names) {
@@ -153,10 +160,12 @@ final class SharedDatabase {
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
       RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
-      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors, handles);
+      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, backgroundErrors, properties,
+          db, descriptors, handles);
       if (wal.pipelinedWrite()) {
         flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
       }
+      backgroundErrors.attach(db);
       try {
         shared.catalog.finishRecordedDrops(options.stores());
       } catch (RuntimeException e) {
@@ -168,6 +177,8 @@ final class SharedDatabase {
       dbOptions.close();
       cfOptions.close();
       flushEvents.close();
+      backgroundErrors.close();
+      properties.close();
       throw new StorageException("cannot open database " + path, e);
     }
   }
@@ -194,6 +205,15 @@ final class SharedDatabase {
 
   FlushEvents flushEvents() {
     return flushEvents;
+  }
+
+  BackgroundErrors backgroundErrors() {
+    return backgroundErrors;
+  }
+
+  /** RocksDB's own numbers; callers are inside a handle's gate. */
+  RocksDbStats rocksDbStats() {
+    return properties.read(db, internal.handle());
   }
 
   /** The named stores of this database. */
@@ -308,6 +328,7 @@ final class SharedDatabase {
       }
       db.flush(fo, all);
     } catch (RocksDBException e) {
+      backgroundErrors.refresh(e);
       throw new StorageException("flush failed in " + path, e);
     } finally {
       claimed.forEach(Store::release);
@@ -343,7 +364,7 @@ final class SharedDatabase {
         db.write(writeOptions, batch);
       }
     } catch (RocksDBException e) {
-      throw new StorageException("write failed in " + path, e);
+      throw backgroundErrors.writeFailed(e);
     }
   }
 
@@ -366,7 +387,7 @@ final class SharedDatabase {
     try (WriteBatch batch = new WriteBatch(WriteBatchFormat.of(buffers))) {
       db.write(writeOptions, batch);
     } catch (RocksDBException e) {
-      throw new StorageException("write failed in " + path, e);
+      throw backgroundErrors.writeFailed(e);
     }
   }
 
@@ -375,7 +396,7 @@ final class SharedDatabase {
         commitPath.writes.sum(), table.allocatedChunks(),
         commitPath.groups.sum(), commitPath.groupMembers.sum(), commitPath.groupConflicts.sum(),
         commitPath.recentWrites().conservativeAnswers.sum() + commitPath.orderedWrites().conservativeAnswers.sum(),
-        commitPath.recentWrites().slots());
+        commitPath.recentWrites().slots(), backgroundErrors.current());
   }
 
   /**
@@ -428,6 +449,7 @@ final class SharedDatabase {
       closed = true;
     }
     flushEvents.stopCorrelating();
+    backgroundErrors.attach(null); // no property reads on a closing handle
     catalog.close();
     internal.handle().close();
     try {
@@ -441,6 +463,8 @@ final class SharedDatabase {
       dbOptions.close();
       cfOptions.close();
       flushEvents.close();
+      backgroundErrors.close();
+      properties.close();
     }
     if (failure != null) {
       throw failure;

@@ -16,9 +16,11 @@ package io.commitlane.storage;
  *     forgotten as far back as the transaction's baseline (a transaction held open while much was written), or, for a
  *     tracked scan, because the ordered record of writes did not reach back to it (see docs/reads.md); 0 otherwise
  * @param recentWriteSlots slots allocated by the record of recently written keys (each 16 bytes; at most 262,144)
+ * @param health the last known health of RocksDB's background work ({@link Database#health()} looks again)
  */
 public record StorageStats(long commits, long conflicts, long failures, long writes, int versionTableChunks,
-    long groups, long groupMembers, long groupConflicts, long conservativeConflicts, long recentWriteSlots) {
+    long groups, long groupMembers, long groupConflicts, long conservativeConflicts, long recentWriteSlots,
+    DatabaseHealth health) {
   /** Bytes held by validation (about): the version table's chunks and the recent-writes slots. */
   public long validationBytes() {
     return (long) versionTableChunks * VersionTable.CHUNK_SIZE * Long.BYTES + recentWriteSlots * 2 * Long.BYTES;
