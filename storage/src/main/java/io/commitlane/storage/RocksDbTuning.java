@@ -18,15 +18,16 @@ import java.util.Objects;
  *   <li>{@code writeBufferSize} (64 KiB..4 GiB, default 64 MiB, RocksDB's): the memtable size of
  *       each store at which it is switched and flushed. {@code maxWriteBuffers} (2..64, default 2):
  *       memtables a store may hold (one being written, the others waiting for their flush).
- *   <li>{@code blockCacheSize} (0 or 1 MiB..1 TiB, default 64 MiB): one LRU block cache shared by
- *       every store of every database of the process opened with the same cache settings. 0: each
- *       store gets RocksDB's own private cache (32 MiB each), as RocksDB does by default.
- *   <li>{@code writeBufferManagerSize} (0 or 1 MiB..1 TiB, not above the block cache, default
- *       256 MiB): a bound on the memtables of every database sharing the cache; past it the
- *       writing database flushes its largest memtable. The memory is charged to the block cache,
- *       so blocks are evicted first and cache plus memtables stay near {@code blockCacheSize}
- *       when the bound is close to it. 0: no bound (each store's memtables are bounded only by
- *       {@code writeBufferSize * maxWriteBuffers}).
+ *   <li>{@code blockCacheSize} (0 or 1 MiB..1 TiB, default 256 MiB): one LRU block cache shared
+ *       by every store of every database of the process opened with the same cache settings; it
+ *       allocates as it fills, so an idle process pays nothing for its size. 0: each store gets
+ *       RocksDB's own private cache (32 MiB each), as RocksDB does by default.
+ *   <li>{@code writeBufferManagerSize} (0 or 1 MiB..1 TiB, at most {@code blockCacheSize},
+ *       default 128 MiB): a bound on the memtables of every database sharing the cache; past it
+ *       the writing database switches and flushes a memtable. Memtables are charged to the block
+ *       cache, so cached blocks and memtables together stay near {@code blockCacheSize}. 0: no
+ *       bound (each store's memtables are bounded only by {@code writeBufferSize *
+ *       maxWriteBuffers}).
  *   <li>{@code maxOpenFiles} (-1 = unlimited, or 16..1,000,000; default -1, RocksDB's).
  *   <li>{@code maxBackgroundJobs} (1..64, default 2, RocksDB's): flushes and compactions that run
  *       at once for a database; they share RocksDB's process-wide thread pools.
@@ -50,8 +51,8 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
   public static final int DEFAULT_WRITE_BUFFERS = 2;
   public static final long MIN_SHARED_SIZE = MIB;
   public static final long MAX_SHARED_SIZE = 1024 * GIB;
-  public static final long DEFAULT_BLOCK_CACHE_SIZE = 64 * MIB;
-  public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 256 * MIB;
+  public static final long DEFAULT_BLOCK_CACHE_SIZE = 256 * MIB;
+  public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 128 * MIB;
   public static final int MIN_OPEN_FILES = 16;
   public static final int MAX_OPEN_FILES = 1_000_000;
   public static final int MIN_BACKGROUND_JOBS = 1;
@@ -87,10 +88,15 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
       range(errors, "blockCacheSize", blockCacheSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
     }
     if (writeBufferManagerSize != 0) {
-      range(errors, "writeBufferManagerSize", writeBufferManagerSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
-      if (blockCacheSize == 0) {
+      if (writeBufferManagerSize < MIN_SHARED_SIZE || writeBufferManagerSize > MAX_SHARED_SIZE) {
+        range(errors, "writeBufferManagerSize", writeBufferManagerSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
+      } else if (blockCacheSize == 0) {
         errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
             "needs a shared block cache (blockCacheSize > 0), which it charges memtables to; set it to 0 or give the cache a size"));
+      } else if (writeBufferManagerSize > blockCacheSize) {
+        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+            "must not exceed blockCacheSize (" + blockCacheSize + " bytes): memtables are charged to the cache, so a larger"
+                + " bound would evict every cached block; raise the cache or lower the bound"));
       }
     }
     if (maxOpenFiles != -1) {
