@@ -61,7 +61,12 @@ class CliUsageTest {
       "cluster failover --ids maybe                         | --ids",
       "cluster node --port 2551 --client-only               | --client-only needs --role",
       "cluster node --port 2551                             | --data-dir",
-      "inspect                                              | <directory>"})
+      "inspect                                              | <directory>",
+      "db compact                                           | DIR",
+      "db compact /no/such/database                         | DIR: no database at /no/such/database",
+      "db compact /no/such/database --from 0xZZ             | --from",
+      "db compact /no/such/database --no-such-flag          | --no-such-flag",
+      "db nonsense                                          | nonsense"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());
