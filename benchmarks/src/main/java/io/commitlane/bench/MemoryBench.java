@@ -32,8 +32,8 @@ final class MemoryBench implements Callable<Integer> {
   int databases;
 
   @Option(names = "--written", description = "Instead of empty databases: databases that each wrote 8 MiB (4 MiB flushed and read"
-      + " back, 4 MiB in memtables), with the shared block cache and write-buffer manager (commitlane.rocksdb defaults) against"
-      + " RocksDB's per-store defaults (block-cache-size = 0, write-buffer-manager-size = 0)")
+      + " back, 4 MiB in memtables), with the shared block cache (commitlane.rocksdb defaults) against"
+      + " RocksDB's per-store caches (block-cache-size = 0)")
   boolean written;
 
   @Option(names = "--runs", defaultValue = "3", description = "Fresh JVMs per kind, and busy runs. Default: ${DEFAULT-VALUE}")
@@ -127,7 +127,7 @@ final class MemoryBench implements Callable<Integer> {
     return switch (kind) {
       case "commitlane" -> "commitlane, 65,536 buckets (default)";
       case "commitlane-1m" -> "commitlane, 2^20 buckets";
-      case "shared" -> "commitlane, shared block cache 256 MiB + write-buffer manager 128 MiB (default)";
+      case "shared" -> "commitlane, one shared 256 MiB block cache (default)";
       case "private" -> "commitlane, RocksDB's per-store caches, no memtable bound";
       case "optimistic" -> "raw OptimisticTransactionDB";
       default -> "raw plain RocksDB";

@@ -23,11 +23,12 @@ import java.util.Objects;
  *       allocates as it fills, so an idle process pays nothing for its size. 0: each store gets
  *       RocksDB's own private cache (32 MiB each), as RocksDB does by default.
  *   <li>{@code writeBufferManagerSize} (0 or 1 MiB..1 TiB, at most {@code blockCacheSize},
- *       default 128 MiB): a bound on the memtables of every database sharing the cache; past it
- *       the writing database switches and flushes a memtable. Memtables are charged to the block
- *       cache, so cached blocks and memtables together stay near {@code blockCacheSize}. 0: no
- *       bound (each store's memtables are bounded only by {@code writeBufferSize *
- *       maxWriteBuffers}).
+ *       default 0 = no bound): a bound on the memtables of every database sharing the cache; past
+ *       it the <em>writing</em> database switches and flushes its memtable. Memtables are charged
+ *       to the block cache, so cached blocks and memtables together stay near {@code
+ *       blockCacheSize}. Off by default: when idle databases hold most of the bound, every write
+ *       of a busy one flushes a memtable of a few keys (measured: one 2 KB file per write and
+ *       write stalls with 100 databases), so size it above what idle databases keep.
  *   <li>{@code maxOpenFiles} (-1 = unlimited, or 16..1,000,000; default -1, RocksDB's).
  *   <li>{@code maxBackgroundJobs} (1..64, default 2, RocksDB's): flushes and compactions that run
  *       at once for a database; they share RocksDB's process-wide thread pools.
@@ -52,7 +53,7 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
   public static final long MIN_SHARED_SIZE = MIB;
   public static final long MAX_SHARED_SIZE = 1024 * GIB;
   public static final long DEFAULT_BLOCK_CACHE_SIZE = 256 * MIB;
-  public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 128 * MIB;
+  public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 0;
   public static final int MIN_OPEN_FILES = 16;
   public static final int MAX_OPEN_FILES = 1_000_000;
   public static final int MIN_BACKGROUND_JOBS = 1;
