@@ -54,11 +54,13 @@ public final class CommitlaneDatabase implements AutoCloseable {
   private final Pipeline pipeline;
   /** Counts this handle's admitted commits; closing it drains them. */
   private final AdmissionGate gate = new AdmissionGate();
+  private final StoreMaintenance maintenance;
   private final AtomicReference<CompletableFuture<Done>> closed = new AtomicReference<>();
 
   CommitlaneDatabase(OpenDatabase database, Pipeline pipeline) {
     this.database = database;
     this.pipeline = pipeline;
+    this.maintenance = new StoreMaintenance(this, pipeline);
     pipeline.register(gate);
   }
 
@@ -212,6 +214,26 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   public CompletionStage<Done> dropStore(String name) {
     return pipeline.dropStore(name);
+  }
+
+  /**
+   * Compact the keys of {@code range} (its store, else the default store) on a thread of its own;
+   * the stage completes on the completion dispatcher when RocksDB finished. With {@code bottommost}
+   * the last level is rewritten too (reclaims the space of cleared keys). Commits go on meanwhile;
+   * closing waits for a running compaction. See {@link Database#compact}.
+   */
+  public CompletionStage<Done> compactAsync(io.commitlane.storage.KeyRange range, boolean bottommost) {
+    return maintenance.compact(Objects.requireNonNull(range, "range"), bottommost);
+  }
+
+  /**
+   * Remove every key of {@code range} (a store: {@code KeyRange.all().in(store)}) as one
+   * transaction, serializable with concurrent commits, on a thread of its own; completes with the
+   * number of keys removed. See {@link io.commitlane.storage.RangeClear} for what concurrent commits
+   * and readers see; {@code RangeClear.of(range).logged(name)} also logs the deletes.
+   */
+  public CompletionStage<Long> clearAsync(io.commitlane.storage.RangeClear clear) {
+    return maintenance.clear(Objects.requireNonNull(clear, "clear"));
   }
 
   /**

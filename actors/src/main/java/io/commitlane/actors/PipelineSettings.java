@@ -155,6 +155,11 @@ public record PipelineSettings(
     return withStorage(storage.withRocksDbWal(wal));
   }
 
+  /** {@code rocksdb { ... }}: compression, write buffers, the process-wide block cache and write-buffer manager. */
+  public PipelineSettings withRocksDbTuning(io.commitlane.storage.RocksDbTuning tuning) {
+    return withStorage(storage.withRocksDbTuning(tuning));
+  }
+
   /** {@code mode}. */
   public PipelineSettings withMode(PipelineMode mode) {
     return new PipelineSettings(storage, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled, log, replay,

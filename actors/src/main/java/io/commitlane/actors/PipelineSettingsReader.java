@@ -7,6 +7,7 @@ import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.OccValidation;
+import io.commitlane.storage.RocksDbTuning;
 import io.commitlane.storage.RocksDbWal;
 import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
@@ -43,6 +44,7 @@ final class PipelineSettingsReader {
     String completion = c.string("completion-dispatcher", "pekko.actor.default-dispatcher", "must be a dispatcher path");
     boolean wal = c.bool("wal", true);
     RocksDbWal rocksDbWal = rocksDbWal(c, wal);
+    RocksDbTuning tuning = RocksDbTuningReader.read(c);
     LogSettings log = logSettings(c);
     boolean replay = c.bool("txlog.replay", true);
     Duration purge = c.duration("txlog.purge-interval", Duration.ofHours(1));
@@ -54,7 +56,7 @@ final class PipelineSettingsReader {
         d.purgeInterval());
     Duration spin = c.duration("executor-spin", PipelineSettings.DEFAULT_EXECUTOR_SPIN);
     c.throwIfInvalid();
-    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal), mode, capacity, batch,
+    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal, tuning), mode, capacity, batch,
         completion, wal, log, replay, purge, groups, new RequestIdSettings(window, maxIds, idPurge), spin);
   }
 

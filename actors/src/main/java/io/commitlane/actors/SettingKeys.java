@@ -17,6 +17,8 @@ final class SettingKeys {
       "write-groups.enabled", "write-groups.max-members", "write-groups.max-keys", "write-groups.max-bytes",
       "rocksdb-wal.manual-flush", "rocksdb-wal.sync-interval", "rocksdb-wal.ack-after-sync", "rocksdb-wal.unordered-write",
       "rocksdb-wal.pipelined-write", "rocksdb-wal.two-write-queues",
+      "rocksdb.compression", "rocksdb.write-buffer-size", "rocksdb.max-write-buffers", "rocksdb.block-cache-size",
+      "rocksdb.write-buffer-manager-size", "rocksdb.max-open-files", "rocksdb.max-background-jobs", "rocksdb.bloom-filter-bits-per-key",
       "txlog.durability", "txlog.max-segment-size", "txlog.max-segment-age", "txlog.retention", "txlog.purge-interval",
       "txlog.replay", "txlog.group-commit-max-wait", "txlog.append", "txlog.append-buffer-size", "txlog.completion-ring-slots",
       "txlog.completion-ring-wait", "txlog.recovery",
@@ -29,11 +31,15 @@ final class SettingKeys {
    */
   static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster", "stream");
 
+  /** A section whose keys are store names (checked by {@link RocksDbTuningReader}), not settings. */
+  static final String STORE_COMPRESSION = "rocksdb.store-compression";
+
   private SettingKeys() {}
 
   /** Add an error for every key of {@code commitlane} (the section itself) that is not known. */
   static void refuseUnknown(ConfigSection commitlane) {
-    commitlane.refuseUnknown(key -> SETTINGS.contains(key) || SECTIONS.contains(key.split("\\.", 2)[0]),
+    commitlane.refuseUnknown(key -> SETTINGS.contains(key) || SECTIONS.contains(key.split("\\.", 2)[0])
+            || key.startsWith(STORE_COMPRESSION + "."),
         key -> "is not a setting; the nearest known key is " + commitlane.path(nearest(key)));
   }
 

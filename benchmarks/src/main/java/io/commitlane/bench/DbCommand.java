@@ -5,10 +5,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** Commands on a database directory. */
+/** Commands on a database directory (not open in another process), without an actor system: {@code ./commitlane db stats|compact DIR ...}. */
 @Command(name = "db", mixinStandardHelpOptions = true,
-    description = "Commands on a database directory: stats (health and RocksDB's numbers).",
-    subcommands = {DbStatsCommand.class})
+    description = "Commands on a database directory (not open in another process): stats (health and RocksDB's numbers),"
+        + " compact. Exit code 0: done, 1: failed, 2: bad arguments.",
+    subcommands = {DbStatsCommand.class, DbCompactCommand.class})
 final class DbCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

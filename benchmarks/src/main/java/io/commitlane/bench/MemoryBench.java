@@ -31,6 +31,11 @@ final class MemoryBench implements Callable<Integer> {
   @Option(names = "--databases", defaultValue = "10", description = "Databases opened per JVM. Default: ${DEFAULT-VALUE}")
   int databases;
 
+  @Option(names = "--written", description = "Instead of empty databases: databases that each wrote 8 MiB (4 MiB flushed and read"
+      + " back, 4 MiB in memtables), with the shared block cache (commitlane.rocksdb defaults) against"
+      + " RocksDB's per-store caches (block-cache-size = 0)")
+  boolean written;
+
   @Option(names = "--runs", defaultValue = "3", description = "Fresh JVMs per kind, and busy runs. Default: ${DEFAULT-VALUE}")
   int runs;
 
@@ -61,21 +66,23 @@ final class MemoryBench implements Callable<Integer> {
     workload.validate();
     Load busyLoad = "off".equalsIgnoreCase(busy.trim()) ? null : parseBusyLoad();
     Map<String, List<Double>> totals = new LinkedHashMap<>();
-    KINDS.forEach(k -> totals.put(k, new ArrayList<>()));
+    List<String> kinds = written ? List.of("shared", "private") : KINDS;
+    kinds.forEach(k -> totals.put(k, new ArrayList<>()));
     for (int r = 0; r < runs; r++) {
-      for (int i = 0; i < KINDS.size(); i++) {
-        String kind = KINDS.get((i + r) % KINDS.size());
+      for (int i = 0; i < kinds.size(); i++) {
+        String kind = kinds.get((i + r) % kinds.size());
         double bytes = probe(kind, databases);
         totals.get(kind).add(bytes);
         System.out.printf(Locale.ROOT, "  run %d %-14s %s%n", r + 1, kind, Units.mib(bytes));
       }
     }
-    System.out.printf(Locale.ROOT, "%n| %d empty databases | memory (anonymous RSS + live heap) median [range] |%n|---|---|%n", databases);
+    System.out.printf(Locale.ROOT, "%n| %d %s databases | memory (anonymous RSS + live heap) median [range] |%n|---|---|%n", databases,
+        written ? "written (8 MiB each)" : "empty");
     for (var e : totals.entrySet()) {
       Spread s = Spread.of(e.getValue());
       System.out.printf(Locale.ROOT, "| %s | %s [%s-%s] |%n", label(e.getKey()), Units.mib(s.median()), Units.mib(s.min()), Units.mib(s.max()));
     }
-    if (busyLoad != null) {
+    if (busyLoad != null && !written) {
       busy(busyLoad);
     }
     return 0;
@@ -120,6 +127,8 @@ final class MemoryBench implements Callable<Integer> {
     return switch (kind) {
       case "commitlane" -> "commitlane, 65,536 buckets (default)";
       case "commitlane-1m" -> "commitlane, 2^20 buckets";
+      case "shared" -> "commitlane, one shared 256 MiB block cache (default)";
+      case "private" -> "commitlane, RocksDB's per-store caches, no memtable bound";
       case "optimistic" -> "raw OptimisticTransactionDB";
       default -> "raw plain RocksDB";
     };

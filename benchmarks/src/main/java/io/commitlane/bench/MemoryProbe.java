@@ -3,6 +3,7 @@ package io.commitlane.bench;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.RocksDbTuning;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -50,6 +51,26 @@ public final class MemoryProbe {
       case "commitlane-1m":
         return List.of(Database.open(dir, DatabaseOptions.defaults().withWal(false)
             .withSettings(CommitlaneSettings.defaults().withOccLockBuckets(1 << 20))));
+      case "shared":
+      case "private": {
+        // Written databases: 4 MiB flushed and read back (block cache), then 4 MiB more (memtables).
+        RocksDbTuning tuning = kind.equals("shared") ? RocksDbTuning.defaults() : RocksDbTuning.defaults().withSharedMemory(0, 0);
+        Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false)
+            .withSettings(CommitlaneSettings.defaults().withRocksDbTuning(tuning)));
+        byte[] value = new byte[1024];
+        java.util.Random random = new java.util.Random(dir.hashCode());
+        for (int i = 0; i < 8192; i++) {
+          random.nextBytes(value);
+          db.put(("key-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8), value);
+          if (i == 4095) {
+            db.flush();
+            for (int k = 0; k < 4096; k++) {
+              db.get(("key-" + k).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            }
+          }
+        }
+        return List.of(db);
+      }
       case "optimistic": {
         Options o = new Options().setCreateIfMissing(true);
         return List.of(OptimisticTransactionDB.open(o, dir.toString()), o);

@@ -65,10 +65,15 @@ class CliUsageTest {
       "reads --peers commitlane,sqlite                      | --peers: unknown peer 'sqlite'",
       "reads --keys 10                                      | --keys",
       "inspect                                              | <directory>",
-      "db                                                   | name a subcommand: stats",
+      "db                                                   | name a subcommand: stats, compact",
       "db stats                                             | DIR",
       "db stats /no/such/database                           | not a RocksDB database directory",
-      "db stats /tmp /tmp                                   | Unmatched argument"})
+      "db stats /tmp /tmp                                   | Unmatched argument",
+      "db compact                                           | DIR",
+      "db compact /no/such/database                         | DIR: no database at /no/such/database",
+      "db compact /no/such/database --from 0xZZ             | --from",
+      "db compact /no/such/database --no-such-flag          | --no-such-flag",
+      "db nonsense                                          | nonsense"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());

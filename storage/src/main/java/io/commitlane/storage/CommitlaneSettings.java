@@ -26,10 +26,14 @@ import java.util.Objects;
  *   <li>{@code rocksDbWal}: how RocksDB's own WAL is written when it is on (manual flush, group
  *       syncer, unordered/pipelined writes, two write queues), see {@link RocksDbWal}; default
  *       RocksDB's defaults. Not a {@link #with(Map)} field: set it with {@link #withRocksDbWal}.
+ *   <li>{@code rocksDbTuning}: compression, memtables, the process-wide block cache and
+ *       write-buffer manager, open files, background jobs, see {@link RocksDbTuning}; default
+ *       {@link RocksDbTuning#defaults()}. Not a {@link #with(Map)} field: set it with {@link
+ *       #withRocksDbTuning}.
  * </ul>
  */
 public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads, BlindWrites occBlindWrites,
-    RocksDbWal rocksDbWal) {
+    RocksDbWal rocksDbWal, RocksDbTuning rocksDbTuning) {
   public static final int MIN_LOCK_BUCKETS = 16;
   public static final int MAX_LOCK_BUCKETS = 16_777_216;
   public static final int DEFAULT_LOCK_BUCKETS = 65_536;
@@ -53,6 +57,12 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     this(occLockBuckets, occValidation, commitThreads, occBlindWrites, RocksDbWal.defaults());
   }
 
+  /** The five-field form; RocksDB tuned as {@link RocksDbTuning#defaults()}. */
+  public CommitlaneSettings(int occLockBuckets, OccValidation occValidation, int commitThreads, BlindWrites occBlindWrites,
+      RocksDbWal rocksDbWal) {
+    this(occLockBuckets, occValidation, commitThreads, occBlindWrites, rocksDbWal, RocksDbTuning.defaults());
+  }
+
   public CommitlaneSettings {
     List<SettingError> errors = new ArrayList<>();
     checkRange(errors, OCC_LOCK_BUCKETS, occLockBuckets, MIN_LOCK_BUCKETS, MAX_LOCK_BUCKETS);
@@ -65,6 +75,9 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     }
     if (rocksDbWal == null) {
       errors.add(new SettingError("rocksDbWal", null, "must be RocksDB WAL options (RocksDbWal.defaults())"));
+    }
+    if (rocksDbTuning == null) {
+      errors.add(new SettingError("rocksDbTuning", null, "must be RocksDB tuning options (RocksDbTuning.defaults())"));
     }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
@@ -80,23 +93,27 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
   }
 
   public CommitlaneSettings withOccLockBuckets(int buckets) {
-    return new CommitlaneSettings(buckets, occValidation, commitThreads, occBlindWrites, rocksDbWal);
+    return new CommitlaneSettings(buckets, occValidation, commitThreads, occBlindWrites, rocksDbWal, rocksDbTuning);
   }
 
   public CommitlaneSettings withOccValidation(OccValidation validation) {
-    return new CommitlaneSettings(occLockBuckets, validation, commitThreads, occBlindWrites, rocksDbWal);
+    return new CommitlaneSettings(occLockBuckets, validation, commitThreads, occBlindWrites, rocksDbWal, rocksDbTuning);
   }
 
   public CommitlaneSettings withCommitThreads(int threads) {
-    return new CommitlaneSettings(occLockBuckets, occValidation, threads, occBlindWrites, rocksDbWal);
+    return new CommitlaneSettings(occLockBuckets, occValidation, threads, occBlindWrites, rocksDbWal, rocksDbTuning);
   }
 
   public CommitlaneSettings withRocksDbWal(RocksDbWal wal) {
-    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, occBlindWrites, wal);
+    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, occBlindWrites, wal, rocksDbTuning);
   }
 
   public CommitlaneSettings withOccBlindWrites(BlindWrites blindWrites) {
-    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, blindWrites, rocksDbWal);
+    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, blindWrites, rocksDbWal, rocksDbTuning);
+  }
+
+  public CommitlaneSettings withRocksDbTuning(RocksDbTuning tuning) {
+    return new CommitlaneSettings(occLockBuckets, occValidation, commitThreads, occBlindWrites, rocksDbWal, tuning);
   }
 
   /**
@@ -128,7 +145,7 @@ public record CommitlaneSettings(int occLockBuckets, OccValidation occValidation
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new CommitlaneSettings(buckets, validation, threads, blind, rocksDbWal);
+    return new CommitlaneSettings(buckets, validation, threads, blind, rocksDbWal, rocksDbTuning);
   }
 
   /** The fields as a map, in the form {@link #with(Map)} accepts. */

@@ -316,6 +316,35 @@ public final class Database implements AutoCloseable {
     }
   }
 
+  /**
+   * Compact the keys of {@code range} (in its store, else the default store) and wait for it:
+   * RocksDB rewrites the overlapping data files without deleted and overwritten versions. With
+   * {@code bottommost}, the last level is rewritten too (needed to reclaim the space of a clear).
+   * Commits and automatic compactions go on meanwhile; closing waits for it. See {@link Compaction}.
+   */
+  public void compact(KeyRange range, boolean bottommost) {
+    Compaction.run(this, Objects.requireNonNull(range, "range"), bottommost);
+  }
+
+  /** {@link #compact(KeyRange, boolean)} of every key of {@code store}. */
+  public void compact(Store store, boolean bottommost) {
+    compact(KeyRange.all().in(store), bottommost);
+  }
+
+  /**
+   * Remove every key of {@code range} as one transaction, serializable with concurrent commits
+   * (see {@link RangeClear}); returns the number of keys removed. Throws {@link ConflictException}
+   * only when writers into the range made {@value RangeClear#MAX_RETRIES} retries conflict too.
+   */
+  public long clear(KeyRange range) {
+    return transact(RangeClear.MAX_RETRIES, RangeClear.of(range));
+  }
+
+  /** {@link #clear(KeyRange)} of every key of {@code store} (the default store included). */
+  public long clear(Store store) {
+    return clear(KeyRange.all().in(store));
+  }
+
   /** RocksDB's latest sequence number (for flush correlation). */
   @InternalApi
   public long latestSequenceNumber() {

@@ -9,7 +9,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
@@ -42,7 +41,8 @@ final class SharedDatabase {
   private final DatabaseOptions options;
   private final CommitlaneSettings settings;
   private final DBOptions dbOptions;
-  private final ColumnFamilyOptions cfOptions;
+  /** Column-family options per compression and the shared caches: closed after the handle. */
+  private final StoreOptions storeOptions;
   private final WriteOptions writeOptions;
   private final FlushEvents flushEvents;
   private final BackgroundErrors backgroundErrors;
@@ -63,20 +63,20 @@ final class SharedDatabase {
   int references;
 
   private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
-      ColumnFamilyOptions cfOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
+      StoreOptions storeOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
       RocksDB db, List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles) {
     this.path = path;
     this.options = options;
     this.settings = settings;
     this.dbOptions = dbOptions;
-    this.cfOptions = cfOptions;
+    this.storeOptions = storeOptions;
     this.flushEvents = flushEvents;
     this.backgroundErrors = backgroundErrors;
     this.properties = properties;
     this.db = db;
     this.writeOptions = new WriteOptions().setDisableWAL(!options.walEnabled());
     this.events = new CommitEvents(path.toString());
-    this.catalog = new StoreCatalog(this, db, cfOptions, path, events);
+    this.catalog = new StoreCatalog(this, db, storeOptions, path, events);
     Store internalStore = null;
     for (int i = 0; i < handles.size(); i++) {
       Store store = catalog.opened(new String(descriptors.get(i).getName(), StandardCharsets.UTF_8), handles.get(i));
@@ -152,16 +152,17 @@ final class SharedDatabase {
         .setListeners(List.of(flushEvents, backgroundErrors));
     RocksProperties properties = new RocksProperties(true); // tickers only: no cost this machine could measure (docs/observability.md)
     properties.configure(dbOptions);
-    ColumnFamilyOptions cfOptions = new ColumnFamilyOptions();
+    StoreOptions storeOptions = new StoreOptions(settings.rocksDbTuning());
+    storeOptions.apply(dbOptions);
     List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
     for (String name : names) {
-      descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
+      descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), storeOptions.forStore(name)));
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
       RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
-      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, backgroundErrors, properties,
-          db, descriptors, handles);
+      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, storeOptions, flushEvents, backgroundErrors,
+          properties, db, descriptors, handles);
       if (wal.pipelinedWrite()) {
         flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
       }
@@ -175,7 +176,7 @@ final class SharedDatabase {
       return shared;
     } catch (RocksDBException e) {
       dbOptions.close();
-      cfOptions.close();
+      storeOptions.close();
       flushEvents.close();
       backgroundErrors.close();
       properties.close();
@@ -193,6 +194,10 @@ final class SharedDatabase {
 
   CommitlaneSettings settings() {
     return settings;
+  }
+
+  StoreOptions storeOptions() {
+    return storeOptions;
   }
 
   CommitPath commitPath() {
@@ -461,7 +466,7 @@ final class SharedDatabase {
     } finally {
       writeOptions.close();
       dbOptions.close();
-      cfOptions.close();
+      storeOptions.close();
       flushEvents.close();
       backgroundErrors.close();
       properties.close();

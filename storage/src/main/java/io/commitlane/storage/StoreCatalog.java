@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.slf4j.Logger;
@@ -32,7 +31,7 @@ final class StoreCatalog {
 
   private final SharedDatabase lock;
   private final RocksDB db;
-  private final ColumnFamilyOptions cfOptions;
+  private final StoreOptions cfOptions;
   private final Path path;
   private final CommitEvents events;
   private final DropIntents dropIntents;
@@ -41,7 +40,7 @@ final class StoreCatalog {
   /** Guarded by the lock. */
   private int nextStoreId;
 
-  StoreCatalog(SharedDatabase lock, RocksDB db, ColumnFamilyOptions cfOptions, Path path, CommitEvents events) {
+  StoreCatalog(SharedDatabase lock, RocksDB db, StoreOptions cfOptions, Path path, CommitEvents events) {
     this.lock = lock;
     this.db = db;
     this.cfOptions = cfOptions;
@@ -115,7 +114,7 @@ final class StoreCatalog {
         return s;
       }
       try {
-        ColumnFamilyHandle h = db.createColumnFamily(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions));
+        ColumnFamilyHandle h = db.createColumnFamily(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), cfOptions.forStore(name)));
         s = new Store(lock, name, nextStoreId++, h);
         stores.put(name, s);
         return s;

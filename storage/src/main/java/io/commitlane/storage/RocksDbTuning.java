@@ -1,0 +1,172 @@
+package io.commitlane.storage;
+
+import io.commitlane.storage.InvalidSettingsException.SettingError;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * RocksDB options commitlane sets when it opens a database. Every field is validated together;
+ * errors name the field (as {@code rocksDbTuning.<field>}) and its range.
+ *
+ * <ul>
+ *   <li>{@code compression}: the data-file compression of every store without an override
+ *       (default {@link #DEFAULT_COMPRESSION}); {@code storeCompression}: overrides by store name
+ *       (the {@code default} store included). Compression costs CPU at flush and compaction only.
+ *   <li>{@code writeBufferSize} (64 KiB..4 GiB, default 64 MiB, RocksDB's): the memtable size of
+ *       each store at which it is switched and flushed. {@code maxWriteBuffers} (2..64, default 2):
+ *       memtables a store may hold (one being written, the others waiting for their flush).
+ *   <li>{@code blockCacheSize} (0 or 1 MiB..1 TiB, default 256 MiB): one LRU block cache shared
+ *       by every store of every database of the process opened with the same cache settings; it
+ *       allocates as it fills, so an idle process pays nothing for its size. 0: each store gets
+ *       RocksDB's own private cache (32 MiB each), as RocksDB does by default.
+ *   <li>{@code writeBufferManagerSize} (0 or 1 MiB..1 TiB, at most {@code blockCacheSize},
+ *       default 0 = no bound): a bound on the memtables of every database sharing the cache; past
+ *       it the <em>writing</em> database switches and flushes its memtable. Memtables are charged
+ *       to the block cache, so cached blocks and memtables together stay near {@code
+ *       blockCacheSize}. Off by default: when idle databases hold most of the bound, every write
+ *       of a busy one flushes a memtable of a few keys (measured: one 2 KB file per write and
+ *       write stalls with 100 databases), so size it above what idle databases keep.
+ *   <li>{@code maxOpenFiles} (-1 = unlimited, or 16..1,000,000; default -1, RocksDB's).
+ *   <li>{@code maxBackgroundJobs} (1..64, default 2, RocksDB's): flushes and compactions that run
+ *       at once for a database; they share RocksDB's process-wide thread pools.
+ *   <li>{@code bloomFilterBitsPerKey} (0..32, default 0 = no filter, RocksDB's): a Bloom filter per
+ *       data file, so a point read of a missing key skips the file.
+ * </ul>
+ */
+public record RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
+    int maxWriteBuffers, long blockCacheSize, long writeBufferManagerSize, int maxOpenFiles, int maxBackgroundJobs,
+    int bloomFilterBitsPerKey) {
+
+  public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
+  public static final long KIB = 1024;
+  public static final long MIB = 1024 * KIB;
+  public static final long GIB = 1024 * MIB;
+  public static final long MIN_WRITE_BUFFER_SIZE = 64 * KIB;
+  public static final long MAX_WRITE_BUFFER_SIZE = 4 * GIB;
+  public static final long DEFAULT_WRITE_BUFFER_SIZE = 64 * MIB;
+  public static final int MIN_WRITE_BUFFERS = 2;
+  public static final int MAX_WRITE_BUFFERS = 64;
+  public static final int DEFAULT_WRITE_BUFFERS = 2;
+  public static final long MIN_SHARED_SIZE = MIB;
+  public static final long MAX_SHARED_SIZE = 1024 * GIB;
+  public static final long DEFAULT_BLOCK_CACHE_SIZE = 256 * MIB;
+  public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 0;
+  public static final int MIN_OPEN_FILES = 16;
+  public static final int MAX_OPEN_FILES = 1_000_000;
+  public static final int MIN_BACKGROUND_JOBS = 1;
+  public static final int MAX_BACKGROUND_JOBS = 64;
+  public static final int DEFAULT_BACKGROUND_JOBS = 2;
+  public static final int MAX_BLOOM_BITS = 32;
+
+  public RocksDbTuning {
+    List<SettingError> errors = new ArrayList<>();
+    if (compression == null) {
+      errors.add(new SettingError("rocksDbTuning.compression", null, "must be none, snappy, lz4 or zstd"));
+    }
+    Map<String, Compression> overrides = new LinkedHashMap<>();
+    if (storeCompression == null) {
+      errors.add(new SettingError("rocksDbTuning.storeCompression", null, "must be a map of store name to compression"));
+    } else {
+      storeCompression.forEach((store, c) -> {
+        try {
+          StoreNames.requireValid(store);
+        } catch (InvalidStoreNameException e) {
+          errors.add(new SettingError("rocksDbTuning.storeCompression." + store, c, "must name a valid store: " + e.getMessage()));
+        }
+        if (c == null) {
+          errors.add(new SettingError("rocksDbTuning.storeCompression." + store, null, "must be none, snappy, lz4 or zstd"));
+        }
+        overrides.put(store, c);
+      });
+    }
+    storeCompression = java.util.Collections.unmodifiableMap(overrides);
+    range(errors, "writeBufferSize", writeBufferSize, MIN_WRITE_BUFFER_SIZE, MAX_WRITE_BUFFER_SIZE, "a size in 64 KiB..4 GiB");
+    range(errors, "maxWriteBuffers", maxWriteBuffers, MIN_WRITE_BUFFERS, MAX_WRITE_BUFFERS, "an integer in 2..64");
+    if (blockCacheSize != 0) {
+      range(errors, "blockCacheSize", blockCacheSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
+    }
+    if (writeBufferManagerSize != 0) {
+      if (writeBufferManagerSize < MIN_SHARED_SIZE || writeBufferManagerSize > MAX_SHARED_SIZE) {
+        range(errors, "writeBufferManagerSize", writeBufferManagerSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
+      } else if (blockCacheSize == 0) {
+        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+            "needs a shared block cache (blockCacheSize > 0), which it charges memtables to; set it to 0 or give the cache a size"));
+      } else if (writeBufferManagerSize > blockCacheSize) {
+        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+            "must not exceed blockCacheSize (" + blockCacheSize + " bytes): memtables are charged to the cache, so a larger"
+                + " bound would evict every cached block; raise the cache or lower the bound"));
+      }
+    }
+    if (maxOpenFiles != -1) {
+      range(errors, "maxOpenFiles", maxOpenFiles, MIN_OPEN_FILES, MAX_OPEN_FILES, "-1 (unlimited) or an integer in 16..1000000");
+    }
+    range(errors, "maxBackgroundJobs", maxBackgroundJobs, MIN_BACKGROUND_JOBS, MAX_BACKGROUND_JOBS, "an integer in 1..64");
+    range(errors, "bloomFilterBitsPerKey", bloomFilterBitsPerKey, 0, MAX_BLOOM_BITS, "an integer in 0..32 (0: no filter)");
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
+    }
+  }
+
+  public static RocksDbTuning defaults() {
+    return new RocksDbTuning(DEFAULT_COMPRESSION, Map.of(), DEFAULT_WRITE_BUFFER_SIZE, DEFAULT_WRITE_BUFFERS, DEFAULT_BLOCK_CACHE_SIZE,
+        DEFAULT_WRITE_BUFFER_MANAGER_SIZE, -1, DEFAULT_BACKGROUND_JOBS, 0);
+  }
+
+  /** RocksDB's own defaults for everything: snappy, per-store caches, no memtable bound. */
+  public static RocksDbTuning rocksDbDefaults() {
+    return new RocksDbTuning(Compression.SNAPPY, Map.of(), DEFAULT_WRITE_BUFFER_SIZE, DEFAULT_WRITE_BUFFERS, 0, 0, -1,
+        DEFAULT_BACKGROUND_JOBS, 0);
+  }
+
+  /** The compression of {@code store}: its override, else the default. */
+  public Compression compressionOf(String store) {
+    return storeCompression.getOrDefault(store, compression);
+  }
+
+  public RocksDbTuning withCompression(Compression c) {
+    return new RocksDbTuning(c, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+  }
+
+  public RocksDbTuning withStoreCompression(String store, Compression c) {
+    Map<String, Compression> m = new LinkedHashMap<>(storeCompression);
+    m.put(Objects.requireNonNull(store, "store"), c);
+    return new RocksDbTuning(compression, m, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+  }
+
+  public RocksDbTuning withWriteBuffers(long size, int count) {
+    return new RocksDbTuning(compression, storeCompression, size, count, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+  }
+
+  /** The shared block cache and the write-buffer manager's bound (0 turns either off). */
+  public RocksDbTuning withSharedMemory(long cacheSize, long writeBufferManagerSize) {
+    return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, cacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+  }
+
+  public RocksDbTuning withMaxOpenFiles(int files) {
+    return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        files, maxBackgroundJobs, bloomFilterBitsPerKey);
+  }
+
+  public RocksDbTuning withMaxBackgroundJobs(int jobs) {
+    return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, jobs, bloomFilterBitsPerKey);
+  }
+
+  public RocksDbTuning withBloomFilterBitsPerKey(int bits) {
+    return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bits);
+  }
+
+  private static void range(List<SettingError> errors, String field, long value, long min, long max, String allowed) {
+    if (value < min || value > max) {
+      errors.add(new SettingError("rocksDbTuning." + field, value, "must be " + allowed));
+    }
+  }
+}
