@@ -57,13 +57,18 @@ final class SharedDatabase {
   private final WalGroupSyncer walSyncer;
   /** Guarded by this: set by {@link #closeNative()}; a physical drop that finds it set is left for the next open. */
   private boolean closed;
+  /** Opened with RocksDB's {@code openReadOnly}: no replay, no writes, no flushes (see {@link #requireWritable}). */
+  private final boolean readOnly;
+  /** Copies the transaction logs into checkpoints and backups consistently, when a log writer is wired in. */
+  private volatile LogCapture logCapture;
   /** Guarded by {@link DatabaseRegistry}. */
   int references;
 
   private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
       ColumnFamilyOptions cfOptions, FlushEvents flushEvents, RocksDB db, List<ColumnFamilyDescriptor> descriptors,
-      List<ColumnFamilyHandle> handles) {
+      List<ColumnFamilyHandle> handles, boolean readOnly) {
     this.path = path;
+    this.readOnly = readOnly;
     this.options = options;
     this.settings = settings;
     this.dbOptions = dbOptions;
@@ -112,6 +117,14 @@ final class SharedDatabase {
   }
 
   static SharedDatabase open(Path path, DatabaseOptions options) {
+    return open(path, options, false);
+  }
+
+  /**
+   * {@code readOnly}: RocksDB's {@code openReadOnly}, which takes no lock (a live process may hold
+   * the database) and writes nothing; recorded store drops are left for the next writable open.
+   */
+  static SharedDatabase open(Path path, DatabaseOptions options, boolean readOnly) {
     CommitlaneSettings settings = options.resolvedSettings();
     Set<String> names = new LinkedHashSet<>();
     names.add(Store.DEFAULT);
@@ -123,7 +136,7 @@ final class SharedDatabase {
     } catch (RocksDBException e) {
       throw new StorageException("cannot list the stores of " + path, e);
     }
-    for (String store : options.stores()) {
+    for (String store : readOnly ? List.<String>of() : options.stores()) {
       names.add(StoreNames.requireValid(store));
     }
 
@@ -131,7 +144,7 @@ final class SharedDatabase {
     wal.checkCompatible(options.walEnabled());
     FlushEvents flushEvents = new FlushEvents();
     DBOptions dbOptions = new DBOptions()
-        .setCreateIfMissing(options.createIfMissing())
+        .setCreateIfMissing(options.createIfMissing() && !readOnly)
         .setCreateMissingColumnFamilies(true)
         // With the WAL off, stores (column families) would otherwise flush independently, and a
         // flush event of one would claim the others' data durable: the transaction log's replay
@@ -152,8 +165,13 @@ final class SharedDatabase {
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
-      RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
-      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors, handles);
+      RocksDB db = readOnly ? RocksDB.openReadOnly(dbOptions, path.toString(), descriptors, handles)
+          : RocksDB.open(dbOptions, path.toString(), descriptors, handles);
+      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, cfOptions, flushEvents, db, descriptors,
+          handles, readOnly);
+      if (readOnly) {
+        return shared;
+      }
       if (wal.pipelinedWrite()) {
         flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
       }
@@ -174,6 +192,25 @@ final class SharedDatabase {
 
   Path path() {
     return path;
+  }
+
+  boolean isReadOnly() {
+    return readOnly;
+  }
+
+  /** Refuses {@code what} on a read-only database, before anything is changed. */
+  void requireWritable(String what) {
+    if (readOnly) {
+      throw new ReadOnlyDatabaseException(path, what);
+    }
+  }
+
+  LogCapture logCapture() {
+    return logCapture;
+  }
+
+  void logCapture(LogCapture capture) {
+    this.logCapture = capture;
   }
 
   DatabaseOptions options() {
@@ -235,6 +272,7 @@ final class SharedDatabase {
 
   /** Removes commitlane's own records in [from, to): one range tombstone, no locks (nobody else writes them). */
   void deleteInternalRange(byte[] from, byte[] to) {
+    requireWritable("delete commitlane's own records");
     try {
       db.deleteRange(internal.handle(), writeOptions, from, to);
     } catch (RocksDBException e) {
@@ -244,6 +282,7 @@ final class SharedDatabase {
 
   /** Puts (value non-null) and deletes (value null) of commitlane's own records, in one write. */
   void writeInternal(List<byte[]> keys, List<byte[]> values) {
+    requireWritable("write commitlane's own records");
     try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
       for (int i = 0; i < keys.size(); i++) {
         if (values.get(i) == null) {
@@ -294,6 +333,7 @@ final class SharedDatabase {
 
   /** Flushes every store; a store being dropped is left out (claimed ones stay open meanwhile). */
   void flush() {
+    requireWritable("flush");
     List<Store> claimed = new ArrayList<>();
     try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       List<ColumnFamilyHandle> all = new ArrayList<>();
@@ -328,6 +368,7 @@ final class SharedDatabase {
    * WriteBatch ({@link WriteBatchFormat}: one JNI call to build it, whatever the key count).
    */
   private void write(WriteBuffer w) {
+    requireWritable("write");
     StoreClaims.requireWritable(w);
     try {
       if (w.size() == 1) {
@@ -349,6 +390,7 @@ final class SharedDatabase {
 
   /** A merged write group: every buffer in one serialized WriteBatch, in order, so the group is atomic. */
   private void writeAll(List<WriteBuffer> buffers) {
+    requireWritable("write");
     if (buffers.size() == 1) {
       if (buffers.get(0).size() > 0) {
         write(buffers.get(0));
@@ -416,7 +458,7 @@ final class SharedDatabase {
     // Physical drops already handed over run first (no claims are left); a drop still waiting
     // for claims, or one that failed, is finished by the next open from its recorded intent.
     catalog.drainDrops(DROP_DRAIN_TIMEOUT);
-    if (!options.walEnabled()) {
+    if (!options.walEnabled() && !readOnly) {
       try {
         flush();
       } catch (StorageException e) {

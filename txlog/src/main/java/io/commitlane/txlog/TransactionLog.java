@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -335,6 +336,37 @@ public final class TransactionLog implements LogView, AutoCloseable {
       return;
     }
     flushed.advanceTo(Math.min(position, watermark.get()));
+  }
+
+  // ---------------------------------------------------------------- copies
+
+  /**
+   * Copies this log into {@code target} (a new directory) while appends go on: every record
+   * appended before this call (the leaderless and actor modes write their pending records out
+   * first), up to a frame boundary, and a flushed position of {@code flushedPosition}, which the
+   * caller vouches its copy of the data holds (replay of the copy starts there). Appends wait
+   * only while the segment list is taken; a segment purged during the copy shortens it at the
+   * old end (see {@link LogCopier}).
+   *
+   * @throws LogIOException if reading this log or writing the copy failed (the copy is incomplete: remove it)
+   */
+  public LogCopy copyTo(Path target, long flushedPosition) {
+    checkOpen();
+    long end = writtenEnd();
+    Lock rotation = appender.rotationLock();
+    List<LogCopier.Part> parts;
+    rotation.lock();
+    try {
+      parts = LogCopier.parts(segments.all(), end);
+    } finally {
+      rotation.unlock();
+    }
+    try {
+      return LogCopier.copy(settings.fileSystem(), parts, end, target, flushedPosition);
+    } catch (IOException e) {
+      throw new LogIOException("cannot copy transaction log " + name + " into " + target + ": " + e.getMessage()
+          + "; check the space and permissions there", e);
+    }
   }
 
   // ---------------------------------------------------------------- reading
