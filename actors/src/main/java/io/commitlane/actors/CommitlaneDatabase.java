@@ -232,6 +232,23 @@ public final class CommitlaneDatabase implements AutoCloseable {
     return pipeline.logs.logFor(name);
   }
 
+  /**
+   * Take a checkpoint into {@code target} (a new directory) while commits go on: RocksDB's files
+   * (hard-linked where possible), commitlane's own records, the store-drop records and every
+   * transaction log, copied after the data with their flushed positions held, so the logs never
+   * run behind it. Opened, the copy holds a prefix of commit order containing every commit
+   * acknowledged before this call (its open replays what the logs hold beyond the data). The
+   * copy runs on {@code commitlane.lifecycle-dispatcher}, never on the caller's thread; the stage
+   * completes on the completion dispatcher, or fails with {@link
+   * io.commitlane.storage.CheckpointException} (nothing partial is left).
+   */
+  public CompletionStage<io.commitlane.storage.CheckpointInfo> checkpoint(Path target) {
+    Objects.requireNonNull(target, "target");
+    Database storage = pipeline.db;
+    return CompletableFuture.supplyAsync(() -> storage.checkpoint(target), database.extension.lifecycle())
+        .whenCompleteAsync((info, failure) -> { }, pipeline.completions);
+  }
+
   /** Transactions replayed into RocksDB from each log when this path was opened. */
   public java.util.Map<String, Long> replayedAtOpen() {
     java.util.Map<String, Long> out = new java.util.TreeMap<>();
