@@ -249,6 +249,37 @@ public final class CommitlaneDatabase implements AutoCloseable {
         .whenCompleteAsync((info, failure) -> { }, pipeline.completions);
   }
 
+  /** {@link #backup(io.commitlane.storage.BackupStore, io.commitlane.storage.BackupProgress)} without progress reports. */
+  public CompletableFuture<io.commitlane.storage.BackupInfo> backup(io.commitlane.storage.BackupStore store) {
+    return backup(store, io.commitlane.storage.BackupProgress.NONE);
+  }
+
+  /**
+   * Back up this database into {@code store} while commits go on (see {@link
+   * io.commitlane.storage.BackupStore#create}): it runs on {@code commitlane.lifecycle-dispatcher},
+   * never on the caller's thread, reports to {@code progress} on that thread, and completes on the
+   * completion dispatcher. {@code cancel} the returned future to stop it at its next step (what it
+   * wrote is removed; the future is then cancelled). Fails with {@link
+   * io.commitlane.storage.BackupException} subtypes.
+   */
+  public CompletableFuture<io.commitlane.storage.BackupInfo> backup(io.commitlane.storage.BackupStore store,
+      io.commitlane.storage.BackupProgress progress) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(progress, "progress");
+    Database storage = pipeline.db;
+    Executor completions = pipeline.completions;
+    CompletableFuture<io.commitlane.storage.BackupInfo> result = new CompletableFuture<>();
+    database.extension.lifecycle().execute(() -> {
+      try {
+        io.commitlane.storage.BackupInfo info = store.create(storage, progress, result::isCancelled);
+        completions.execute(() -> result.complete(info));
+      } catch (RuntimeException | Error e) {
+        completions.execute(() -> result.completeExceptionally(e));
+      }
+    });
+    return result;
+  }
+
   /** Transactions replayed into RocksDB from each log when this path was opened. */
   public java.util.Map<String, Long> replayedAtOpen() {
     java.util.Map<String, Long> out = new java.util.TreeMap<>();

@@ -42,6 +42,7 @@ final class BackupRestore {
       try (BackupEngine engine = store.engine(); RestoreOptions ro = new RestoreOptions(false)) {
         engine.restoreDbFromBackup(id, staging.toString(), staging.toString(), ro);
       }
+      progress.progress("restore", info.sizeBytes() / 2, info.sizeBytes()); // RocksDB's files are staged
       copyTree(layout.backup(id).resolve(SideFiles.TXLOG), staging.resolve(SideFiles.TXLOG));
       copyTree(layout.backup(id).resolve(DropIntents.DIRECTORY), staging.resolve(DropIntents.DIRECTORY));
       SideFiles.syncDirectory(staging);
