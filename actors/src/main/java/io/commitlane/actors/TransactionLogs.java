@@ -314,11 +314,15 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
 
       @Override
       public List<CapturedLog> copyTo(Path txlogDirectory) {
+        // One stamp for every log: each copy holds exactly the records stamped before it, so
+        // together they hold a prefix of commit order. Taken after the data was captured, it is
+        // above the stamp of every commit the data holds (a record is stamped before its write).
+        long cut = clock.next();
         List<CapturedLog> out = new ArrayList<>();
         for (TransactionLog log : new TreeMap<>(logs).values()) {
           // A log first used after the hold has no flush recorded: its copy replays it whole.
           long flushed = flushedAtHold.getOrDefault(log.name(), log.flushedPosition());
-          var copy = log.copyTo(txlogDirectory.resolve(log.name()), flushed);
+          var copy = log.copyTo(txlogDirectory.resolve(log.name()), flushed, cut);
           out.add(new CapturedLog(log.name(), copy.flushedPosition(), copy.endPosition(), copy.bytes()));
         }
         return out;

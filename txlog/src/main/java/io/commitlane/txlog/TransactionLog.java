@@ -341,28 +341,51 @@ public final class TransactionLog implements LogView, AutoCloseable {
   // ---------------------------------------------------------------- copies
 
   /**
-   * Copies this log into {@code target} (a new directory) while appends go on: every record
-   * appended before this call (the leaderless and actor modes write their pending records out
-   * first), up to a frame boundary, and a flushed position of {@code flushedPosition}, which the
-   * caller vouches its copy of the data holds (replay of the copy starts there). Appends wait
-   * only while the segment list is taken; a segment purged during the copy shortens it at the
-   * old end (see {@link LogCopier}).
+   * Copies this log into {@code target} (a new directory) while appends go on: the records
+   * stamped (by the database's clock) before {@code timestampLimit}, and no later ones, up to a
+   * frame boundary, with a flushed position of {@code flushedPosition}, which the caller vouches
+   * its copy of the data holds (replay of the copy starts there). Several logs copied with one
+   * limit hold the same prefix of commit order. Every record stamped before the limit is in the
+   * copy (the leaderless and actor modes write their pending records out first; a serialized
+   * append in progress is waited for). Appends wait only while the segment list is taken; a
+   * segment purged during the copy shortens it at the old end (see {@link LogCopier}).
    *
    * @throws LogIOException if reading this log or writing the copy failed (the copy is incomplete: remove it)
    */
-  public LogCopy copyTo(Path target, long flushedPosition) {
+  public LogCopy copyTo(Path target, long flushedPosition, long timestampLimit) {
     checkOpen();
     long end = writtenEnd();
     Lock rotation = appender.rotationLock();
-    List<LogCopier.Part> parts;
+    List<Segment> listed;
     rotation.lock();
     try {
-      parts = LogCopier.parts(segments.all(), end);
+      if (settings.appendMode() == AppendMode.SERIALIZED) {
+        end = writtenEnd(); // the append lock: an append that took its stamp has written its frame
+      }
+      listed = new java.util.ArrayList<>(segments.all());
     } finally {
       rotation.unlock();
     }
+    long cut = end;
+    try (LogReader r = reader(ReadRequest.fromTimestamp(timestampLimit).includeUncommitted(true).endBefore(end))) {
+      while (true) {
+        LogRecord rec;
+        try {
+          rec = r.next();
+        } catch (CorruptLogFrameException e) {
+          continue;
+        }
+        if (rec == null) {
+          break;
+        }
+        if (rec.timestamp() >= timestampLimit) {
+          cut = rec.position(); // stamps rise with position: everything from here on is later
+          break;
+        }
+      }
+    }
     try {
-      return LogCopier.copy(settings.fileSystem(), parts, end, target, flushedPosition);
+      return LogCopier.copy(settings.fileSystem(), LogCopier.parts(listed, cut), cut, target, flushedPosition);
     } catch (IOException e) {
       throw new LogIOException("cannot copy transaction log " + name + " into " + target + ": " + e.getMessage()
           + "; check the space and permissions there", e);
