@@ -61,7 +61,13 @@ class CliUsageTest {
       "cluster failover --ids maybe                         | --ids",
       "cluster node --port 2551 --client-only               | --client-only needs --role",
       "cluster node --port 2551                             | --data-dir",
-      "inspect                                              | <directory>"})
+      "inspect                                              | <directory>",
+      "backup list                                          | --backups",
+      "backup restore --backups b --id 1                    | --target",
+      "backup verify --backups b --id one                   | --id",
+      "backup purge --backups b --keep -1                   | --keep",
+      "backup create --backups b --db /no/such/database     | CURRENT",
+      "backup frobnicate                                    | frobnicate"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());
