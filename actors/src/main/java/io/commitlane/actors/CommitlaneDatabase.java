@@ -258,8 +258,9 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * Back up this database into {@code store} while commits go on (see {@link
    * io.commitlane.storage.BackupStore#create}): it runs on {@code commitlane.lifecycle-dispatcher},
    * never on the caller's thread, reports to {@code progress} on that thread, and completes on the
-   * completion dispatcher. {@code cancel} the returned future to stop it at its next step (what it
-   * wrote is removed; the future is then cancelled). Fails with {@link
+   * completion dispatcher. {@code cancel} the returned future to stop it at its next step: the
+   * future is cancelled once the backup has stopped and removed what it wrote (so a backup started
+   * after that is not refused as a second writer). Fails with {@link
    * io.commitlane.storage.BackupException} subtypes.
    */
   public CompletableFuture<io.commitlane.storage.BackupInfo> backup(io.commitlane.storage.BackupStore store,
@@ -268,16 +269,33 @@ public final class CommitlaneDatabase implements AutoCloseable {
     Objects.requireNonNull(progress, "progress");
     Database storage = pipeline.db;
     Executor completions = pipeline.completions;
-    CompletableFuture<io.commitlane.storage.BackupInfo> result = new CompletableFuture<>();
+    BackupFuture result = new BackupFuture();
     database.extension.lifecycle().execute(() -> {
       try {
-        io.commitlane.storage.BackupInfo info = store.create(storage, progress, result::isCancelled);
+        io.commitlane.storage.BackupInfo info = store.create(storage, progress, () -> result.cancelRequested);
         completions.execute(() -> result.complete(info));
+      } catch (io.commitlane.storage.BackupCancelledException e) {
+        completions.execute(result::stopped);
       } catch (RuntimeException | Error e) {
         completions.execute(() -> result.completeExceptionally(e));
       }
     });
     return result;
+  }
+
+  /** A backup's future: {@code cancel} asks the backup to stop; the future is cancelled once it has. */
+  private static final class BackupFuture extends CompletableFuture<io.commitlane.storage.BackupInfo> {
+    volatile boolean cancelRequested;
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      cancelRequested = true;
+      return !isDone();
+    }
+
+    void stopped() {
+      super.cancel(false);
+    }
   }
 
   /** Transactions replayed into RocksDB from each log when this path was opened. */
