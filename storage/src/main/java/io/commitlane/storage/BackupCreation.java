@@ -70,7 +70,7 @@ final class BackupCreation {
   private static BackupInfo take(BackupStore store, BackupEngine engine, SharedDatabase shared, String identity,
       long estimate, BackupProgress progress, BooleanSupplier cancelled) throws RocksDBException, IOException {
     BackupLayout layout = store.layout();
-    LogCapture capture = shared.logCapture();
+    LogCapture capture = shared.hooks().logCapture();
     int id = -1;
     boolean done = false;
     try (LogCapture.Hold hold = capture != null ? capture.hold() : new Checkpoints.FileCopyHold(shared.path())) {

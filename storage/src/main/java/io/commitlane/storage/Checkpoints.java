@@ -34,7 +34,7 @@ final class Checkpoints {
       if (dest.getParent() != null) {
         Files.createDirectories(dest.getParent());
       }
-      LogCapture capture = shared.logCapture();
+      LogCapture capture = shared.hooks().logCapture();
       try (LogCapture.Hold hold = capture != null ? capture.hold() : new FileCopyHold(shared.path())) {
         long sequence = shared.latestSequenceNumber();
         try (Checkpoint checkpoint = Checkpoint.create(shared.rocks())) {

@@ -105,8 +105,8 @@ public final class Database implements AutoCloseable {
   @InternalApi
   public Registration setLogCapture(LogCapture capture) {
     Objects.requireNonNull(capture, "capture");
-    shared.logCapture(capture);
-    return () -> shared.logCapture(null);
+    shared.hooks().logCapture(capture);
+    return () -> shared.hooks().logCapture(null);
   }
 
   /**

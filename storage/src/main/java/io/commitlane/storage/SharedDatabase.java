@@ -59,8 +59,6 @@ final class SharedDatabase {
   private boolean closed;
   /** Opened with RocksDB's {@code openReadOnly}: no replay, no writes, no flushes (see {@link #requireWritable}). */
   private final boolean readOnly;
-  /** Copies the transaction logs into checkpoints and backups consistently, when a log writer is wired in. */
-  private volatile LogCapture logCapture;
   /** Guarded by {@link DatabaseRegistry}. */
   int references;
 
@@ -114,10 +112,6 @@ final class SharedDatabase {
         }
       });
     }
-  }
-
-  static SharedDatabase open(Path path, DatabaseOptions options) {
-    return open(path, options, false);
   }
 
   /**
@@ -203,14 +197,6 @@ final class SharedDatabase {
     if (readOnly) {
       throw new ReadOnlyDatabaseException(path, what);
     }
-  }
-
-  LogCapture logCapture() {
-    return logCapture;
-  }
-
-  void logCapture(LogCapture capture) {
-    this.logCapture = capture;
   }
 
   DatabaseOptions options() {
