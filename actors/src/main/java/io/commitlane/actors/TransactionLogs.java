@@ -313,7 +313,7 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
       private boolean released;
 
       @Override
-      public List<CapturedLog> copyTo(Path txlogDirectory) {
+      public List<CapturedLog> copyTo(Path txlogDirectory, Path earlier) {
         // One stamp for every log: each copy holds exactly the records stamped before it, so
         // together they hold a prefix of commit order. Taken after the data was captured, it is
         // above the stamp of every commit the data holds (a record is stamped before its write).
@@ -322,7 +322,8 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
         for (TransactionLog log : new TreeMap<>(logs).values()) {
           // A log first used after the hold has no flush recorded: its copy replays it whole.
           long flushed = flushedAtHold.getOrDefault(log.name(), log.flushedPosition());
-          var copy = log.copyTo(txlogDirectory.resolve(log.name()), flushed, cut);
+          var copy = log.copyTo(txlogDirectory.resolve(log.name()), flushed, cut,
+              earlier == null ? null : earlier.resolve(log.name()));
           out.add(new CapturedLog(log.name(), copy.flushedPosition(), copy.endPosition(), copy.bytes()));
         }
         return out;

@@ -104,6 +104,33 @@ class BackupPipelineTest {
     }
   }
 
+  @Test
+  void aSecondBackupLinksTheSealedLogSegmentsTheFirstHoldsAndRestoresWhole() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    BackupInfo first;
+    BackupInfo second;
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("db"), PipelineTestSupport.settings(
+        testKit.system(), java.util.Map.of("wal", "off", "commit-threads", 1, "txlog.max-segment-size", "4 KiB")))) {
+      for (int i = 0; i < 200; i++) {
+        write(db, "k" + i, "v" + i); // about 40 segments of 4 KiB
+      }
+      first = db.backup(store).get(1, TimeUnit.MINUTES);
+      write(db, "last", "x");
+      second = db.backup(store).get(1, TimeUnit.MINUTES);
+    }
+    long firstBytes = first.logs().get(0).bytes();
+    long secondBytes = second.logs().get(0).bytes();
+    assertTrue(secondBytes * 10 < firstBytes, "the second copied " + secondBytes + " log bytes, the first " + firstBytes);
+    store.verify(second.id(), false);
+    store.delete(first.id()); // its links go, the second's stay
+    store.verify(second.id(), false);
+    store.restore(second.id(), dir.resolve("r"), RestoreOptions.defaults());
+    try (CommitlaneDatabase r = open(dir.resolve("r"))) {
+      assertEquals("v0", s(r.storage().get(b("k0"))));
+      assertEquals("x", s(r.storage().get(b("last"))));
+    }
+  }
+
   private static void flip(Path file, long at) throws Exception {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);

@@ -131,7 +131,7 @@ class CheckpointTest {
         db.storage().flush();
         logs.onFlushCompleted(db.storage().latestSequenceNumber());
         assertEquals(before, db.internalTransactionLog("alpha").flushedPosition(), "held");
-        copied = hold.copyTo(dir.resolve("logs"));
+        copied = hold.copyTo(dir.resolve("logs"), null);
       }
       assertEquals(before, copied.get(0).flushedPosition());
       assertTrue(copied.get(0).endPosition() > before);

@@ -85,7 +85,7 @@ final class BackupCreation {
       SideFiles.deleteTree(staging);
       Files.createDirectories(staging);
       progress.progress("logs", 0, 0);
-      List<CapturedLog> logs = hold.copyTo(staging.resolve(SideFiles.TXLOG));
+      List<CapturedLog> logs = hold.copyTo(staging.resolve(SideFiles.TXLOG), store.newestComplete(engine, id));
       hold.close(); // the data and logs are captured: let flushed positions move again
       long logBytes = SideFiles.copyDropRecords(shared.path(), staging);
       for (CapturedLog l : logs) {

@@ -195,6 +195,17 @@ public final class BackupStore {
     return out;
   }
 
+  /** The {@code txlog} directory of the newest complete backup before {@code id}, whose sealed segments a new one may share; or null. */
+  Path newestComplete(BackupEngine engine, int id) {
+    BackupInfo newest = null;
+    for (BackupInfo b : list(engine)) {
+      if (b.complete() && b.id() < id && (newest == null || b.id() > newest.id())) {
+        newest = b;
+      }
+    }
+    return newest == null ? null : layout.backup(newest.id()).resolve(SideFiles.TXLOG);
+  }
+
   /** Under the lock: removes RocksDB backups that have no commitlane directory and staging left by a crash. */
   List<Integer> removeIncomplete(BackupEngine engine) throws RocksDBException, IOException {
     List<Integer> removed = new ArrayList<>();

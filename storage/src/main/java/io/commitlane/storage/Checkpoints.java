@@ -40,7 +40,7 @@ final class Checkpoints {
         try (Checkpoint checkpoint = Checkpoint.create(shared.rocks())) {
           checkpoint.createCheckpoint(dest.toString());
         }
-        List<CapturedLog> logs = hold.copyTo(dest.resolve(SideFiles.TXLOG));
+        List<CapturedLog> logs = hold.copyTo(dest.resolve(SideFiles.TXLOG), null);
         SideFiles.copyDropRecords(shared.path(), dest);
         SideFiles.syncDirectory(dest);
         done = true;
@@ -68,7 +68,7 @@ final class Checkpoints {
     }
 
     @Override
-    public List<CapturedLog> copyTo(Path txlogDirectory) {
+    public List<CapturedLog> copyTo(Path txlogDirectory, Path earlier) {
       try {
         return SideFiles.copyLogsAsFiles(db, txlogDirectory);
       } catch (IOException e) {

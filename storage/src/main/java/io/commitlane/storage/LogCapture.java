@@ -22,8 +22,12 @@ public interface LogCapture {
 
   /** A capture in progress. */
   interface Hold extends AutoCloseable {
-    /** Copies every log into {@code txlogDirectory} (one directory per log), each with the flushed position held. */
-    List<CapturedLog> copyTo(Path txlogDirectory);
+    /**
+     * Copies every log into {@code txlogDirectory} (one directory per log), each with the flushed
+     * position held. {@code earlier}: an earlier copy's {@code txlog} directory whose sealed
+     * segments may be hard-linked instead of copied, or null.
+     */
+    List<CapturedLog> copyTo(Path txlogDirectory, Path earlier);
 
     /** Lets flushed positions move again (a flush seen meanwhile is applied now). */
     @Override

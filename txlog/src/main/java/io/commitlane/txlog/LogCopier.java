@@ -37,15 +37,19 @@ final class LogCopier {
     return out;
   }
 
-  static LogCopy copy(LogFileSystem fs, List<Part> parts, long end, Path target, long flushedPosition)
+  static LogCopy copy(LogFileSystem fs, List<Part> parts, long end, Path target, long flushedPosition, Path reuseFrom)
       throws IOException {
     fs.createDirectories(target);
     long bytes = 0;
     ByteBuffer buf = ByteBuffer.allocate(CHUNK);
     for (int i = parts.size() - 1; i >= 0; i--) {
       Part p = parts.get(i);
+      Path to = target.resolve(p.path().getFileName().toString());
+      if (i < parts.size() - 1 && reuseFrom != null && linked(p, reuseFrom.resolve(to.getFileName().toString()), to)) {
+        continue; // a sealed segment an earlier copy holds whole: shared, not copied again
+      }
       try {
-        bytes += copyPrefix(fs, p.path(), target.resolve(p.path().getFileName().toString()), p.length(), buf);
+        bytes += copyPrefix(fs, p.path(), to, p.length(), buf);
       } catch (java.nio.file.NoSuchFileException e) {
         break; // purged meanwhile, and every older one with it
       }
@@ -53,6 +57,32 @@ final class LogCopier {
     new FlushedPositionFile(fs, target).write(flushedPosition);
     fs.forceDirectory(target);
     return new LogCopy(target, flushedPosition, end, bytes);
+  }
+
+  /**
+   * Links {@code to} to {@code earlier} if that is a copy of the same sealed segment: as long, and
+   * the same header and first block (the header records when the segment was created, so a log
+   * deleted and begun again never matches). Returns whether it linked.
+   */
+  private static boolean linked(Part p, Path earlier, Path to) {
+    try {
+      if (!java.nio.file.Files.isRegularFile(earlier, java.nio.file.LinkOption.NOFOLLOW_LINKS)
+          || java.nio.file.Files.size(earlier) != p.length()) {
+        return false;
+      }
+      int head = (int) Math.min(4096, p.length());
+      byte[] a = new byte[head];
+      byte[] b = new byte[head];
+      try (var in = java.nio.file.Files.newInputStream(p.path()); var old = java.nio.file.Files.newInputStream(earlier)) {
+        if (in.readNBytes(a, 0, head) != head || old.readNBytes(b, 0, head) != head || !java.util.Arrays.equals(a, b)) {
+          return false;
+        }
+      }
+      java.nio.file.Files.createLink(to, earlier);
+      return true;
+    } catch (IOException | UnsupportedOperationException e) {
+      return false; // another file system, or links not allowed: copy it
+    }
   }
 
   private static long copyPrefix(LogFileSystem fs, Path from, Path to, long length, ByteBuffer buf) throws IOException {

@@ -348,11 +348,13 @@ public final class TransactionLog implements LogView, AutoCloseable {
    * limit hold the same prefix of commit order. Every record stamped before the limit is in the
    * copy (the leaderless and actor modes write their pending records out first; a serialized
    * append in progress is waited for). Appends wait only while the segment list is taken; a
-   * segment purged during the copy shortens it at the old end (see {@link LogCopier}).
+   * segment purged during the copy shortens it at the old end (see {@link LogCopier}). With
+   * {@code reuseFrom} (an earlier copy of this log, or null), a sealed segment it holds whole is
+   * hard-linked instead of copied, so successive backups share the log's old segments.
    *
    * @throws LogIOException if reading this log or writing the copy failed (the copy is incomplete: remove it)
    */
-  public LogCopy copyTo(Path target, long flushedPosition, long timestampLimit) {
+  public LogCopy copyTo(Path target, long flushedPosition, long timestampLimit, Path reuseFrom) {
     checkOpen();
     long end = writtenEnd();
     Lock rotation = appender.rotationLock();
@@ -385,7 +387,7 @@ public final class TransactionLog implements LogView, AutoCloseable {
       }
     }
     try {
-      return LogCopier.copy(settings.fileSystem(), LogCopier.parts(listed, cut), cut, target, flushedPosition);
+      return LogCopier.copy(settings.fileSystem(), LogCopier.parts(listed, cut), cut, target, flushedPosition, reuseFrom);
     } catch (IOException e) {
       throw new LogIOException("cannot copy transaction log " + name + " into " + target + ": " + e.getMessage()
           + "; check the space and permissions there", e);
