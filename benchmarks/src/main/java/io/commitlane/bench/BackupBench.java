@@ -70,6 +70,7 @@ final class BackupBench implements java.util.concurrent.Callable<Integer> {
         t.start();
         threads.add(t);
       }
+      Thread.sleep(Math.min(5, baselineSeconds) * 1000L); // warm-up, not measured
       long c0 = commits.sum();
       long t0 = System.nanoTime();
       Thread.sleep(baselineSeconds * 1000L); // a measurement window, not a wait for a result
@@ -85,6 +86,7 @@ final class BackupBench implements java.util.concurrent.Callable<Integer> {
       }
       long afterFirst = treeSize(root.resolve("backups"));
       db.backup(store).get(1, TimeUnit.HOURS); // takes in the workers' last writes
+      awaitQuietFiles(data); // compactions those writes started would add new table files to any backup
       long beforeUnchanged = treeSize(root.resolve("backups"));
       long u0 = System.nanoTime();
       db.backup(store).get(1, TimeUnit.HOURS);
@@ -145,6 +147,21 @@ final class BackupBench implements java.util.concurrent.Callable<Integer> {
       t.put(("w" + worker + "/" + (i++ % 10_000)).getBytes(), new byte[100]);
       db.commit(t).toCompletableFuture().join();
       commits.increment();
+    }
+  }
+
+  /** Until the database's table files stayed the same for 3 s (background compactions done), at most 5 minutes. */
+  private static void awaitQuietFiles(Path data) throws IOException, InterruptedException {
+    List<String> last = List.of();
+    int quiet = 0;
+    for (int i = 0; i < 300 && quiet < 3; i++) {
+      List<String> now;
+      try (var files = Files.list(data)) {
+        now = files.map(p -> p.getFileName().toString()).filter(n -> n.endsWith(".sst")).sorted().toList();
+      }
+      quiet = now.equals(last) ? quiet + 1 : 0;
+      last = now;
+      Thread.sleep(1000); // polling the directory: RocksDB's compaction state is not in the public API
     }
   }
 
