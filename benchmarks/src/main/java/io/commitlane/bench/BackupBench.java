@@ -85,8 +85,8 @@ final class BackupBench implements java.util.concurrent.Callable<Integer> {
         t.join();
       }
       long afterFirst = treeSize(root.resolve("backups"));
-      db.backup(store).get(1, TimeUnit.HOURS); // takes in the workers' last writes
-      awaitQuietFiles(data); // compactions those writes started would add new table files to any backup
+      awaitQuietFiles(data); // compactions the workers' writes started would add new table files to any backup
+      db.backup(store).get(1, TimeUnit.HOURS); // takes in the workers' last writes and those compactions
       long beforeUnchanged = treeSize(root.resolve("backups"));
       long u0 = System.nanoTime();
       db.backup(store).get(1, TimeUnit.HOURS);
