@@ -165,10 +165,19 @@ final class BackupBench implements java.util.concurrent.Callable<Integer> {
     }
   }
 
+  /** Bytes stored under {@code root}: a file hard-linked from several backups counts once. */
   private static long treeSize(Path root) throws IOException {
+    java.util.Set<Object> seen = new java.util.HashSet<>();
+    long total = 0;
     try (var walk = Files.walk(root)) {
-      return walk.filter(Files::isRegularFile).mapToLong(p -> p.toFile().length()).sum();
+      for (Path p : walk.toList()) {
+        var attrs = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class);
+        if (attrs.isRegularFile() && (attrs.fileKey() == null || seen.add(attrs.fileKey()))) {
+          total += attrs.size();
+        }
+      }
     }
+    return total;
   }
 
   private static void deleteTree(Path root) throws IOException {
