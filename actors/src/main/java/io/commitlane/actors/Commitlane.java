@@ -103,6 +103,11 @@ public final class Commitlane implements Extension {
     }
   }
 
+  /** Where blocking lifecycle work runs: opening, releasing, checkpoints and backups. */
+  Executor lifecycle() {
+    return lifecycle;
+  }
+
   /** The extension of {@code system} (created on first use). */
   public static Commitlane get(ActorSystem<?> system) {
     return ID.apply(system);

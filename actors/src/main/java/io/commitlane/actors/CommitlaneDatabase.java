@@ -254,6 +254,72 @@ public final class CommitlaneDatabase implements AutoCloseable {
     return pipeline.logs.logFor(name);
   }
 
+  /**
+   * Take a checkpoint into {@code target} (a new directory) while commits go on: RocksDB's files
+   * (hard-linked where possible), commitlane's own records, the store-drop records and every
+   * transaction log, copied after the data with their flushed positions held, so the logs never
+   * run behind it. Opened, the copy holds a prefix of commit order containing every commit
+   * acknowledged before this call (its open replays what the logs hold beyond the data). The
+   * copy runs on {@code commitlane.lifecycle-dispatcher}, never on the caller's thread; the stage
+   * completes on the completion dispatcher, or fails with {@link
+   * io.commitlane.storage.CheckpointException} (nothing partial is left).
+   */
+  public CompletionStage<io.commitlane.storage.CheckpointInfo> checkpoint(Path target) {
+    Objects.requireNonNull(target, "target");
+    Database storage = pipeline.db;
+    return CompletableFuture.supplyAsync(() -> storage.checkpoint(target), database.extension.lifecycle())
+        .whenCompleteAsync((info, failure) -> { }, pipeline.completions);
+  }
+
+  /** {@link #backup(io.commitlane.storage.BackupStore, io.commitlane.storage.BackupProgress)} without progress reports. */
+  public CompletableFuture<io.commitlane.storage.BackupInfo> backup(io.commitlane.storage.BackupStore store) {
+    return backup(store, io.commitlane.storage.BackupProgress.NONE);
+  }
+
+  /**
+   * Back up this database into {@code store} while commits go on (see {@link
+   * io.commitlane.storage.BackupStore#create}): it runs on {@code commitlane.lifecycle-dispatcher},
+   * never on the caller's thread, reports to {@code progress} on that thread, and completes on the
+   * completion dispatcher. {@code cancel} the returned future to stop it at its next step: the
+   * future is cancelled once the backup has stopped and removed what it wrote (so a backup started
+   * after that is not refused as a second writer). Fails with {@link
+   * io.commitlane.storage.BackupException} subtypes.
+   */
+  public CompletableFuture<io.commitlane.storage.BackupInfo> backup(io.commitlane.storage.BackupStore store,
+      io.commitlane.storage.BackupProgress progress) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(progress, "progress");
+    Database storage = pipeline.db;
+    Executor completions = pipeline.completions;
+    BackupFuture result = new BackupFuture();
+    database.extension.lifecycle().execute(() -> {
+      try {
+        io.commitlane.storage.BackupInfo info = store.create(storage, progress, () -> result.cancelRequested);
+        completions.execute(() -> result.complete(info));
+      } catch (io.commitlane.storage.BackupCancelledException e) {
+        completions.execute(result::stopped);
+      } catch (RuntimeException | Error e) {
+        completions.execute(() -> result.completeExceptionally(e));
+      }
+    });
+    return result;
+  }
+
+  /** A backup's future: {@code cancel} asks the backup to stop; the future is cancelled once it has. */
+  private static final class BackupFuture extends CompletableFuture<io.commitlane.storage.BackupInfo> {
+    volatile boolean cancelRequested;
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      cancelRequested = true;
+      return !isDone();
+    }
+
+    void stopped() {
+      super.cancel(false);
+    }
+  }
+
   /** Transactions replayed into RocksDB from each log when this path was opened. */
   public java.util.Map<String, Long> replayedAtOpen() {
     java.util.Map<String, Long> out = new java.util.TreeMap<>();

@@ -2,7 +2,9 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.CapturedLog;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.LogCapture;
 import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.PendingCommit;
 import io.commitlane.txlog.AppendMode;
@@ -54,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * completes the commits' acknowledgements, and flush events reach the same actor, so sampling
  * after removal holds by its mailbox order.
  */
-final class TransactionLogs implements CommitHook, AutoCloseable {
+final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionLogs.class);
   static final String DIRECTORY = "txlog";
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
@@ -73,6 +75,12 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   /** What replay did, per log, when the database was opened. */
   private volatile Map<String, ReplayStats> replayed = Map.of();
   private volatile boolean closed;
+  /** Guarded by this: checkpoints and backups copying the logs now; flushed positions stay put meanwhile. */
+  private int holds;
+  /** Guarded by this: the largest flushed sequence seen while held, applied when the last hold ends; -1 if none. */
+  private long deferredFlush = -1;
+  /** Removes this from the database as its log capture. */
+  private Database.Registration captureRegistration;
 
   private TransactionLogs(Database db, LogSettings settings, boolean replay, RequestLedger requests, Faults faults) {
     this.db = db;
@@ -100,6 +108,7 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
         logs.clock.advancePast(log.newestRecoveredTimestamp());
       }
       logs.replayed = Map.copyOf(LogReplay.run(db, logs.logs.values(), requests));
+      logs.captureRegistration = db.setLogCapture(logs);
       return logs;
     } catch (RuntimeException | Error e) {
       logs.closeLogs();
@@ -284,6 +293,10 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
     if (closed) {
       return;
     }
+    if (holds > 0) {
+      deferredFlush = Math.max(deferredFlush, sequence); // a later, larger flush covers this one
+      return;
+    }
     for (TransactionLog log : logs.values()) {
       try {
         long before = log.flushedPosition();
@@ -295,6 +308,56 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
         LOG.error("recording flush at sequence {} in log {} failed", sequence, log.name(), e);
       }
     }
+  }
+
+  /**
+   * Holds every log's flushed position (and the replay markers above it) until the hold closes,
+   * so a checkpoint or backup can capture RocksDB's files and then copy the logs: the copies carry
+   * flushed positions the captured data holds. Flush events seen meanwhile are applied at the end.
+   */
+  @Override
+  public synchronized Hold hold() {
+    if (closed) {
+      throw new DatabaseClosedException(db.path());
+    }
+    holds++;
+    Map<String, Long> flushedAtHold = new java.util.HashMap<>();
+    logs.forEach((name, log) -> flushedAtHold.put(name, log.flushedPosition()));
+    return new Hold() {
+      private boolean released;
+
+      @Override
+      public List<CapturedLog> copyTo(Path txlogDirectory, Path earlier) {
+        // One stamp for every log: each copy holds exactly the records stamped before it, so
+        // together they hold a prefix of commit order. Taken after the data was captured, it is
+        // above the stamp of every commit the data holds (a record is stamped before its write).
+        long cut = clock.next();
+        List<CapturedLog> out = new ArrayList<>();
+        for (TransactionLog log : new TreeMap<>(logs).values()) {
+          // A log first used after the hold has no flush recorded: its copy replays it whole.
+          long flushed = flushedAtHold.getOrDefault(log.name(), log.flushedPosition());
+          var copy = log.copyTo(txlogDirectory.resolve(log.name()), flushed, cut,
+              earlier == null ? null : earlier.resolve(log.name()));
+          out.add(new CapturedLog(log.name(), copy.flushedPosition(), copy.endPosition(), copy.bytes()));
+        }
+        return out;
+      }
+
+      @Override
+      public void close() {
+        synchronized (TransactionLogs.this) {
+          if (released) {
+            return;
+          }
+          released = true;
+          if (--holds == 0 && deferredFlush >= 0) {
+            long sequence = deferredFlush;
+            deferredFlush = -1;
+            onFlushCompleted(sequence);
+          }
+        }
+      }
+    };
   }
 
   synchronized void purgeExpired() {
@@ -323,6 +386,9 @@ final class TransactionLogs implements CommitHook, AutoCloseable {
   public synchronized void close() {
     if (closed) {
       return;
+    }
+    if (captureRegistration != null) {
+      captureRegistration.close();
     }
     RuntimeException failure = null;
     try {

@@ -73,7 +73,13 @@ class CliUsageTest {
       "db compact /no/such/database                         | DIR: no database at /no/such/database",
       "db compact /no/such/database --from 0xZZ             | --from",
       "db compact /no/such/database --no-such-flag          | --no-such-flag",
-      "db nonsense                                          | nonsense"})
+      "db nonsense                                          | nonsense",
+      "backup list                                          | --backups",
+      "backup restore --backups b --id 1                    | --target",
+      "backup verify --backups b --id one                   | --id",
+      "backup purge --backups b --keep -1                   | --keep",
+      "backup create --backups b --db /no/such/database     | CURRENT",
+      "backup frobnicate                                    | frobnicate"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());

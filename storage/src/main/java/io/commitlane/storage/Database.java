@@ -58,6 +58,58 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * Open an existing database read-only (RocksDB's {@code openReadOnly}): reads, scans and
+   * {@link #checkpoint} work; commits, writes, flushes and store changes fail with {@link
+   * ReadOnlyDatabaseException}. It takes no lock, so it may sit beside a live process (it sees the
+   * data as of this open, as RocksDB's flushed files and WAL held it), and it replays no
+   * transaction log and writes no file. Refused with {@link NotADatabaseException} where there is
+   * no database, and with {@link PathInUseException} while the path is open for writing in this
+   * process.
+   */
+  public static Database openReadOnly(Path path) {
+    Objects.requireNonNull(path, "path");
+    return new Database(DatabaseRegistry.acquire(path, DatabaseOptions.defaults().withCreateIfMissing(false), true));
+  }
+
+  /** Whether this database was opened with {@link #openReadOnly}. */
+  public boolean isReadOnly() {
+    return shared.isReadOnly();
+  }
+
+  /**
+   * A consistent copy of this database at {@code target}, which must not exist: RocksDB's
+   * checkpoint (table files hard-linked where the file system allows, so it costs little space
+   * until the source compacts them away), commitlane's own records, the store-drop records and
+   * every transaction log. Commits go on meanwhile. Opened (and so replayed), the copy holds a
+   * prefix of commit order that contains every commit acknowledged before this call. Blocks the
+   * caller for the copy: {@code CommitlaneDatabase.checkpoint} runs it on the lifecycle dispatcher.
+   * See docs/operations.md.
+   *
+   * @throws CheckpointException if the target exists, or the copy failed (a partial copy is removed)
+   */
+  public CheckpointInfo checkpoint(Path target) {
+    Objects.requireNonNull(target, "target");
+    enter();
+    try {
+      return Checkpoints.create(shared, target);
+    } finally {
+      exit();
+    }
+  }
+
+  /**
+   * The module that writes transaction logs installs how checkpoints and backups copy them
+   * consistently with RocksDB's files; without one, log files are copied as they are (nothing
+   * writes them then). Returns what removes it.
+   */
+  @InternalApi
+  public Registration setLogCapture(LogCapture capture) {
+    Objects.requireNonNull(capture, "capture");
+    shared.hooks().logCapture(capture);
+    return () -> shared.hooks().logCapture(null);
+  }
+
+  /**
    * Delete the database at {@code path}: RocksDB's files (those its manifest names or whose content
    * RocksDB wrote, not whatever has a RocksDB-like name) and what commitlane keeps beside them
    * (transaction logs, store-drop records). Files of anyone else in the directory stay, and so does
@@ -102,6 +154,7 @@ public final class Database implements AutoCloseable {
     if (s != null) {
       return s;
     }
+    shared.requireWritable("create store " + name);
     enter();
     try {
       return shared.stores().createStore(name);
@@ -123,6 +176,7 @@ public final class Database implements AutoCloseable {
    * stage fails if the earlier drop failed.
    */
   public CompletionStage<Store> createStore(String name) {
+    shared.requireWritable("create store " + name);
     enter();
     try {
       return shared.stores().createStoreWhenFree(name).minimalCompletionStage();
@@ -145,6 +199,7 @@ public final class Database implements AutoCloseable {
    * cannot be dropped) or {@link DatabaseClosedException}; nothing was changed then.
    */
   public CompletionStage<Void> dropStore(String name) {
+    shared.requireWritable("drop store " + name);
     enter();
     try {
       return shared.stores().dropStore(name).minimalCompletionStage();
@@ -288,6 +343,7 @@ public final class Database implements AutoCloseable {
     if (w.size() == 0 && internalKey == null) {
       return;
     }
+    shared.requireWritable("write");
     enter();
     try {
       StoreClaims claims = StoreClaims.claim(w);
@@ -513,6 +569,7 @@ public final class Database implements AutoCloseable {
    * @return each member's result or failure, by position
    */
   public GroupResult commitGroup(List<Transaction> members) {
+    shared.requireWritable("commit a group");
     return GroupCommit.commit(shared, Objects.requireNonNull(members, "members"));
   }
 

@@ -18,12 +18,24 @@ final class DatabaseRegistry {
   private DatabaseRegistry() {}
 
   static synchronized SharedDatabase acquire(Path path, DatabaseOptions options) {
-    Path key = canonical(path, options.createIfMissing());
+    return acquire(path, options, false);
+  }
+
+  /** {@code readOnly}: a path open read-only and read-write at once in one process is refused (one handle per path). */
+  static synchronized SharedDatabase acquire(Path path, DatabaseOptions options, boolean readOnly) {
+    Path key = canonical(path, options.createIfMissing() && !readOnly);
     SharedDatabase shared = OPEN.get(key);
     if (shared == null) {
-      shared = SharedDatabase.open(key, options);
+      if (readOnly && !Files.isRegularFile(key.resolve("CURRENT"))) {
+        throw new NotADatabaseException(key, "it has no RocksDB CURRENT file, so there is nothing to open read-only");
+      }
+      shared = SharedDatabase.open(key, options, readOnly);
       OPEN.put(key, shared);
     } else {
+      if (shared.isReadOnly() != readOnly) {
+        throw new PathInUseException("database " + key + " is already open " + (readOnly ? "for writing" : "read-only")
+            + " in this process; use that handle, or close every handle first");
+      }
       requireCompatible(shared, options);
       for (String store : options.stores()) {
         shared.stores().createStore(store);

@@ -12,6 +12,16 @@ final class Hooks {
 
   private volatile StageListener[] listeners = NO_LISTENERS;
   private volatile CommitHook[] hooks = NO_HOOKS;
+  /** How checkpoints and backups copy the logs, installed by the module that writes them; null: copied as files. */
+  private volatile LogCapture logCapture;
+
+  LogCapture logCapture() {
+    return logCapture;
+  }
+
+  void logCapture(LogCapture capture) {
+    this.logCapture = capture;
+  }
 
   synchronized Runnable add(StageListener l) {
     listeners = append(listeners, l);

@@ -59,13 +59,16 @@ final class SharedDatabase {
   private final WalGroupSyncer walSyncer;
   /** Guarded by this: set by {@link #closeNative()}; a physical drop that finds it set is left for the next open. */
   private boolean closed;
+  /** Opened with RocksDB's {@code openReadOnly}: no replay, no writes, no flushes (see {@link #requireWritable}). */
+  private final boolean readOnly;
   /** Guarded by {@link DatabaseRegistry}. */
   int references;
 
   private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
       StoreOptions storeOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
-      RocksDB db, List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles) {
+      RocksDB db, List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles, boolean readOnly) {
     this.path = path;
+    this.readOnly = readOnly;
     this.options = options;
     this.settings = settings;
     this.dbOptions = dbOptions;
@@ -115,7 +118,11 @@ final class SharedDatabase {
     }
   }
 
-  static SharedDatabase open(Path path, DatabaseOptions options) {
+  /**
+   * {@code readOnly}: RocksDB's {@code openReadOnly}, which takes no lock (a live process may hold
+   * the database) and writes nothing; recorded store drops are left for the next writable open.
+   */
+  static SharedDatabase open(Path path, DatabaseOptions options, boolean readOnly) {
     CommitlaneSettings settings = options.resolvedSettings();
     Set<String> names = new LinkedHashSet<>();
     names.add(Store.DEFAULT);
@@ -127,7 +134,7 @@ final class SharedDatabase {
     } catch (RocksDBException e) {
       throw new StorageException("cannot list the stores of " + path, e);
     }
-    for (String store : options.stores()) {
+    for (String store : readOnly ? List.<String>of() : options.stores()) {
       names.add(StoreNames.requireValid(store));
     }
 
@@ -136,7 +143,7 @@ final class SharedDatabase {
     FlushEvents flushEvents = new FlushEvents();
     BackgroundErrors backgroundErrors = new BackgroundErrors(path.toString(), java.time.Clock.systemUTC());
     DBOptions dbOptions = new DBOptions()
-        .setCreateIfMissing(options.createIfMissing())
+        .setCreateIfMissing(options.createIfMissing() && !readOnly)
         .setCreateMissingColumnFamilies(true)
         // With the WAL off, stores (column families) would otherwise flush independently, and a
         // flush event of one would claim the others' data durable: the transaction log's replay
@@ -160,9 +167,14 @@ final class SharedDatabase {
     }
     List<ColumnFamilyHandle> handles = new ArrayList<>();
     try {
-      RocksDB db = RocksDB.open(dbOptions, path.toString(), descriptors, handles);
+      RocksDB db = readOnly ? RocksDB.openReadOnly(dbOptions, path.toString(), descriptors, handles)
+          : RocksDB.open(dbOptions, path.toString(), descriptors, handles);
       SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, storeOptions, flushEvents, backgroundErrors,
-          properties, db, descriptors, handles);
+          properties, db, descriptors, handles, readOnly);
+      if (readOnly) {
+        backgroundErrors.attach(db);
+        return shared;
+      }
       if (wal.pipelinedWrite()) {
         flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
       }
@@ -186,6 +198,17 @@ final class SharedDatabase {
 
   Path path() {
     return path;
+  }
+
+  boolean isReadOnly() {
+    return readOnly;
+  }
+
+  /** Refuses {@code what} on a read-only database, before anything is changed. */
+  void requireWritable(String what) {
+    if (readOnly) {
+      throw new ReadOnlyDatabaseException(path, what);
+    }
   }
 
   DatabaseOptions options() {
@@ -260,6 +283,7 @@ final class SharedDatabase {
 
   /** Removes commitlane's own records in [from, to): one range tombstone, no locks (nobody else writes them). */
   void deleteInternalRange(byte[] from, byte[] to) {
+    requireWritable("delete commitlane's own records");
     try {
       db.deleteRange(internal.handle(), writeOptions, from, to);
     } catch (RocksDBException e) {
@@ -269,6 +293,7 @@ final class SharedDatabase {
 
   /** Puts (value non-null) and deletes (value null) of commitlane's own records, in one write. */
   void writeInternal(List<byte[]> keys, List<byte[]> values) {
+    requireWritable("write commitlane's own records");
     try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
       for (int i = 0; i < keys.size(); i++) {
         if (values.get(i) == null) {
@@ -319,6 +344,7 @@ final class SharedDatabase {
 
   /** Flushes every store; a store being dropped is left out (claimed ones stay open meanwhile). */
   void flush() {
+    requireWritable("flush");
     List<Store> claimed = new ArrayList<>();
     try (org.rocksdb.FlushOptions fo = new org.rocksdb.FlushOptions().setWaitForFlush(true)) {
       List<ColumnFamilyHandle> all = new ArrayList<>();
@@ -354,6 +380,7 @@ final class SharedDatabase {
    * WriteBatch ({@link WriteBatchFormat}: one JNI call to build it, whatever the key count).
    */
   private void write(WriteBuffer w) {
+    requireWritable("write");
     StoreClaims.requireWritable(w);
     try {
       if (w.size() == 1) {
@@ -375,6 +402,7 @@ final class SharedDatabase {
 
   /** A merged write group: every buffer in one serialized WriteBatch, in order, so the group is atomic. */
   private void writeAll(List<WriteBuffer> buffers) {
+    requireWritable("write");
     if (buffers.size() == 1) {
       if (buffers.get(0).size() > 0) {
         write(buffers.get(0));
@@ -442,7 +470,7 @@ final class SharedDatabase {
     // Physical drops already handed over run first (no claims are left); a drop still waiting
     // for claims, or one that failed, is finished by the next open from its recorded intent.
     catalog.drainDrops(DROP_DRAIN_TIMEOUT);
-    if (!options.walEnabled()) {
+    if (!options.walEnabled() && !readOnly) {
       try {
         flush();
       } catch (StorageException e) {

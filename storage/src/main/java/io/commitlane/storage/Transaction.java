@@ -241,6 +241,7 @@ public final class Transaction implements AutoCloseable {
    */
   public CommitResult commitSync() {
     requireState();
+    shared.requireWritable("commit");
     handle.enter();
     try {
       PendingCommit c = prepareCommit();

@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.locks.Lock;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -350,6 +351,62 @@ public final class TransactionLog implements LogView, AutoCloseable {
       return;
     }
     flushed.advanceTo(Math.min(position, watermark.get()));
+  }
+
+  // ---------------------------------------------------------------- copies
+
+  /**
+   * Copies this log into {@code target} (a new directory) while appends go on: the records
+   * stamped (by the database's clock) before {@code timestampLimit}, and no later ones, up to a
+   * frame boundary, with a flushed position of {@code flushedPosition}, which the caller vouches
+   * its copy of the data holds (replay of the copy starts there). Several logs copied with one
+   * limit hold the same prefix of commit order. Every record stamped before the limit is in the
+   * copy (the leaderless and actor modes write their pending records out first; a serialized
+   * append in progress is waited for). Appends wait only while the segment list is taken; a
+   * segment purged during the copy shortens it at the old end (see {@link LogCopier}). With
+   * {@code reuseFrom} (an earlier copy of this log, or null), a sealed segment it holds whole is
+   * hard-linked instead of copied, so successive backups share the log's old segments.
+   *
+   * @throws LogIOException if reading this log or writing the copy failed (the copy is incomplete: remove it)
+   */
+  public LogCopy copyTo(Path target, long flushedPosition, long timestampLimit, Path reuseFrom) {
+    checkOpen();
+    long end = writtenEnd();
+    Lock rotation = appender.rotationLock();
+    List<Segment> listed;
+    rotation.lock();
+    try {
+      if (settings.appendMode() == AppendMode.SERIALIZED) {
+        end = writtenEnd(); // the append lock: an append that took its stamp has written its frame
+      }
+      listed = new java.util.ArrayList<>(segments.all());
+    } finally {
+      rotation.unlock();
+    }
+    long cut = end;
+    try (LogReader r = reader(ReadRequest.fromTimestamp(timestampLimit).includeUncommitted(true).endBefore(end))) {
+      while (true) {
+        LogRecord rec;
+        try {
+          rec = r.next();
+        } catch (CorruptLogFrameException e) {
+          continue;
+        }
+        if (rec == null) {
+          break;
+        }
+        if (rec.timestamp() >= timestampLimit) {
+          cut = rec.position(); // stamps rise with position: everything from here on is later
+          break;
+        }
+      }
+    }
+    try {
+      return LogCopier.copy(settings.fileSystem(), LogCopier.parts(listed, cut), cut, target, flushedPosition, reuseFrom);
+    } catch (IOException e) {
+      throw new LogIOException("cannot copy transaction log " + name + " into " + target + ": " + e.getMessage()
+          + "; check the space and permissions there", e);
+    }
   }
 
   // ---------------------------------------------------------------- reading

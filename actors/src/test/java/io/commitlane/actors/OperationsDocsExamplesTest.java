@@ -1,0 +1,119 @@
+package io.commitlane.actors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.commitlane.storage.BackupInfo;
+import io.commitlane.storage.BackupStore;
+import io.commitlane.storage.CheckpointInfo;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.ReadOnlyDatabaseException;
+import io.commitlane.storage.RestoreOptions;
+import io.commitlane.storage.Transaction;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The snippets of docs/operations.md (section "Backups, checkpoints and restore"): they run here, and the page holds them verbatim. */
+class OperationsDocsExamplesTest {
+  private static final Path PAGE = Path.of("..", "docs", "operations.md");
+  private static final Path SOURCE = Path.of("src", "test", "java", "io", "commitlane", "actors",
+      "OperationsDocsExamplesTest.java");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void checkpointBackUpRestoreAndOpenReadOnly() throws Exception {
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "docs-operations");
+    Path data = dir.resolve("orders");
+    Path backupDir = dir.resolve("backups");
+    Path copy = dir.resolve("orders-copy");
+    Path restored = dir.resolve("orders-restored");
+    try {
+      CommitlaneDatabase db = CommitlaneDatabase.open(system, data);
+      Transaction txn = db.begin().useLog("orders");
+      txn.put("order-1".getBytes(StandardCharsets.UTF_8), "paid".getBytes(StandardCharsets.UTF_8));
+      db.commit(txn).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+      // docs: backup-live
+      // A checkpoint: a hard-linked copy beside the database, openable as a database of its own.
+      CheckpointInfo checkpoint = db.checkpoint(copy).toCompletableFuture().get(1, TimeUnit.MINUTES);
+
+      // A backup: incremental, checksummed, taken while commits go on (off the caller's thread).
+      BackupStore backups = BackupStore.at(backupDir);
+      BackupInfo backup = db.backup(backups, (phase, done, total) -> System.out.println(phase + " " + done + "/" + total))
+          .get(10, TimeUnit.MINUTES);            // or cancel(true) to stop it at its next step
+      backups.purge(7);                          // keep the newest seven
+      db.close();
+      // end docs
+      assertEquals(copy.toAbsolutePath().normalize(), checkpoint.path());
+
+      // docs: restore
+      backups.verify(backup.id(), true);         // every file against its SHA-256, then restore and read it all
+      backups.restore(backup.id(), restored, RestoreOptions.defaults());   // into a missing or empty directory
+
+      // Look before it goes into service: read-only, nothing replayed, nothing written.
+      try (Database look = Database.openReadOnly(restored)) {
+        System.out.println(look.storeNames() + " " + look.count(io.commitlane.storage.KeyRange.all()));
+      }
+      // end docs
+      try (Database look = Database.openReadOnly(restored)) {
+        try {
+          look.put("x".getBytes(StandardCharsets.UTF_8), "y".getBytes(StandardCharsets.UTF_8));
+          throw new AssertionError("a read-only database took a write");
+        } catch (ReadOnlyDatabaseException expected) {
+          // refused, as documented
+        }
+      }
+      CommitlaneDatabase back = CommitlaneDatabase.open(system, restored);
+      assertEquals("paid", new String(back.storage().get("order-1".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
+      back.close();
+    } finally {
+      system.terminate();
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void thePageHoldsEverySnippetVerbatim() throws IOException {
+    String page = Files.readString(PAGE);
+    List<String> snippets = snippets(Files.readAllLines(SOURCE));
+    assertEquals(2, snippets.size());
+    for (String s : snippets) {
+      assertTrue(page.contains(s), "docs/operations.md lacks this snippet of " + SOURCE + ":\n" + s);
+    }
+  }
+
+  /** The code between each {@code // docs: name} line and the next {@code // end docs}, de-indented. */
+  static List<String> snippets(List<String> lines) {
+    List<String> out = new ArrayList<>();
+    List<String> current = null;
+    for (String line : lines) {
+      String t = line.trim();
+      if (t.startsWith("// docs: ")) {
+        current = new ArrayList<>();
+      } else if (t.equals("// end docs") && current != null) {
+        int indent = current.stream().filter(l -> !l.isBlank())
+            .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+        StringBuilder b = new StringBuilder();
+        for (String l : current) {
+          b.append(l.length() >= indent ? l.substring(indent) : l.strip()).append('\n');
+        }
+        out.add(b.toString());
+        current = null;
+      } else if (current != null) {
+        current.add(line);
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,121 @@
+package io.commitlane.storage;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.regex.Pattern;
+
+/**
+ * Where a backup directory keeps what: RocksDB's {@code BackupEngine} its {@code meta/},
+ * {@code private/} and {@code shared_checksum/}; commitlane {@code commitlane/<id>/} per backup
+ * (its metadata, its checksum manifest, its logs and store-drop records) and {@code
+ * commitlane/LOCK}, which one writer at a time holds. Also the path rules: a file named by a
+ * backup must stay inside the backup directory, through {@code ..} or links.
+ */
+final class BackupLayout {
+  static final String OURS = "commitlane";
+  static final String METADATA = "backup.properties";
+  static final String MANIFEST = "MANIFEST.sha256";
+  private static final Pattern ID = Pattern.compile("[1-9]\\d{0,9}");
+
+  final Path root;
+
+  BackupLayout(Path root) {
+    this.root = root;
+  }
+
+  /** The backup directory as given, normalized; a path that is a link or a file is refused. */
+  static BackupLayout of(Path directory) {
+    Path root = directory.toAbsolutePath().normalize();
+    if (Files.isSymbolicLink(root)) {
+      throw new BackupRefusedException(directory + " is a symbolic link; give the backup directory's real path");
+    }
+    if (Files.exists(root, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      throw new BackupRefusedException(directory + " is not a directory; give a directory for backups");
+    }
+    return new BackupLayout(root);
+  }
+
+  Path ours() {
+    return root.resolve(OURS);
+  }
+
+  Path backup(int id) {
+    return ours().resolve(Integer.toString(id));
+  }
+
+  Path staging(int id) {
+    return ours().resolve(id + ".tmp");
+  }
+
+  static boolean isId(String name) {
+    return ID.matcher(name).matches();
+  }
+
+  /**
+   * {@code relative} as a file inside the backup directory: refused (as damage of {@code id}) if it
+   * is absolute, climbs with {@code ..}, or resolves through a link to outside the directory.
+   */
+  Path inside(int id, String relative) throws IOException {
+    Path rel = Path.of(relative);
+    if (rel.isAbsolute() || relative.contains("..") || relative.isEmpty()) {
+      throw new BackupCorruptException(id, rel, "is a path outside the backup directory, which a backup never names");
+    }
+    Path file = root.resolve(rel).normalize();
+    if (!file.startsWith(root)) {
+      throw new BackupCorruptException(id, rel, "is a path outside the backup directory, which a backup never names");
+    }
+    if (Files.exists(file)) {
+      Path real = file.toRealPath();
+      if (!real.startsWith(root.toRealPath())) {
+        throw new BackupCorruptException(id, rel, "links to " + real + ", outside the backup directory");
+      }
+    }
+    return file;
+  }
+
+  /** The writer lock of this directory; refused if another writer (here or in another process) has it. */
+  AutoCloseable lock() {
+    try {
+      Files.createDirectories(ours());
+      FileChannel ch = FileChannel.open(ours().resolve("LOCK"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      FileLock lock;
+      try {
+        lock = ch.tryLock();
+      } catch (OverlappingFileLockException e) {
+        lock = null;
+      }
+      if (lock == null) {
+        ch.close();
+        throw new BackupRefusedException("another backup, restore, delete or purge is running on " + root
+            + " (it holds " + ours().resolve("LOCK") + "); wait for it to finish and try again");
+      }
+      FileLock held = lock;
+      return () -> {
+        held.release();
+        ch.close();
+      };
+    } catch (IOException e) {
+      throw new BackupException("cannot lock backup directory " + root + ": " + e, e);
+    }
+  }
+
+  /** The identity RocksDB gave the database in {@code dir} ({@code IDENTITY}), or null if there is none. */
+  static String identity(Path dir) {
+    Path file = dir.resolve("IDENTITY");
+    try {
+      if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS) || Files.size(file) > 1024) {
+        return null;
+      }
+      return new String(Files.readAllBytes(file), StandardCharsets.UTF_8).trim();
+    } catch (IOException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,250 @@
+package io.commitlane.storage;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Backups of a storage-only database: create, list, verify, restore, delete, purge, and every refusal. */
+class BackupStoreTest {
+  @TempDir Path dir;
+
+  private static byte[] b(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static String s(byte[] v) {
+    return v == null ? null : new String(v, StandardCharsets.UTF_8);
+  }
+
+  private Database open(Path p) {
+    return Database.open(p, DatabaseOptions.defaults().withWal(false));
+  }
+
+  @Test
+  void aBackupRestoresToTheStateItWasTakenAtAndTheSecondCopiesAlmostNothing() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    BackupInfo first;
+    BackupInfo second;
+    List<String> phases = new ArrayList<>();
+    try (Database db = open(dir.resolve("db"))) {
+      Store users = db.store("users");
+      for (int i = 0; i < 200; i++) {
+        db.put(b("k" + i), new byte[1000]);
+        db.put(users, b("u" + i), b("v" + i));
+      }
+      first = store.create(db, (phase, done, total) -> phases.add(phase), () -> false);
+      db.put(b("after"), b("x"));
+      db.remove(b("k1"));
+      second = store.create(db);
+    }
+    assertTrue(phases.containsAll(List.of("rocksdb", "logs", "checksums")), phases.toString());
+    assertEquals(List.of(first.id(), second.id()), store.list().stream().map(BackupInfo::id).toList());
+    assertTrue(store.list().stream().allMatch(BackupInfo::complete));
+    assertEquals(first, store.verify(first.id(), true));
+    store.restore(first.id(), dir.resolve("r1"), RestoreOptions.defaults());
+    try (Database r = open(dir.resolve("r1"))) {
+      assertNull(r.get(b("after")));
+      assertEquals(1000, r.get(b("k1")).length);
+      assertEquals("v7", s(r.get(r.store("users"), b("u7"))));
+    }
+    store.restore(second.id(), dir.resolve("r2"), RestoreOptions.defaults());
+    try (Database r = open(dir.resolve("r2"))) {
+      assertEquals("x", s(r.get(b("after"))));
+      assertNull(r.get(b("k1")));
+    }
+  }
+
+  @Test
+  void verifyNamesAFlippedByteInATableFileAMetadataFileOrTheManifestAndRestoreRefusesIt() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    BackupInfo info;
+    try (Database db = open(dir.resolve("db"))) {
+      for (int i = 0; i < 100; i++) {
+        db.put(b("k" + i), b("v" + i));
+      }
+      info = store.create(db);
+    }
+    Path sst;
+    try (var files = Files.list(dir.resolve("backups").resolve("shared_checksum"))) {
+      sst = files.filter(p -> p.toString().endsWith(".sst")).findFirst().orElseThrow();
+    }
+    Path metadata = dir.resolve("backups/commitlane/" + info.id() + "/backup.properties");
+    for (Path damaged : List.of(sst, metadata, dir.resolve("backups/commitlane/" + info.id() + "/MANIFEST.sha256"))) {
+      flipByte(damaged, 5);
+      BackupCorruptException e = assertThrows(BackupCorruptException.class, () -> store.verify(info.id(), false));
+      assertEquals(dir.resolve("backups").relativize(damaged), e.file(), e.getMessage());
+      assertThrows(BackupCorruptException.class, () -> store.restore(info.id(), dir.resolve("r"), RestoreOptions.defaults()));
+      assertFalse(Files.exists(dir.resolve("r")), "nothing restored");
+      flipByte(damaged, 5);
+      store.verify(info.id(), false);
+    }
+  }
+
+  @Test
+  void restoreRefusesAnOpenTargetANonEmptyOneAndAnotherDatabaseAndKeepsForeignFiles() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    BackupInfo info;
+    try (Database db = open(dir.resolve("db"))) {
+      db.put(b("a"), b("1"));
+      info = store.create(db);
+    }
+    try (Database other = open(dir.resolve("other"))) {
+      other.put(b("a"), b("other"));
+      assertThrows(BackupRefusedException.class, () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults()));
+    }
+    Files.writeString(dir.resolve("other").resolve("notes.txt"), "mine");
+    BackupRefusedException e = assertThrows(BackupRefusedException.class,
+        () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults()));
+    assertTrue(e.getMessage().contains("not empty"), e.getMessage());
+    e = assertThrows(BackupRefusedException.class,
+        () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults().replacingExisting()));
+    assertTrue(e.getMessage().contains("another database"), e.getMessage());
+    store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults().replacingExisting().allowingOtherDatabase());
+    assertEquals("mine", Files.readString(dir.resolve("other").resolve("notes.txt")));
+    try (Database r = open(dir.resolve("other"))) {
+      assertEquals("1", s(r.get(b("a"))));
+    }
+    // the source itself, replaced by its own backup, needs no permission beyond replacing
+    store.restore(info.id(), dir.resolve("db"), RestoreOptions.defaults().replacingExisting());
+  }
+
+  @Test
+  void deleteAndPurgeKeepWhatOtherBackupsShare() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    try (Database db = open(dir.resolve("db"))) {
+      for (int i = 0; i < 4; i++) {
+        db.put(b("k" + i), b("v" + i));
+        store.create(db);
+      }
+    }
+    store.delete(1);
+    assertThrows(BackupRefusedException.class, () -> store.delete(1));
+    assertEquals(List.of(2), store.purge(2));
+    assertEquals(List.of(3, 4), store.list().stream().map(BackupInfo::id).toList());
+    store.verify(3, true);
+    store.restore(4, dir.resolve("r"), RestoreOptions.defaults());
+    try (Database r = open(dir.resolve("r"))) {
+      assertEquals("v0", s(r.get(b("k0"))));
+      assertEquals("v3", s(r.get(b("k3"))));
+    }
+  }
+
+  @Test
+  void oneWriterAtATimeAndCancellationLeavesNothing() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    try (Database db = open(dir.resolve("db"))) {
+      db.put(b("a"), b("1"));
+      store.create(db);
+      AtomicInteger asked = new AtomicInteger();
+      assertThrows(BackupCancelledException.class, () -> store.create(db, BackupProgress.NONE, () -> asked.incrementAndGet() > 1));
+      assertEquals(List.of(1), store.list().stream().map(BackupInfo::id).toList());
+      try (AutoCloseable lock = store.layout().lock()) {
+        BackupRefusedException e = assertThrows(BackupRefusedException.class, () -> store.create(db));
+        assertTrue(e.getMessage().contains("another backup"), e.getMessage());
+      }
+      db.put(b("b"), b("2")); // still writable
+    }
+    store.verify(1, false);
+  }
+
+  @Test
+  void pathsThatLeaveTheBackupDirectoryAreRefused() throws Exception {
+    BackupStore store = BackupStore.at(dir.resolve("backups"));
+    BackupInfo info;
+    try (Database db = open(dir.resolve("db"))) {
+      db.put(b("a"), b("1"));
+      info = store.create(db);
+      assertThrows(BackupRefusedException.class, () -> BackupStore.at(dir.resolve("db").resolve("inside")).create(db));
+    }
+    Path outside = Files.writeString(dir.resolve("secret"), "x");
+    for (String bad : List.of("../secret", "commitlane/link")) {
+      Files.deleteIfExists(dir.resolve("backups/commitlane/link"));
+      Files.createSymbolicLink(dir.resolve("backups/commitlane/link"), outside);
+      List<BackupManifest.Entry> entries = new ArrayList<>(BackupManifest.read(store.layout(), info.id()));
+      entries.add(new BackupManifest.Entry(BackupManifest.sha256(outside), 1, bad));
+      BackupManifest.write(dir.resolve("backups/commitlane/" + info.id() + "/MANIFEST.sha256"), entries);
+      BackupCorruptException e = assertThrows(BackupCorruptException.class, () -> store.verify(info.id(), false));
+      assertTrue(e.getMessage().contains("outside the backup directory"), e.getMessage());
+    }
+    Files.createSymbolicLink(dir.resolve("link-to-backups"), dir.resolve("backups"));
+    assertThrows(BackupRefusedException.class, () -> BackupStore.at(dir.resolve("link-to-backups")));
+  }
+
+  /**
+   * A full disk during a backup fails it with a typed error, keeps earlier backups verifiable and
+   * leaves the database writable. On a real tmpfs (skipped where mounting is not allowed).
+   */
+  @Test
+  void aFullDiskFailsTheBackupTypedAndLeavesTheDatabaseWritable() throws Exception {
+    Path mount = Files.createDirectories(dir.resolve("small-disk"));
+    assumeTrue(DurabilityContractTest.mountTmpfs(mount, "8m"), "cannot mount a tmpfs here");
+    try (Database db = open(dir.resolve("db"))) {
+      BackupStore store = BackupStore.at(mount.resolve("backups"));
+      db.put(b("a"), b("1"));
+      BackupInfo first = store.create(db);
+      java.util.Random random = new java.util.Random(7);
+      for (int i = 0; i < 48; i++) {
+        byte[] v = new byte[64 << 10];
+        random.nextBytes(v); // incompressible: 3 MiB on disk
+        db.put(b("big" + i), v);
+      }
+      db.flush();
+      Path filler = mount.resolve("filler");
+      // Too little space for the estimate: refused before anything is written.
+      fillLeaving(filler, 1 << 20);
+      BackupRefusedException refused = assertThrows(BackupRefusedException.class, () -> store.create(db));
+      assertTrue(refused.getMessage().contains("not enough free space"), refused.getMessage());
+      Files.delete(filler);
+      // The disk fills up once the copy has started (the first progress report): the copy fails.
+      BackupException e = assertThrows(BackupException.class, () -> store.create(db, (phase, done, total) -> {
+        if (phase.equals("rocksdb") && done == 0) {
+          try {
+            fillLeaving(filler, 64 << 10);
+          } catch (IOException io) {
+            throw new java.io.UncheckedIOException(io);
+          }
+        }
+      }, () -> false));
+      assertFalse(e instanceof BackupRefusedException, e.getMessage());
+      assertTrue(e.getMessage().contains("space"), e.getMessage());
+      db.put(b("still"), b("writable"));
+      Files.delete(filler);
+      store.verify(first.id(), false);
+      assertEquals(List.of(first.id()), store.list().stream().filter(BackupInfo::complete).map(BackupInfo::id).toList());
+      assertTrue(store.create(db).complete(), "the failed backup was removed; the next one works");
+    } finally {
+      DurabilityContractTest.unmount(mount);
+    }
+  }
+
+  private static void fillLeaving(Path file, long leave) throws IOException {
+    long free = Files.getFileStore(file.getParent()).getUsableSpace();
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+      ch.write(java.nio.ByteBuffer.wrap(new byte[(int) Math.max(0, free - leave)]));
+    }
+  }
+
+  static void flipByte(Path file, long at) throws IOException {
+    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);
+      ch.read(one, at);
+      one.put(0, (byte) (one.get(0) ^ 0x40)).rewind();
+      ch.write(one, at);
+    }
+  }
+}
