@@ -16,7 +16,8 @@ import org.apache.pekko.stream.javadsl.Source;
  * The entries of a range as a stream, read a page at a time when downstream asks for more.
  *
  * <p><b>Memory and snapshots.</b> A page is at most {@code pageSize} entries (and at most {@value
- * #MAX_PAGE_BYTES} bytes of keys and values); the source holds one page, and a RocksDB view only
+ * #MAX_PAGE_BYTES} bytes of keys and values); the source holds at most two pages (one being read,
+ * one being handed on), and a RocksDB view only
  * while it reads that page, never while downstream is slow: a consumer that takes an hour holds
  * nothing back in the database. Each page is consistent on its own; the stream as a whole is not
  * one snapshot (an entry written behind the last key read shows up later, one written before it
@@ -27,8 +28,8 @@ import org.apache.pekko.stream.javadsl.Source;
  * store is dropped.
  *
  * <p><b>Threads.</b> Pages are read on Pekko's blocking-I/O dispatcher ({@code
- * pekko.stream.materializer.blocking-io-dispatcher}) unless a {@code dispatcher} attribute says
- * otherwise; never on the caller's thread or the default dispatcher.
+ * pekko.stream.materializer.blocking-io-dispatcher}), in an island of their own, and handed on a
+ * whole page at a time; never on the caller's thread or the default dispatcher.
  */
 public final class RangeSource {
   /** The byte bound of one page's keys and values. */
@@ -43,11 +44,13 @@ public final class RangeSource {
     if (pageSize < 1 || pageSize > 100_000) {
       throw new IllegalArgumentException("pageSize must be in 1..100000, was " + pageSize);
     }
+    // Pages, not entries, cross the boundary to the blocking-I/O dispatcher: one hand-off per page.
+    // An input buffer of one page there keeps at most the page being read and the one being taken apart.
     return Source.unfold(Optional.of(range), (Optional<KeyRange> rest) -> rest.map(r -> {
           RangePages.Read page = RangePages.read(db.storage(), r, pageSize, MAX_PAGE_BYTES);
           return Pair.create(Optional.ofNullable(page.rest()), page.entries());
         }))
-        .mapConcat((List<KeyValue> entries) -> entries)
-        .addAttributes(ActorAttributes.dispatcher(ActorAttributes.IODispatcher().dispatcher()));
+        .async(ActorAttributes.IODispatcher().dispatcher(), 1)
+        .mapConcat((List<KeyValue> entries) -> entries);
   }
 }
