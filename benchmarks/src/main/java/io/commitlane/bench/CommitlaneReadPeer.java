@@ -1,6 +1,7 @@
 package io.commitlane.bench;
 
 import io.commitlane.storage.Batch;
+import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Cursor;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
@@ -20,6 +21,11 @@ final class CommitlaneReadPeer implements ReadPeer {
   }
 
   @Override
+  public boolean writes() {
+    return true;
+  }
+
+  @Override
   public Loaded load(Path dir, int keys, byte[] value) {
     Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false));
     load(db, keys, value);
@@ -27,6 +33,17 @@ final class CommitlaneReadPeer implements ReadPeer {
       @Override
       public Reader reader() {
         return new StorageReader(db);
+      }
+
+      @Override
+      public Writer writer() {
+        return (key, value) -> {
+          try {
+            db.begin().put(key, value).commitSync();
+          } catch (ConflictException e) {
+            // another writer's commit to the same key came between: a lost write is no read's concern
+          }
+        };
       }
 
       @Override

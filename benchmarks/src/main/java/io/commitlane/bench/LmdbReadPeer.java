@@ -29,6 +29,11 @@ final class LmdbReadPeer implements ReadPeer {
   }
 
   @Override
+  public boolean writes() {
+    return true;
+  }
+
+  @Override
   public Loaded load(Path dir, int keys, byte[] value) throws IOException {
     Files.createDirectories(dir);
     Env<ByteBuffer> env = Env.create(ByteBufferProxy.PROXY_SAFE).setMapSize(MAP_SIZE).setMaxDbs(1).setMaxReaders(512)
@@ -52,6 +57,22 @@ final class LmdbReadPeer implements ReadPeer {
       @Override
       public Reader reader() {
         return new LmdbReader(env, dbi);
+      }
+
+      @Override
+      public Writer writer() {
+        ByteBuffer k = ByteBuffer.allocateDirect(8);
+        ByteBuffer v = ByteBuffer.allocateDirect(value.length);
+        return (key, bytes) -> {
+          k.clear();
+          k.put(key).flip();
+          v.clear();
+          v.put(bytes).flip();
+          try (Txn<ByteBuffer> txn = env.txnWrite()) {
+            dbi.put(txn, k, v);
+            txn.commit();
+          }
+        };
       }
 
       @Override

@@ -26,6 +26,11 @@ final class RawRocksReadPeer implements ReadPeer {
   }
 
   @Override
+  public boolean writes() {
+    return true;
+  }
+
+  @Override
   public Loaded load(Path dir, int keys, byte[] value) throws Exception {
     Options options = new Options().setCreateIfMissing(true);
     RocksDB db = RocksDB.open(options, dir.toString());
@@ -44,6 +49,26 @@ final class RawRocksReadPeer implements ReadPeer {
       @Override
       public Reader reader() {
         return new RawReader(db);
+      }
+
+      @Override
+      public Writer writer() {
+        WriteOptions wo = new WriteOptions().setDisableWAL(true);
+        WriteBatch batch = new WriteBatch();
+        return new Writer() {
+          @Override
+          public void put(byte[] key, byte[] value) throws Exception {
+            batch.clear();
+            batch.put(key, value);
+            db.write(wo, batch);
+          }
+
+          @Override
+          public void close() {
+            batch.close();
+            wo.close();
+          }
+        };
       }
 
       @Override

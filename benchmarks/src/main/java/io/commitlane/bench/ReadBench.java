@@ -79,7 +79,7 @@ final class ReadBench implements Callable<Integer> {
       }
       for (ReadRow row : rows) {
         Map<String, List<Double>> byPeer = new LinkedHashMap<>();
-        List<ReadPeer> running = peers.stream().filter(p -> p.supports(row)).toList();
+        List<ReadPeer> running = peers.stream().filter(p -> p.supports(row) && (row.writers == 0 || p.writes())).toList();
         running.forEach(p -> byPeer.put(p.name(), new ArrayList<>()));
         for (int r = 0; r < timing.runs; r++) {
           for (int i = 0; i < running.size(); i++) {
@@ -174,6 +174,20 @@ final class ReadBench implements Callable<Integer> {
           errors.add(e);
         }
       }, "reads-" + row.id + "-" + t));
+    }
+    for (int w = 0; w < row.writers; w++) {
+      ReadPeer.Writer writer = store.writer();
+      SplittableRandom random = new SplittableRandom(0xC0DE + w);
+      byte[] value = BenchTransactions.randomValue(random, valueSize);
+      threads.add(new Thread(() -> {
+        try (writer) {
+          while (running.on) {
+            writer.put(ReadKeys.key(random.nextInt(keys)), value);
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }, "reads-" + row.id + "-writer-" + w));
     }
     threads.forEach(Thread::start);
     try {

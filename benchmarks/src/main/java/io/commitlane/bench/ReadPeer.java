@@ -15,6 +15,11 @@ interface ReadPeer {
     return true;
   }
 
+  /** Whether this peer runs the rows that read while others commit ({@link Loaded#writer()}). */
+  default boolean writes() {
+    return false;
+  }
+
   /** Opens a new store in {@code dir} and loads {@code keys} entries; {@code value} is every entry's value. */
   Loaded load(Path dir, int keys, byte[] value) throws Exception;
 
@@ -22,8 +27,21 @@ interface ReadPeer {
   interface Loaded extends AutoCloseable {
     Reader reader() throws Exception;
 
+    /** A writer for the rows that read while others commit; null when this peer does not take part in them. */
+    default Writer writer() throws Exception {
+      return null;
+    }
+
     @Override
     void close() throws Exception;
+  }
+
+  /** Commits one key at a time, as the peer commits (commitlane: a transaction; the raw peers: their write). */
+  interface Writer extends AutoCloseable {
+    void put(byte[] key, byte[] value) throws Exception;
+
+    @Override
+    default void close() throws Exception {}
   }
 
   /**

@@ -17,6 +17,7 @@ enum ReadRow {
   GET_LOOP_64("get-loop-64", "64 random keys, one get each", 1),
   RANGE_50("range-50", "range of 50 entries from a random key", 1),
   RANGE_100("range-100", "range of 100 entries from a random key", 1),
+  RANGE_50_UNDER_WRITES("range-50-writes", "range of 50 entries while 4 workers commit", 1, 4),
   RANGE_1000("range-1000", "range of 1,000 entries from a random key", 1),
   FULL_SCAN("full-scan", "every entry, in key order", 1);
 
@@ -25,18 +26,25 @@ enum ReadRow {
   final String id;
   final String description;
   final int threads;
+  /** Workers committing one key at a time (random keys, the same value) while the row reads. */
+  final int writers;
 
   ReadRow(String id, String description, int threads) {
+    this(id, description, threads, 0);
+  }
+
+  ReadRow(String id, String description, int threads, int writers) {
     this.id = id;
     this.description = description;
     this.threads = threads;
+    this.writers = writers;
   }
 
   /** Entries each operation reads when it reads them all (a full scan reads {@code keys}). */
   long entriesPerOp(int keys) {
     return switch (this) {
       case MULTI_GET_64, GET_LOOP_64 -> BATCH;
-      case RANGE_50 -> 50;
+      case RANGE_50, RANGE_50_UNDER_WRITES -> 50;
       case RANGE_100 -> 100;
       case RANGE_1000 -> 1000;
       case FULL_SCAN -> keys;
@@ -73,7 +81,7 @@ enum ReadRow {
         }
         yield n;
       }
-      case RANGE_50 -> range(reader, c, keys, 50);
+      case RANGE_50, RANGE_50_UNDER_WRITES -> range(reader, c, keys, 50);
       case RANGE_100 -> range(reader, c, keys, 100);
       case RANGE_1000 -> range(reader, c, keys, 1000);
       case FULL_SCAN -> reader.range(ReadKeys.key(0), ReadKeys.key(keys));

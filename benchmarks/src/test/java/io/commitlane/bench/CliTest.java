@@ -46,7 +46,7 @@ class CliTest {
   @Test
   void readsRunTinyWithEveryPeerAndTheMixedWorkload() {
     assertEquals(0, Main.run("reads", "--keys", "1000", "--runs", "1", "--warmup", "0", "--seconds", "0.1",
-        "--rows", "get-random,multi-get-64,range-50,full-scan", "--dir", dir.resolve("r").toString()));
+        "--rows", "get-random,multi-get-64,range-50,range-50-writes,full-scan", "--dir", dir.resolve("r").toString()));
   }
 
   @Test
