@@ -120,7 +120,7 @@ public final class CommitlaneMetrics implements MeterBinder {
         s -> s.storage().groupMembers());
     counter("commitlane.conflicts.conservative", "conflicts counted because validation's record no longer reached back",
         Tags.empty(), s -> s.storage().conservativeConflicts());
-    Gauge.builder("commitlane.validation.bytes", this, m -> validationBytes(m.sample().storage()))
+    Gauge.builder("commitlane.validation.bytes", db, d -> validationBytes(sample().storage()))
         .tags(tags).description("memory held by optimistic validation").baseUnit("bytes").register(registry);
     bindRocksDb();
     bindLogs(sample());
@@ -137,10 +137,10 @@ public final class CommitlaneMetrics implements MeterBinder {
     bytes("commitlane.rocksdb.block.cache.usage", "bytes held by the block cache", s -> s.rocksDb().blockCacheBytes());
     gauge("commitlane.rocksdb.block.cache.hit.ratio", "block-cache hits over lookups since open (NaN without RocksDB"
         + " statistics)", Tags.empty(), s -> s.rocksDb().blockCacheHitRate());
-    FunctionCounter.builder("commitlane.rocksdb.write.stall", this, m -> Math.max(0, m.sample().rocksDb().stallMicros()) / 1e6)
+    FunctionCounter.builder("commitlane.rocksdb.write.stall", db, d -> Math.max(0, sample().rocksDb().stallMicros()) / 1e6)
         .tags(tags).baseUnit("seconds").description("time writes were delayed or stopped by write stalls")
         .register(registry);
-    Gauge.builder("commitlane.rocksdb.write.delayed.rate", this, m -> m.sample().rocksDb().delayedWriteRate()).tags(tags)
+    Gauge.builder("commitlane.rocksdb.write.delayed.rate", db, d -> sample().rocksDb().delayedWriteRate()).tags(tags)
         .baseUnit("bytes.per.second").description("the rate RocksDB holds writes to while it slows them, 0 when it does not")
         .register(registry);
     gauge("commitlane.rocksdb.write.stopped", "1 while RocksDB stops writes (a write stall), else 0", Tags.empty(),
@@ -151,7 +151,7 @@ public final class CommitlaneMetrics implements MeterBinder {
   }
 
   private void bytes(String name, String description, ToDoubleFunction<PipelineStats> value) {
-    Gauge.builder(name, this, m -> value.applyAsDouble(m.sample())).tags(tags).description(description).baseUnit("bytes")
+    Gauge.builder(name, db, d -> value.applyAsDouble(sample())).tags(tags).description(description).baseUnit("bytes")
         .register(registry);
   }
 
@@ -160,20 +160,24 @@ public final class CommitlaneMetrics implements MeterBinder {
   }
 
   private void gauge(String name, String description, Tags more, ToDoubleFunction<PipelineStats> value) {
-    Gauge.builder(name, this, m -> value.applyAsDouble(m.sample())).tags(tags.and(more)).description(description)
+    Gauge.builder(name, db, d -> value.applyAsDouble(sample())).tags(tags.and(more)).description(description)
         .register(registry);
   }
 
+  // Every meter's state object is the database, and its function holds this binder: Micrometer
+  // keeps only a weak reference to the state object, so with the binder as state a caller that
+  // kept no reference to it would see its counters stop at their last value after a GC.
+
   private void counter(String name, String description, Tags more, ToDoubleFunction<PipelineStats> value) {
-    FunctionCounter.builder(name, this, m -> value.applyAsDouble(m.sample())).tags(tags.and(more))
+    FunctionCounter.builder(name, db, d -> value.applyAsDouble(sample())).tags(tags.and(more))
         .description(description).register(registry);
   }
 
   private void timer(String name, String description, Cumulative c) {
-    FunctionTimer.builder(name, this, m -> m.cumulative(c).count, m -> m.cumulative(c).totalNanos, TimeUnit.NANOSECONDS)
+    FunctionTimer.builder(name, db, d -> cumulative(c).count, d -> cumulative(c).totalNanos, TimeUnit.NANOSECONDS)
         .tags(tags).description(description).register(registry);
     for (double phi : PERCENTILES) {
-      TimeGauge.builder(name + ".percentile", this, TimeUnit.NANOSECONDS, m -> m.cumulative(c).percentile(phi))
+      TimeGauge.builder(name + ".percentile", db, TimeUnit.NANOSECONDS, d -> cumulative(c).percentile(phi))
           .tags(tags.and(Tag.of("phi", phi == 1.0 ? "1" : Double.toString(phi))))
           .description(description + ", in the last sampling interval").register(registry);
     }
@@ -192,24 +196,24 @@ public final class CommitlaneMetrics implements MeterBinder {
       }
       Tags t = tags.and("log", log);
       logGauge("commitlane.txlog.segments", "segment files", t, log, LogStats::segmentFiles);
-      Gauge.builder("commitlane.txlog.bytes", this, m -> logValue(m, log, LogStats::totalBytes)).tags(t)
+      Gauge.builder("commitlane.txlog.bytes", db, d -> logValue(this, log, LogStats::totalBytes)).tags(t)
           .baseUnit("bytes").description("bytes in segment files").register(registry);
       logGauge("commitlane.txlog.unflushed.segments", "segments kept because they hold records RocksDB has not flushed",
           t, log, LogStats::filesKeptUnflushed);
       logGauge("commitlane.txlog.uncommitted", "records appended and not yet finished", t, log,
           LogStats::uncommittedCount);
-      FunctionCounter.builder("commitlane.txlog.records", this, m -> logValue(m, log, LogStats::recordsWritten)).tags(t)
+      FunctionCounter.builder("commitlane.txlog.records", db, d -> logValue(this, log, LogStats::recordsWritten)).tags(t)
           .description("records appended since open").register(registry);
-      FunctionCounter.builder("commitlane.txlog.fsyncs", this, m -> logValue(m, log, LogStats::fsyncs)).tags(t)
+      FunctionCounter.builder("commitlane.txlog.fsyncs", db, d -> logValue(this, log, LogStats::fsyncs)).tags(t)
           .description("fsyncs of the log since open").register(registry);
       long atOpen = replayed.getOrDefault(log, 0L);
-      FunctionCounter.builder("commitlane.txlog.replayed", this, m -> atOpen).tags(t)
+      FunctionCounter.builder("commitlane.txlog.replayed", db, d -> atOpen).tags(t)
           .description("transactions replayed from the log when the database opened").register(registry);
     }
   }
 
   private void logGauge(String name, String description, Tags t, String log, ToDoubleFunction<LogStats> value) {
-    Gauge.builder(name, this, m -> logValue(m, log, value)).tags(t).description(description).register(registry);
+    Gauge.builder(name, db, d -> logValue(this, log, value)).tags(t).description(description).register(registry);
   }
 
   private static double logValue(CommitlaneMetrics m, String log, ToDoubleFunction<LogStats> value) {
