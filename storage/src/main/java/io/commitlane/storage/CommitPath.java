@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.Semaphore;
 
 /**
  * Validates and writes commits for one database: lock the commit's buckets (sorted) or the serial
@@ -49,7 +49,8 @@ final class CommitPath {
   static final long READ_NOTHING = -1;
 
   private final VersionTable table;
-  private final ReentrantLock serialLock;
+  /** One commit at a time under OccValidation.SERIAL; a semaphore, not a lock: a two-lane commit releases it on another thread. */
+  private final Semaphore serialLock;
   private final AtomicLong clock = new AtomicLong(1);
   private final LiveBaselines live = new LiveBaselines(clock::get);
   private final RecentWrites recent = new RecentWrites(live::oldest);
@@ -75,7 +76,7 @@ final class CommitPath {
     this.table = table;
     this.events = events;
     this.validateWrites = blindWrites == BlindWrites.CONFLICT;
-    this.serialLock = validation == OccValidation.SERIAL ? new ReentrantLock() : null;
+    this.serialLock = validation == OccValidation.SERIAL ? new Semaphore(1) : null;
     this.writer = writer;
     this.hooks = hooks;
     this.ordered = new OrderedWrites(this::quiesce, clock::get, live::oldest);
@@ -120,8 +121,8 @@ final class CommitPath {
   /** Returns once every commit holding its locks now has released them (turning the ordered record on waits for this). */
   private void quiesce() {
     if (serialLock != null) {
-      serialLock.lock();
-      serialLock.unlock();
+      serialLock.acquireUninterruptibly();
+      serialLock.release();
     } else {
       table.awaitLockHolders();
     }
@@ -129,17 +130,45 @@ final class CommitPath {
 
   /** Validate and write one commit. Throws {@link ConflictException} when validation fails. */
   void commit(PendingCommit c) {
+    write(prepare(c));
+  }
+
+  /**
+   * A commit validated and logged under its locks, not yet written: {@link #write} or {@link
+   * #abandon} it exactly once, on any thread (the bucket locks are not owned by a thread, the
+   * serial lock is a semaphore). Until then it holds its locks, so commits to its keys wait.
+   */
+  static final class Prepared {
+    final PendingCommit commit;
+    private final BucketSet locked;
+    private final int[] writeBuckets;
+    private final boolean published;
+    /** Whether the hooks' before-write steps ran (a transactional commit): a failure must undo them. */
+    private final boolean hooked;
+
+    private Prepared(PendingCommit commit, BucketSet locked, int[] writeBuckets, boolean published, boolean hooked) {
+      this.commit = commit;
+      this.locked = locked;
+      this.writeBuckets = writeBuckets;
+      this.published = published;
+      this.hooked = hooked;
+    }
+  }
+
+  /**
+   * The first half of a commit: lock, validate, run the hooks' before-write steps (the log
+   * append). Throws {@link ConflictException} when validation fails; on any failure nothing is
+   * held and nothing stays logged.
+   */
+  Prepared prepare(PendingCommit c) {
     WriteBuffer w = c.writes();
     BucketSet locked = new BucketSet(w.size() + (c.reads() == null ? 0 : c.reads().size()));
     int[] writeBuckets = bucketsOf(c, locked);
     locked.seal();
 
     boolean hooked = false;
-    boolean written = false;
     boolean published = false;
-    boolean recorded = false;
     CommitValidatedEvent validation = events.beginValidation(c);
-    CommitWrittenEvent write = null;
     lock(locked);
     try {
       checkNotStopped();
@@ -163,6 +192,31 @@ final class CommitPath {
         events.appended(append, c);
         hooks.stage(CommitStage.LOG_APPENDED, c);
       }
+      return new Prepared(c, locked, writeBuckets, published, hooked);
+    } catch (RuntimeException | Error e) {
+      if (!(e instanceof ConflictException)) {
+        failures.increment();
+      }
+      CommitOutcomeUnknownException unknown = e instanceof CommitOutcomeUnknownException u ? stop(u) : null;
+      if (hooked) {
+        unknown = undo(c, e);
+      }
+      release(c, locked, published, false);
+      if (unknown != null) {
+        throw unknown;
+      }
+      throw e;
+    }
+  }
+
+  /** The second half of a commit: write it to RocksDB, stamp its version, release its locks. */
+  void write(Prepared p) {
+    PendingCommit c = p.commit;
+    WriteBuffer w = c.writes();
+    boolean written = false;
+    boolean recorded = false;
+    CommitWrittenEvent write = null;
+    try {
       write = events.beginWrite(c);
       if (w.size() > 0) {
         writer.write(w);
@@ -170,18 +224,16 @@ final class CommitPath {
       written = true;
       events.written(write, c, CommitEvents.WRITTEN, 1);
       long version = clock.incrementAndGet();
-      stamp(w, writeBuckets, version);
-      if (published) {
+      stamp(w, p.writeBuckets, version);
+      if (p.published) {
         ordered.committed(c, version);
         recorded = true;
       }
       c.version(version);
     } catch (RuntimeException | Error e) {
-      if (!(e instanceof ConflictException)) {
-        failures.increment();
-      }
+      failures.increment();
       CommitOutcomeUnknownException unknown = e instanceof CommitOutcomeUnknownException u ? stop(u) : null;
-      if (hooked && !written) {
+      if (p.hooked && !written) {
         events.written(write, c, CommitEvents.FAILED, 1);
         unknown = undo(c, e);
       }
@@ -190,19 +242,44 @@ final class CommitPath {
       }
       throw e;
     } finally {
-      if (published && !recorded) {
-        ordered.abandon(c);
-      }
-      if (c.scans() != null) {
-        ordered.releaseFences(c);
-      }
-      unlock(locked);
+      release(c, p.locked, p.published, recorded);
     }
     if (c.isTransactional()) {
       commits.increment();
       hooks.afterWriteStages(c);
     } else {
       writes.increment();
+    }
+  }
+
+  /**
+   * A prepared commit that will not be written (its pipeline closed under it): undo what its
+   * hooks did and release its locks. Returns what its caller should hear: {@code cause}, or the
+   * unknown outcome when the hooks could not undo (the database then stops taking commits).
+   */
+  Throwable abandon(Prepared p, Throwable cause) {
+    failures.increment();
+    CommitOutcomeUnknownException unknown = null;
+    try {
+      if (p.hooked) {
+        unknown = undo(p.commit, cause);
+      }
+    } finally {
+      release(p.commit, p.locked, p.published, false);
+    }
+    return unknown != null ? unknown : cause;
+  }
+
+  private void release(PendingCommit c, BucketSet locked, boolean published, boolean recorded) {
+    try {
+      if (published && !recorded) {
+        ordered.abandon(c);
+      }
+      if (c.scans() != null) {
+        ordered.releaseFences(c);
+      }
+    } finally {
+      unlock(locked);
     }
   }
 
@@ -503,7 +580,7 @@ final class CommitPath {
 
   private void lock(BucketSet buckets) {
     if (serialLock != null) {
-      serialLock.lock();
+      serialLock.acquireUninterruptibly();
       return;
     }
     for (int i = 0; i < buckets.size(); i++) {
@@ -513,7 +590,7 @@ final class CommitPath {
 
   private void unlock(BucketSet buckets) {
     if (serialLock != null) {
-      serialLock.unlock();
+      serialLock.release();
       return;
     }
     for (int i = buckets.size() - 1; i >= 0; i--) {

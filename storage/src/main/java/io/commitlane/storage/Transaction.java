@@ -44,6 +44,8 @@ public final class Transaction implements AutoCloseable {
   /** Claims taken at admission by a commit pipeline ({@link #claimStores()}); null until then. */
   private StoreClaims claims;
   private State state = State.OPEN;
+  /** Validated and logged, waiting for its RocksDB write (a two-lane commit); null otherwise. */
+  private CommitPath.Prepared prepared;
   /** Guarded by {@code this}: the handle's close may release them from another thread. */
   private Snapshot snapshot;
   private ReadOptions readOptions;
@@ -264,6 +266,98 @@ public final class Transaction implements AutoCloseable {
   }
 
   /**
+   * The first half of {@link #commitSync()}, for a pipeline that runs a commit in two lanes:
+   * validate and run the commit hooks' before-write steps (the transaction log's append) on the
+   * calling thread. Returns true when the commit is prepared: it holds its keys' locks until
+   * {@link #writePrepared()} or {@link #abandonPrepared} runs, exactly once, on any thread (after
+   * a hand-off that orders memory, such as a queue). Returns false when there was nothing to write
+   * (the transaction is committed). On {@link ConflictException} or any other failure nothing is
+   * held and the transaction is {@link State#FAILED}.
+   */
+  @InternalApi
+  public boolean prepareWrite() {
+    requireState();
+    if (prepared != null) {
+      throw new IllegalStateException("transaction " + id + " is already prepared");
+    }
+    shared.requireWritable("commit");
+    handle.enter();
+    boolean held = false;
+    try {
+      PendingCommit c = prepareCommit();
+      if (c == null) {
+        return false;
+      }
+      prepared = shared.commitPath().prepare(c);
+      held = true;
+      return true;
+    } catch (RuntimeException | Error e) {
+      state = State.FAILED;
+      throw e;
+    } finally {
+      if (!held) {
+        endCommit();
+      }
+    }
+  }
+
+  /** The second half of a prepared commit: write it to RocksDB and release its locks. */
+  @InternalApi
+  public CommitResult writePrepared() {
+    CommitPath.Prepared p = takePrepared();
+    try {
+      shared.commitPath().write(p);
+      state = State.COMMITTED;
+      return new CommitResult(id, p.commit.version(), p.commit.attachment());
+    } catch (RuntimeException | Error e) {
+      state = State.FAILED;
+      throw e;
+    } finally {
+      endCommit();
+    }
+  }
+
+  /**
+   * A prepared commit that will not be written (its pipeline is closing): undo its log append and
+   * release its locks. Returns what the committer should hear: {@code cause}, or a {@link
+   * CommitOutcomeUnknownException} when the append could not be undone.
+   */
+  @InternalApi
+  public Throwable abandonPrepared(Throwable cause) {
+    CommitPath.Prepared p = takePrepared();
+    state = State.FAILED;
+    try {
+      return shared.commitPath().abandon(p, cause);
+    } finally {
+      endCommit();
+    }
+  }
+
+  /** Whether {@link #prepareWrite()} prepared it and neither its write nor its abandon ran yet. */
+  @InternalApi
+  public boolean isPrepared() {
+    return prepared != null;
+  }
+
+  private CommitPath.Prepared takePrepared() {
+    CommitPath.Prepared p = prepared;
+    if (p == null) {
+      throw new IllegalStateException("transaction " + id + " is not prepared");
+    }
+    prepared = null;
+    return p;
+  }
+
+  private void endCommit() {
+    try {
+      leaveLive();
+      releaseClaims();
+    } finally {
+      handle.exit();
+    }
+  }
+
+  /**
    * The steps before validation, shared by {@link #commitSync()} and {@link #joinGroup}; the
    * handle is entered. Releases the snapshot and claims the stores (unless a pipeline claimed them
    * at admission: a store dropped from now on waits for this commit). Returns the commit to
@@ -351,8 +445,8 @@ public final class Transaction implements AutoCloseable {
 
   /** Drop the buffered writes and the snapshot. Idempotent once ended. */
   public void abort() {
-    if (state != State.OPEN) {
-      return;
+    if (state != State.OPEN || prepared != null) {
+      return; // over, or validated and logged: its write is under way and decides its outcome
     }
     state = State.ABORTED;
     leaveLive();
@@ -495,6 +589,9 @@ public final class Transaction implements AutoCloseable {
   private void requireState() {
     if (state != State.OPEN) {
       throw new IllegalStateException("transaction " + id + " is " + state + "; begin a new one");
+    }
+    if (prepared != null) {
+      throw new IllegalStateException("transaction " + id + " is being committed");
     }
     handle.requireOpen();
   }
