@@ -26,8 +26,18 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   /** There may be work queued. */
   enum Wake implements Command { INSTANCE }
 
+  /**
+   * What an executor does with one commit it took: the whole commit ({@link CommitRunner#execute}),
+   * or one lane's half of it in two-lane mode. Merged groups always run whole commits.
+   */
+  @FunctionalInterface
+  interface Step {
+    CommitRunner.Outcome run(CommitRequest r);
+  }
+
   private final CommitQueue queue;
   private final CommitRunner runner;
+  private final Step step;
   private final CompletionBatcher callbacks;
   private final int batch;
   private final WriteGroupSettings groups;
@@ -37,9 +47,11 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
   /** Whether the last work this executor ran was a merged group (several callers): see {@link #maySpin()}. */
   private boolean ranGroup;
 
-  private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks,
-      int batch, WriteGroupSettings groups, String threadName, AtomicBoolean running, ExecutorSignal self) {
+  private CommitExecutor(ActorContext<Command> ctx, CommitQueue queue, CommitRunner runner, Step step,
+      CompletionBatcher callbacks, int batch, WriteGroupSettings groups, String threadName, AtomicBoolean running,
+      ExecutorSignal self) {
     super(ctx);
+    this.step = step;
     this.groups = groups;
     this.running = running;
     this.queue = queue;
@@ -60,7 +72,14 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
     }
   }
 
+  /** An executor that runs whole commits, merging queued ones into write groups when {@code groups} allow. */
   static Behavior<Command> create(CommitQueue queue, CommitRunner runner, CompletionBatcher callbacks, int batch,
+      WriteGroupSettings groups, long spinNanos, String threadName) {
+    return create(queue, runner, runner::execute, callbacks, batch, groups, spinNanos, threadName);
+  }
+
+  /** An executor that runs {@code step} on each commit it takes (merged groups, if {@code groups} allow, run whole). */
+  static Behavior<Command> create(CommitQueue queue, CommitRunner runner, Step step, CompletionBatcher callbacks, int batch,
       WriteGroupSettings groups, long spinNanos, String threadName) {
     // Shared by every incarnation (setup runs again on restart): the start is reported once.
     AtomicBoolean running = new AtomicBoolean();
@@ -68,7 +87,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
     ExecutorSignal signal = new ExecutorSignal(threadName, spinNanos, () -> ref.get().tell(Wake.INSTANCE));
     return Behaviors.setup(ctx -> {
       ref.set(ctx.getSelf());
-      CommitExecutor e = new CommitExecutor(ctx, queue, runner, callbacks, batch, groups, threadName, running, signal);
+      CommitExecutor e = new CommitExecutor(ctx, queue, runner, step, callbacks, batch, groups, threadName, running, signal);
       // Started because work was queued (or restarted with work maybe left). Drain from a message,
       // not here: a failure during setup stops the actor instead of restarting it.
       ctx.getSelf().tell(Wake.INSTANCE);
@@ -154,7 +173,7 @@ final class CommitExecutor extends AbstractBehavior<CommitExecutor.Command> {
       ranGroup = !lone;
       List<CommitRunner.Outcome> outcomes;
       if (lone) {
-        outcomes = List.of(runner.execute(r));
+        outcomes = List.of(step.run(r));
         n++;
       } else {
         outcomes = runner.executeGroup(group);

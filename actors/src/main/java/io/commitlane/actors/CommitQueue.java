@@ -129,6 +129,26 @@ final class CommitQueue {
     return Admission.ADMITTED;
   }
 
+  /**
+   * Queue a commit that another queue admitted already (in two-lane mode, one the log lane
+   * validated and logged): no gate, no ADMITTED stage. {@code FULL} when no place is free and
+   * {@code ticket} (granted, or null) holds none; then nothing was queued.
+   */
+  Admission handOff(CommitRequest r, AdmissionTicket ticket) {
+    if (ticket != null) {
+      use(ticket);
+    } else if (queued.incrementAndGet() > capacity) {
+      release();
+      return Admission.FULL;
+    }
+    queue.add(r);
+    wakeOne(r);
+    if (stopped) {
+      failRemaining(); // nobody will run it: fail it here (each request is polled once)
+    }
+    return Admission.ADMITTED;
+  }
+
   private void recordAdmitted(CommitRequest r) {
     CommitAdmittedEvent e = new CommitAdmittedEvent();
     if (e.shouldCommit()) {
@@ -357,7 +377,9 @@ final class CommitQueue {
   private void failRemaining() {
     for (CommitRequest r; (r = poll()) != null; ) {
       try {
-        r.completion.failed(new DatabaseClosedException(path));
+        Throwable closed = new DatabaseClosedException(path);
+        // A commit the log lane prepared holds its locks and its log record: undo both first.
+        r.completion.failed(r.txn.isPrepared() ? r.txn.abandonPrepared(closed) : closed);
       } finally {
         r.gate.completed();
       }

@@ -19,6 +19,8 @@ final class CommitRequest {
   final Completion completion;
   final AdmissionGate gate;
   final long admittedNanos = System.nanoTime();
+  /** When an executor took it off the admission queue (set by that executor; a two-lane write reads it after the hand-off). */
+  long dequeuedNanos;
 
   CommitRequest(Transaction txn, Completion completion, AdmissionGate gate) {
     this.txn = txn;

@@ -40,12 +40,19 @@ final class CommitRunner {
     private final CommitResult result;
     private final Throwable failure;
     private final long startNanos;
+    /** Set for a commit the log lane prepared: delivering it hands it to this write lane instead. */
+    private final WriteLane next;
 
     private Outcome(CommitRequest request, CommitResult result, Throwable failure, long startNanos) {
+      this(request, result, failure, startNanos, null);
+    }
+
+    private Outcome(CommitRequest request, CommitResult result, Throwable failure, long startNanos, WriteLane next) {
       this.request = request;
       this.result = result;
       this.failure = failure;
       this.startNanos = startNanos;
+      this.next = next;
     }
 
     /**
@@ -54,6 +61,10 @@ final class CommitRunner {
      * actor, so no user code runs there).
      */
     void deliver() {
+      if (next != null) {
+        next.handOff(request, CommitRunner.this);
+        return;
+      }
       CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result.attachment()) : null;
       if (durable == null || (durable.isDone() && !durable.isCompletedExceptionally())) {
         deliverNow(null);
@@ -115,28 +126,79 @@ final class CommitRunner {
   }
 
   Outcome execute(CommitRequest r) {
-    long start = System.nanoTime();
-    long waited = Math.max(0, start - r.admittedNanos);
-    queueWait.recordValue(waited);
-    if (CommitDequeuedEvent.TYPE.isEnabled()) {
-      recordDequeued(r, waited, 1);
-    }
+    long start = dequeued(r);
     try {
       r.txn.reportStage(CommitStage.DEQUEUED);
       CommitResult result = r.txn.commitSync();
       committed.increment();
       return new Outcome(r, result, null, start);
-    } catch (ConflictException e) {
-      conflicts.increment();
-      return new Outcome(r, null, e, start);
     } catch (RuntimeException e) {
-      failed.increment();
-      return new Outcome(r, null, e, start);
+      return failedOutcome(r, e, start);
     } catch (Error e) {
       failed.increment();
       new Outcome(r, null, e, start).deliver();
       throw e;
     }
+  }
+
+  /**
+   * The log lane of a two-lane pipeline: validate the commit and append its log record. Delivering
+   * the outcome of a prepared commit hands it to {@code writes}; a conflict or failure is
+   * delivered to the committer as usual.
+   */
+  Outcome prepare(CommitRequest r, WriteLane writes) {
+    long start = dequeued(r);
+    try {
+      r.txn.reportStage(CommitStage.DEQUEUED);
+      if (r.txn.prepareWrite()) {
+        return new Outcome(r, null, null, start, writes);
+      }
+      committed.increment(); // nothing to write: committed already
+      return new Outcome(r, new CommitResult(r.txn.id(), 0, null), null, start);
+    } catch (RuntimeException e) {
+      return failedOutcome(r, e, start);
+    } catch (Error e) {
+      failed.increment();
+      new Outcome(r, null, e, start).deliver();
+      throw e;
+    }
+  }
+
+  /** The write lane of a two-lane pipeline: write a commit the log lane prepared. */
+  Outcome writePrepared(CommitRequest r) {
+    long start = r.dequeuedNanos; // its execution spans both lanes, from the log lane taking it
+    try {
+      CommitResult result = r.txn.writePrepared();
+      committed.increment();
+      return new Outcome(r, result, null, start);
+    } catch (RuntimeException e) {
+      return failedOutcome(r, e, start);
+    } catch (Error e) {
+      failed.increment();
+      new Outcome(r, null, e, start).deliver();
+      throw e;
+    }
+  }
+
+  /** Taken off the queue now: records the queue wait and returns now. */
+  private long dequeued(CommitRequest r) {
+    long start = System.nanoTime();
+    r.dequeuedNanos = start;
+    long waited = Math.max(0, start - r.admittedNanos);
+    queueWait.recordValue(waited);
+    if (CommitDequeuedEvent.TYPE.isEnabled()) {
+      recordDequeued(r, waited, 1);
+    }
+    return start;
+  }
+
+  private Outcome failedOutcome(CommitRequest r, RuntimeException e, long start) {
+    if (e instanceof ConflictException) {
+      conflicts.increment();
+    } else {
+      failed.increment();
+    }
+    return new Outcome(r, null, e, start);
   }
 
   /**

@@ -36,7 +36,8 @@ final class DatabaseSupervisor {
   private record OpenFailed(Throwable cause) implements Command {}
 
   /** From the queue: work is waiting and no executor is idle. */
-  enum Grow implements Command { INSTANCE }
+  /** Start one more executor for {@code lane} (the admission queue, or the two-lane mode's write lane), if it may grow. */
+  record Grow(CommitQueue lane) implements Command {}
 
   /** From the extension: the last handle closed, or the actor system shuts down. */
   enum Close implements Command { INSTANCE }
@@ -88,7 +89,7 @@ final class DatabaseSupervisor {
 
   private Behavior<Command> serving() {
     return Behaviors.receive(Command.class)
-        .onMessage(Grow.class, g -> onGrow())
+        .onMessage(Grow.class, this::onGrow)
         .onMessage(Close.class, c -> onClose())
         .onMessage(LogStopped.class, l -> onLogStopped())
         .onSignal(PostStop.class, s -> onPostStop())
@@ -97,7 +98,7 @@ final class DatabaseSupervisor {
 
   private Behavior<Command> closing() {
     return Behaviors.receive(Command.class)
-        .onMessage(Grow.class, g -> onGrow()) // the drain may still need executors
+        .onMessage(Grow.class, this::onGrow) // the drain may still need executors
         .onMessage(Close.class, c -> Behaviors.same())
         .onMessage(Drained.class, d -> onDrained())
         .onMessage(LogStopped.class, l -> onLogStopped())
@@ -118,12 +119,20 @@ final class DatabaseSupervisor {
     ActorRef<TransactionLogActor.Command> log = logActor;
     pipeline.flushListener = pipeline.db.addFlushListener(seq -> log.tell(new TransactionLogActor.FlushCompleted(seq)));
     ActorRef<Command> self = ctx.getSelf();
-    pipeline.queue.onGrowth(() -> self.tell(Grow.INSTANCE));
+    Grow admission = new Grow(pipeline.queue);
+    pipeline.queue.onGrowth(() -> self.tell(admission));
+    if (pipeline.writes != null) {
+      Grow writeLane = new Grow(pipeline.writes.queue);
+      pipeline.writes.queue.onGrowth(() -> self.tell(writeLane));
+    }
     // The database's reference: the protocol actor, serving a handle of its own (not counted: it
     // lives as long as the database).
     database.endpoint(ctx.spawn(DatabaseActor.create(new CommitlaneDatabase(database, pipeline)), "database"));
-    if (database.settings.mode() == PipelineMode.THREADS) {
+    if (database.settings.mode() != PipelineMode.LEGACY) {
       pipeline.queue.requestGrowth(); // the first executor starts at open, not at the first commit
+    }
+    if (pipeline.writes != null) {
+      pipeline.writes.queue.requestGrowth();
     }
     database.opened.complete(pipeline);
     return closeRequested ? onClose() : serving();
@@ -135,37 +144,61 @@ final class DatabaseSupervisor {
     return Behaviors.stopped();
   }
 
-  private Behavior<Command> onGrow() {
-    if (!pipeline.queue.mayGrow()) {
-      pipeline.queue.growthDeclined();
+  private Behavior<Command> onGrow(Grow g) {
+    CommitQueue lane = g.lane();
+    if (!lane.mayGrow()) {
+      lane.growthDeclined();
       return Behaviors.same();
     }
     int n = ++executorsSpawned;
-    String thread = "commitlane-commit-" + pipeline.name + "-" + n;
-    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(
-            CommitExecutor.create(pipeline.queue, pipeline.runner, pipeline.callbacks, pipeline.settings.executorBatch(),
-                pipeline.settings.writeGroups(), pipeline.settings.executorSpin().toNanos(), thread))
+    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(executorFor(lane, n))
         .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
     // Counted before the spawn: the executor's setup runs on its own thread and may report that it
     // is running before spawn() returns here; counting afterwards let the count dip below zero
     // and a growth request in that window was refused and lost.
-    pipeline.queue.executorStarted();
+    lane.executorStarted();
     try {
       pipeline.faults.beforeExecutorStart(n);
       ctx.spawn(executor, "executor-" + n, DispatcherSelector.fromConfig("commitlane.commit-dispatcher"));
     } catch (RuntimeException | OutOfMemoryError e) {
       // No thread for this executor. With others running they carry the load; with none, commits
       // run inline on their callers' threads (and what is queued now, here), never lost.
-      pipeline.queue.executorFailedToStart();
-      if (pipeline.queue.executors() == 0) {
+      lane.executorFailedToStart();
+      if (lane.executors() == 0) {
         ctx.getLog().error("no commit executor could be started for {}; commits run inline on their callers' threads", pipeline.name, e);
-        pipeline.runInline();
+        if (lane == pipeline.queue) {
+          pipeline.runInline();
+        } else {
+          pipeline.writes.runInline(pipeline.runner);
+        }
       } else {
         ctx.getLog().warn("could not start commit executor {} for {}; {} executor(s) keep running", n, pipeline.name,
-            pipeline.queue.executors(), e);
+            lane.executors(), e);
       }
     }
     return Behaviors.same();
+  }
+
+  /**
+   * Executor {@code n}: in two-lane mode the admission queue's one executor is the log lane and
+   * the write lane's executors write what it prepared (neither merges groups); otherwise each runs
+   * whole commits.
+   */
+  private Behavior<CommitExecutor.Command> executorFor(CommitQueue lane, int n) {
+    PipelineSettings s = pipeline.settings;
+    long spin = s.executorSpin().toNanos();
+    CommitRunner runner = pipeline.runner;
+    WriteLane writes = pipeline.writes;
+    if (writes == null) {
+      return CommitExecutor.create(lane, runner, pipeline.callbacks, s.executorBatch(), s.writeGroups(), spin,
+          "commitlane-commit-" + pipeline.name + "-" + n);
+    }
+    if (lane == pipeline.queue) {
+      return CommitExecutor.create(lane, runner, r -> runner.prepare(r, writes), pipeline.callbacks, s.executorBatch(),
+          WriteGroupSettings.off(), spin, "commitlane-log-lane-" + pipeline.name);
+    }
+    return CommitExecutor.create(lane, runner, runner::writePrepared, pipeline.callbacks, s.executorBatch(),
+        WriteGroupSettings.off(), spin, "commitlane-commit-" + pipeline.name + "-" + n);
   }
 
   /** Refuse every handle's new commits, and wait for the admitted ones. */
@@ -198,6 +231,9 @@ final class DatabaseSupervisor {
     }
     database.extension.released(database, failure);
     pipeline.queue.dismissIdle(); // idle executors wait in their mailboxes, where the stop reaches them at once
+    if (pipeline.writes != null) {
+      pipeline.writes.queue.dismissIdle();
+    }
     return Behaviors.stopped(); // the executors and the protocol actor stop with it
   }
 
@@ -216,6 +252,9 @@ final class DatabaseSupervisor {
       } else {
         pipeline.closeGates();
         pipeline.queue.stop();
+        if (pipeline.writes != null) {
+          pipeline.writes.queue.stop(); // after the admission queue: nothing more is handed to it
+        }
         if (releasing != null) {
           waitFor(releasing);
         }

@@ -33,7 +33,10 @@ final class Pipeline {
   final Executor completions;
   /** Runs commit callbacks on {@link #completions}, batched while an executor drains. */
   final CompletionBatcher callbacks;
+  /** Where commits are admitted; in two-lane mode its one executor is the log lane. */
   final CommitQueue queue;
+  /** Two-lane mode: the commits the log lane prepared, for the commit executors to write; null in other modes. */
+  final WriteLane writes;
   final CommitRunner runner;
   final Faults faults;
   final LongAdder retries = new LongAdder();
@@ -63,7 +66,12 @@ final class Pipeline {
     this.completions = completions;
     this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
-    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), new BriefWork(db));
+    boolean twoLanes = settings.mode() == PipelineMode.TWO_LANE;
+    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), twoLanes ? 1 : settings.commitThreads(),
+        new BriefWork(db));
+    this.writes = twoLanes
+        ? new WriteLane(new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), new BriefWork(db)))
+        : null;
     this.runner = new CommitRunner(db);
   }
 
@@ -277,10 +285,14 @@ final class Pipeline {
 
   PipelineStats stats() {
     db.health(); // looks at RocksDB's error count, so the snapshot's health is current (not on the commit path)
-    return new PipelineStats(queue.depth(), inFlight(), queue.executorsSpawned(), queue.idleExecutors(),
+    // Two-lane mode: both lanes' executors together.
+    int executors = queue.executorsSpawned() + (writes == null ? 0 : writes.queue.executorsSpawned());
+    int idle = queue.idleExecutors() + (writes == null ? 0 : writes.queue.idleExecutors());
+    return new PipelineStats(queue.depth(), inFlight(), executors, idle,
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
-        logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats(), db.rocksDbStats());
+        logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats(), db.rocksDbStats(),
+        writes == null ? 0 : writes.queue.depth());
   }
 
   /**

@@ -11,7 +11,8 @@ import org.HdrHistogram.Histogram;
  *
  * @param queueDepth commits admitted and not yet taken by an executor, plus places held for granted admission tickets
  * @param inFlight commits admitted and not yet completed
- * @param executorsStarted commit executors started since open (at most commitThreads)
+ * @param executorsStarted commit executors started since open (at most commitThreads; in two-lane
+ *     mode, plus the log lane)
  * @param executorsIdle executors waiting for work right now
  * @param admitted commits admitted since open
  * @param committed commits that succeeded
@@ -28,6 +29,8 @@ import org.HdrHistogram.Histogram;
  * @param requestIds the request ids the database remembers, and those it forgot or refused
  * @param rocksDb what RocksDB reports: pending compaction, memtables, live SST files, block cache,
  *     write stalls, running flushes and compactions (the health is in {@code storage})
+ * @param writeLaneDepth in two-lane mode, commits the log lane validated and logged that wait for a
+ *     commit thread to write them (bounded by the queue's capacity); 0 in other modes
  */
 public record PipelineStats(
     int queueDepth,
@@ -46,4 +49,5 @@ public record PipelineStats(
     java.util.Map<String, io.commitlane.txlog.LogStats> logs,
     Histogram groupSize,
     RequestIdStats requestIds,
-    RocksDbStats rocksDb) {}
+    RocksDbStats rocksDb,
+    int writeLaneDepth) {}

@@ -27,7 +27,7 @@ import org.HdrHistogram.Histogram;
  * directory's name unless given):
  *
  * <ul>
- *   <li>gauges {@code commitlane.queue.depth}, {@code commitlane.commits.in.flight}, {@code
+ *   <li>gauges {@code commitlane.queue.depth}, {@code commitlane.write.lane.depth}, {@code commitlane.commits.in.flight}, {@code
  *       commitlane.executors} (tag {@code state}: {@code started} or {@code idle});
  *   <li>counter {@code commitlane.commits} (tag {@code outcome}: {@code committed}, {@code
  *       conflicted}, {@code overloaded}, {@code failed}), {@code commitlane.commits.admitted},
@@ -102,6 +102,8 @@ public final class CommitlaneMetrics implements MeterBinder {
     this.registry = registry;
     gauge("commitlane.queue.depth", "commits admitted and not yet taken by an executor", Tags.empty(),
         s -> s.queueDepth());
+    gauge("commitlane.write.lane.depth", "two-lane mode: commits validated and logged, waiting for their write",
+        Tags.empty(), s -> s.writeLaneDepth());
     gauge("commitlane.commits.in.flight", "commits admitted and not yet completed", Tags.empty(), s -> s.inFlight());
     gauge("commitlane.executors", "commit executors started since open", Tags.of("state", "started"),
         s -> s.executorsStarted());
