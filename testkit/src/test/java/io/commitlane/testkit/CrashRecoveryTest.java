@@ -82,6 +82,39 @@ class CrashRecoveryTest {
     assertRecovered(new HashSet<>(run.acknowledged()), Math.max(nth, lastAcknowledged) + 64, "kill at " + stage + " of commit " + nth);
   }
 
+  /**
+   * The two-lane pipeline: the log lane appends a commit's record and a commit thread writes it,
+   * so a kill can land between the two on different threads. Kills at random moments, and while
+   * a commit is held just after its append (the hand-off) or just after its write.
+   */
+  @Test
+  void theTwoLanePipelineLosesNoAcknowledgedCommitWhenKilled() throws Exception {
+    Random random = new Random(20261205L);
+    java.util.Set<String> acknowledged = new HashSet<>();
+    long attemptedUpTo = 0;
+    for (int round = 0; round < 4; round++) {
+      int acks = 1 + random.nextInt(400);
+      CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir)
+          .args("replay=on", "append=" + append, "mode=two-lane", "scans=" + (round % 2 == 1 ? "on" : "off"))
+          .killAfterAcks(acks).run();
+      assertTrue(run.killed(), "round " + round + ": the workload ended by itself: " + run.stderr());
+      acknowledged.addAll(run.acknowledged());
+      attemptedUpTo = Math.max(attemptedUpTo, run.acknowledgedNumbers().stream().mapToLong(Long::longValue).max().orElse(0) + 64);
+      assertRecovered(acknowledged, attemptedUpTo, "two-lane round " + round + " (kill after " + acks + " acks)");
+    }
+    for (String stage : List.of("LOG_APPENDED", "WRITTEN")) {
+      int nth = 150;
+      String marker = CrashPoints.marker(CommitStage.valueOf(stage), nth);
+      CrashRun run = CrashHarness.of(LoggedCommitsWorkload.class, dir)
+          .args("replay=on", "append=" + append, "mode=two-lane", "hold=" + stage + ":" + nth).killAt(marker).run();
+      assertTrue(run.killed(), run.stderr());
+      acknowledged.addAll(run.acknowledged());
+      long last = run.acknowledgedNumbers().stream().mapToLong(Long::longValue).max().orElse(0);
+      attemptedUpTo = Math.max(attemptedUpTo, Math.max(nth, last) + 64);
+      assertRecovered(acknowledged, attemptedUpTo, "two-lane kill at " + stage + " of commit " + nth);
+    }
+  }
+
   /** A merged write group acknowledged and never flushed: the kill loses none of its members (replayed from the log). */
   @Test
   void aKillAfterAMergedGroupWasAcknowledgedLosesNoMember() throws Exception {

@@ -22,7 +22,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * RocksDB WAL off and the transaction log at "process" durability: transaction i writes
  * {@link #KEYS} unique keys {@code i/k = i} and one log entry, with 8 commits in flight, and
  * flushes RocksDB every 300 commits so replay starts from a recorded flushed position.
- * Args: {@code replay=on|off}, {@code append=serialized|leaderless|actor} (default serialized), optionally {@code hold=STAGE:n} to stop the n-th commit there, or
+ * Args: {@code replay=on|off}, {@code append=serialized|leaderless|actor} (default serialized),
+ * {@code mode=threads|two-lane} (default threads), optionally {@code hold=STAGE:n} to stop the n-th commit there, or
  * {@code burst=on}: one executor, commit 1 held at VALIDATED until commits 2..8 are queued, so
  * those 7 are written as one merged write group; once all 8 are acknowledged the workload reports
  * the marker {@link #BURST_ACKED} (with the group's size) and idles, to be killed before any flush.
@@ -40,7 +41,7 @@ public final class LoggedCommitsWorkload implements CrashWorkload {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "crash-workload");
     boolean burst = "on".equals(opts.get("burst"));
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.getOrDefault("replay", "on"),
-        burst ? 1 : 2, opts.getOrDefault("append", "serialized")));
+        burst ? 1 : 2, opts.getOrDefault("append", "serialized"), opts.getOrDefault("mode", "threads")));
     if (burst) {
       runBurst(db, reporter);
       return;
@@ -117,8 +118,12 @@ public final class LoggedCommitsWorkload implements CrashWorkload {
   }
 
   static PipelineSettings settings(ActorSystem<?> system, String replay, int commitThreads, String append) {
+    return settings(system, replay, commitThreads, append, "threads");
+  }
+
+  static PipelineSettings settings(ActorSystem<?> system, String replay, int commitThreads, String append, String mode) {
     Map<String, Object> m = Map.of("wal", "off", "commit-threads", commitThreads, "txlog.durability", "process",
-        "txlog.replay", replay, "txlog.append", append);
+        "txlog.replay", replay, "txlog.append", append, "mode", mode);
     return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane").withFallback(system.settings().config()));
   }
 

@@ -50,16 +50,17 @@ class RecoveryCrashTest {
     for (String append : List.of("serialized", "leaderless", "actor")) {
       for (boolean wal : List.of(false, true)) {
         for (long seed : seeds) {
-          b.add(Arguments.of(append, wal, seed));
+          b.add(Arguments.of(append, wal, seed, "threads"));
         }
+        b.add(Arguments.of(append, wal, 14L, "two-lane")); // the two-lane pipeline: logs and writes on different threads
       }
     }
     return b.build();
   }
 
-  @ParameterizedTest(name = "{0}, wal {1}, seed {2}")
+  @ParameterizedTest(name = "{0}, wal {1}, seed {2}, mode {3}")
   @MethodSource("runs")
-  void aKillAtARandomPointRecoversAPrefixHoldingEveryAcknowledgedCommit(String append, boolean wal, long seed)
+  void aKillAtARandomPointRecoversAPrefixHoldingEveryAcknowledgedCommit(String append, boolean wal, long seed, String mode)
       throws Exception {
     RecoveryHistory history = RecoveryHistory.generate(seed);
     int commits = 0;
@@ -68,7 +69,7 @@ class RecoveryCrashTest {
     }
     int killAfter = 1 + new Random(seed * 31 + (wal ? 1 : 0) + append.length()).nextInt(Math.max(1, commits));
     CrashRun run = CrashHarness.of(RecoveryCrashWorkload.class, dir)
-        .args("seed=" + seed, "wal=" + (wal ? "on" : "off"), "append=" + append)
+        .args("seed=" + seed, "wal=" + (wal ? "on" : "off"), "append=" + append, "mode=" + mode)
         .killAfterAcks(killAfter).timeout(Duration.ofSeconds(90)).run();
     assertTrue(run.killed() || run.markers().contains("done"), run.stderr());
     Set<Integer> succeeded = new HashSet<>();
@@ -83,7 +84,7 @@ class RecoveryCrashTest {
       }
     }
     try (CommitlaneDatabase db = CommitlaneDatabase.open(system, dir,
-        RecoveryModelProperties.settings(system, wal, append, 1))) {
+        RecoveryCrashWorkload.settings(system, wal, append, 1, mode))) {
       Map<String, String> state = RecoveryModel.read(history,
           k -> RecoveryRunner.string(db.storage().get(RecoveryRunner.bytes(k))));
       assertNull(RecoveryModel.checkCrash(history, succeeded, failed, wal, durable, state),

@@ -57,11 +57,12 @@ class RecoveryModelProperties {
 
   @Property(tries = 1000, seed = "20261203")
   void aCleanReopenYieldsExactlyTheLastCommittedState(@ForAll long seed, @ForAll boolean walOn,
-      @ForAll("appendModes") String append, @ForAll @IntRange(min = 1, max = 2) int commitThreads) throws IOException {
+      @ForAll("appendModes") String append, @ForAll @IntRange(min = 1, max = 2) int commitThreads,
+      @ForAll("pipelineModes") String mode) throws IOException {
     RecoveryHistory history = RecoveryHistory.generate(seed);
     Path dir = Files.createTempDirectory(scratch(), "recovery-model");
     try {
-      PipelineSettings settings = settings(walOn, append, commitThreads);
+      PipelineSettings settings = RecoveryCrashWorkload.settings(system, walOn, append, commitThreads, mode);
       List<Commit> succeeded = Collections.synchronizedList(new ArrayList<>());
       int[] step = {0};
       RecoveryRunner runner = new RecoveryRunner(history, () -> {
@@ -161,6 +162,12 @@ class RecoveryModelProperties {
     } finally {
       delete(root);
     }
+  }
+
+  /** The default pipeline, and the two-lane one (log appends and RocksDB writes on different threads). */
+  @Provide
+  Arbitrary<String> pipelineModes() {
+    return Arbitraries.of("threads", "two-lane");
   }
 
   @Provide
