@@ -116,4 +116,15 @@ class CliUsageTest {
     assertEquals("SERIAL", settings.storage().occValidation().name());
     assertEquals("commitlane legacy [commit-threads=1, occ-lock-buckets=1024]", variant.label());
   }
+
+  /** The mode names come from the build's PipelineMode: a mode added there is a variant without a change in the benchmarks. */
+  @Test
+  void everyPipelineModeOfThisBuildIsAVariant() {
+    for (io.commitlane.actors.PipelineMode mode : io.commitlane.actors.PipelineMode.values()) {
+      Variant v = Variant.parse("--variants", mode.settingName());
+      assertEquals(Variant.Kind.PIPELINE, v.kind(), mode.settingName());
+      assertEquals(mode, v.overrides().resolve(BenchSystem.config()).mode());
+      assertEquals("commitlane " + mode.settingName(), v.label());
+    }
+  }
 }
