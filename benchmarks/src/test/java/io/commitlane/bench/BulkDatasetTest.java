@@ -11,15 +11,21 @@ import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.KeyRange;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Bulk-built datasets: built once, reused, copied per leg. */
+/** The bulk-built datasets strain and scale run on: built once, reused, copied per leg, and opened by the raw peer as commitlane opens them. */
 class BulkDatasetTest {
   private static final DatasetShape SHAPE = new DatasetShape(3_000, 100, 400);
 
@@ -81,5 +87,69 @@ class BulkDatasetTest {
     Checks.UsageException e = assertThrows(Checks.UsageException.class, () -> ensure(foreign, SHAPE));
     assertTrue(e.getMessage().contains("--dir") && e.getMessage().contains(BulkDataset.MARKER), e.getMessage());
     assertTrue(Files.exists(foreign.resolve("notes.txt")), "never deleted");
+  }
+
+  @Test
+  void theRawPeerOpensTheFilesWithCommitlanesRocksDbOptions() throws Exception {
+    BulkDataset data = ensure(dir.resolve("data"), SHAPE);
+    Path commitlane = data.cloneTo(dir.resolve("commitlane"));
+    open(commitlane).close();
+    Path raw = data.cloneTo(dir.resolve("raw"));
+    try (TunedOptimisticPeer.Opened peer = new TunedOptimisticPeer(CommitlaneSettings.defaults().rocksDbTuning()).open(raw)) {
+      RocksNumbers n = peer.numbers();
+      assertTrue(n.tableReadersBytes() > 0 && n.stallMicros() == 0, n.toString());
+    }
+    Map<String, Map<String, String>> expected = latestOptions(commitlane);
+    Map<String, Map<String, String>> actual = latestOptions(raw);
+    assertEquals(expected.keySet(), actual.keySet(), "the same stores and sections");
+    Map<String, String> differences = new TreeMap<>();
+    for (String section : expected.keySet()) {
+      Map<String, String> e = expected.get(section);
+      Map<String, String> a = actual.get(section);
+      for (String option : union(e.keySet(), a.keySet())) {
+        if (!DIFFERENT_BY_DESIGN.contains(option) && !java.util.Objects.equals(e.get(option), a.get(option))) {
+          differences.put(section + " " + option, "commitlane " + e.get(option) + ", raw peer " + a.get(option));
+        }
+      }
+    }
+    assertEquals(Map.of(), differences);
+  }
+
+  /**
+   * What RocksDB's optimistic transactions set themselves: to check conflicts against writes
+   * already flushed, the optimistic database keeps that many bytes of flushed memtables (its
+   * sanitized default, max-write-buffers x write-buffer-size). It is part of what the peer costs.
+   */
+  private static final Set<String> DIFFERENT_BY_DESIGN = Set.of("max_write_buffer_size_to_maintain");
+
+  private static Set<String> union(Set<String> a, Set<String> b) {
+    Set<String> u = new java.util.TreeSet<>(a);
+    u.addAll(b);
+    return u;
+  }
+
+  /** The newest OPTIONS file RocksDB wrote in {@code db}: section -> option -> value. */
+  private static Map<String, Map<String, String>> latestOptions(Path db) throws IOException {
+    Path file;
+    try (Stream<Path> files = Files.list(db)) {
+      file = files.filter(f -> f.getFileName().toString().matches("OPTIONS-\\d+"))
+          .max((x, y) -> Long.compare(number(x), number(y))).orElseThrow();
+    }
+    Map<String, Map<String, String>> sections = new LinkedHashMap<>();
+    Map<String, String> current = null;
+    for (String line : Files.readAllLines(file)) {
+      String t = line.trim();
+      if (t.startsWith("[")) {
+        current = sections.computeIfAbsent(t, k -> new LinkedHashMap<>());
+      } else if (current != null && t.contains("=") && !t.startsWith("#")) {
+        current.put(t.substring(0, t.indexOf('=')), t.substring(t.indexOf('=') + 1));
+      }
+    }
+    sections.remove("[Version]");
+    return sections;
+  }
+
+  private static long number(Path options) {
+    return Long.parseLong(options.getFileName().toString().substring("OPTIONS-".length()));
   }
 }
