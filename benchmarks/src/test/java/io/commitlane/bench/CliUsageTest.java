@@ -79,7 +79,12 @@ class CliUsageTest {
       "backup verify --backups b --id one                   | --id",
       "backup purge --backups b --keep -1                   | --keep",
       "backup create --backups b --db /no/such/database     | CURRENT",
-      "backup frobnicate                                    | frobnicate"})
+      "backup frobnicate                                    | frobnicate",
+      "strain                                               | --dir",
+      "strain --dir d --modes sideways                      | --modes: unknown mode 'sideways'",
+      "strain --dir d --modes two-lane                      | two-lane: not available",
+      "strain --dir d --size-gb 0                           | --size-gb",
+      "strain --dir d --concurrency 100000                  | --concurrency"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());
