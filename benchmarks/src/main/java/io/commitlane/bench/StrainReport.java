@@ -119,11 +119,11 @@ final class StrainReport {
   String csv() {
     StringBuilder sb = new StringBuilder(String.join(",", CSV_COLUMNS)).append('\n');
     for (StrainSample s : samples) {
-      List<Object> row = List.of(s.round() + 1, s.variant().spec(), '"' + s.variant().label() + '"', num(s.commits().commitsPerSecond()),
-          s.commits().commits(), s.commits().conflicts(), num(s.commits().seconds()), num(s.commits().p50Nanos() / 1000),
-          num(s.commits().p99Nanos() / 1000), num(s.cpuNanosPerCommit() / 1000), num(s.probe().p50Nanos() / 1000),
-          num(s.probe().p99Nanos() / 1000), s.probe().probes(), s.debt().stallMicros() < 0 ? "" : num(s.debt().stallMicros() / 1000.0),
-          num(s.stallShare()), s.debt().pendingBytesMax(), s.debt().pendingBytesEnd(), s.debt().level0FilesMax(), s.debt().level0FilesEnd());
+      List<Object> row = List.of(s.round() + 1, s.variant().spec(), '"' + s.variant().label() + '"', Units.csv(s.commits().commitsPerSecond()),
+          s.commits().commits(), s.commits().conflicts(), Units.csv(s.commits().seconds()), Units.csv(s.commits().p50Nanos() / 1000),
+          Units.csv(s.commits().p99Nanos() / 1000), Units.csv(s.cpuNanosPerCommit() / 1000), Units.csv(s.probe().p50Nanos() / 1000),
+          Units.csv(s.probe().p99Nanos() / 1000), s.probe().probes(), s.debt().stallMicros() < 0 ? "" : Units.csv(s.debt().stallMicros() / 1000.0),
+          Units.csv(s.stallShare()), s.debt().pendingBytesMax(), s.debt().pendingBytesEnd(), s.debt().level0FilesMax(), s.debt().level0FilesEnd());
       sb.append(String.join(",", row.stream().map(Objects::toString).toList())).append('\n');
     }
     return sb.toString();
@@ -189,9 +189,5 @@ final class StrainReport {
 
   private static double median(List<StrainSample> samples, ToDoubleFunction<StrainSample> metric) {
     return spread(samples, metric).median();
-  }
-
-  private static String num(double d) {
-    return Double.isNaN(d) || Double.isInfinite(d) ? "" : String.format(Locale.ROOT, "%.3f", d);
   }
 }

@@ -48,4 +48,9 @@ final class Units {
     String name = "KMGTPE".charAt(u - 1) + "iB";
     return n % unit == 0 ? n / unit + " " + name : String.format(Locale.ROOT, "%.1f %s", n / (double) unit, name);
   }
+
+  /** A CSV cell: three decimals, empty when unknown. */
+  static String csv(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+  }
 }
