@@ -84,7 +84,11 @@ class CliUsageTest {
       "strain --dir d --modes sideways                      | --modes: unknown mode 'sideways'",
       "strain --dir d --modes two-lane                      | two-lane: not available",
       "strain --dir d --size-gb 0                           | --size-gb",
-      "strain --dir d --concurrency 100000                  | --concurrency"})
+      "strain --dir d --concurrency 100000                  | --concurrency",
+      "scale                                                | --dir",
+      "scale --dir d --keys 1Q                              | --keys",
+      "scale --dir d --value-sizes 0                        | --value-sizes",
+      "scale --dir d --seconds 0                            | --seconds"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());
