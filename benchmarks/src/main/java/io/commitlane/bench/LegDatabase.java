@@ -19,6 +19,14 @@ final class LegDatabase implements AutoCloseable {
     PipelineSample run(WindowListener listener) throws Exception;
   }
 
+  /**
+   * Where a run puts its legs' copies under {@code --dir}: cleared before the first leg (a run that
+   * was killed may have left one) and after the last.
+   */
+  static Path copies(Path dir) {
+    return dir.resolve("leg-copies");
+  }
+
   private final Path dir;
   private final java.util.function.Supplier<RocksNumbers> numbers;
   private final Measure measure;

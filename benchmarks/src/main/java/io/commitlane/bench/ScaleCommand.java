@@ -117,6 +117,7 @@ final class ScaleCommand implements Callable<Integer> {
       stdout.printf(Locale.ROOT, "  machine: %s%n", machine.describe());
       ActorSystem<Void> system = BenchSystem.start("scale", config);
       try {
+        ContentionRunner.deleteRecursively(LegDatabase.copies(dir));
         int leg = 0;
         for (DatasetShape cell : cells) {
           BulkDataset data = BulkDataset.ensure(dir.resolve(cell.name()), cell, settings.storage(), stdout);
@@ -129,7 +130,7 @@ final class ScaleCommand implements Callable<Integer> {
             for (int i = 0; i < legs.size(); i++) {
               StopSignal.checkpoint();
               Variant v = legs.get((i + r) % legs.size());
-              ScaleSample s = leg(cell, v, settings, data, dir.resolve("legs").resolve("leg-" + leg++), workload, r);
+              ScaleSample s = leg(cell, v, settings, data, LegDatabase.copies(dir).resolve("leg-" + leg++), workload, r);
               samples.add(s);
               stdout.printf(Locale.ROOT, "  %-20s run %d  %-30s %9s commits/s  CPU %7s µs/commit  memory %s (native %s + heap %s)  memtables %s  index+filters %s%n",
                   cell.label(), r + 1, v.label(), Units.count(s.commits().commitsPerSecond()), Units.micros(s.cpuNanosPerCommit()),
@@ -143,7 +144,7 @@ final class ScaleCommand implements Callable<Integer> {
         stdout.println("  stopped (Ctrl-C): reporting the " + samples.size() + " legs done");
       } finally {
         BenchSystem.stop(system);
-        ContentionRunner.deleteRecursively(dir.resolve("legs"));
+        ContentionRunner.deleteRecursively(LegDatabase.copies(dir));
       }
       ScaleReport report = new ScaleReport(cells, pipeline, peer, samples, partial, TypedCommand.of(spec), machine, started,
           settingsJson(datasets));

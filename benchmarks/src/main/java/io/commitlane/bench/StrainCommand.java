@@ -96,6 +96,7 @@ final class StrainCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Checks.positive("--size-gb", sizeGb);
+    Checks.range("--size-gb", (long) Math.ceil(sizeGb), 1, 10_000);
     Checks.positive("--leg-seconds", legSeconds);
     Checks.nonNegative("--warmup", warmup);
     Checks.range("--runs", runs, 1, 1000);
@@ -139,12 +140,13 @@ final class StrainCommand implements Callable<Integer> {
             new ContentionRunner((int) shape.keys(), values(), warmup, legSeconds),
             new AsyncContentionRunner(system, (int) shape.keys(), values(), warmup, legSeconds, false),
             new Load(workers, keysPerCommit), concurrency);
+        ContentionRunner.deleteRecursively(LegDatabase.copies(dir));
         int leg = 0;
         for (int r = 0; r < runs; r++) {
           for (int i = 0; i < legs.size(); i++) {
             StopSignal.checkpoint();
             Variant v = legs.get((i + r) % legs.size());
-            StrainSample s = leg(system, v, settings.get(v), data, dir.resolve("legs").resolve("leg-" + leg++), workload, r);
+            StrainSample s = leg(system, v, settings.get(v), data, LegDatabase.copies(dir).resolve("leg-" + leg++), workload, r);
             samples.add(s);
             stdout.printf(Locale.ROOT, "  run %d  %-36s %9s commits/s  p99 %9s µs  probe p99 %9s µs  stall %5.1f s  pending max %9s  L0 max %3d%n",
                 r + 1, v.label(), Units.count(s.commits().commitsPerSecond()), Units.micros(s.commits().p99Nanos()),
@@ -157,7 +159,7 @@ final class StrainCommand implements Callable<Integer> {
         stdout.println("  stopped (Ctrl-C): reporting the " + samples.size() + " legs done");
       } finally {
         BenchSystem.stop(system);
-        ContentionRunner.deleteRecursively(dir.resolve("legs"));
+        ContentionRunner.deleteRecursively(LegDatabase.copies(dir));
       }
       StrainReport report = new StrainReport(legs, legacy, samples, partial, TypedCommand.of(spec), machine, started, settingsJson(shape), dataset);
       stdout.println();
@@ -249,7 +251,7 @@ final class StrainCommand implements Callable<Integer> {
 
   /** The legs' copies are always gone; the database too unless --keep, and --dir if this run made it and it is empty. */
   private void cleanUp(Path datasetDir, boolean createdDir, PrintStream stdout) {
-    ContentionRunner.deleteRecursively(dir.resolve("legs"));
+    ContentionRunner.deleteRecursively(LegDatabase.copies(dir));
     if (keep) {
       stdout.println("kept the database for the next run: " + datasetDir);
       return;

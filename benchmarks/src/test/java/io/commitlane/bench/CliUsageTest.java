@@ -82,7 +82,6 @@ class CliUsageTest {
       "backup frobnicate                                    | frobnicate",
       "strain                                               | --dir",
       "strain --dir d --modes sideways                      | --modes: unknown mode 'sideways'",
-      "strain --dir d --modes two-lane                      | two-lane: not available",
       "strain --dir d --size-gb 0                           | --size-gb",
       "strain --dir d --concurrency 100000                  | --concurrency",
       "scale                                                | --dir",

@@ -58,7 +58,7 @@ class ScaleCommandTest {
     for (String name : List.of("5K-keys-100B", "10K-keys-100B", "5K-keys-400B")) {
       assertTrue(Files.exists(data.resolve(name).resolve(BulkDataset.MARKER)), name + " kept");
     }
-    assertFalse(Files.exists(data.resolve("legs")), "the legs' copies are gone");
+    assertFalse(Files.exists(LegDatabase.copies(data)), "the legs' copies are gone");
 
     Run second = run("scale", "--dir", data.toString(), "--keys", "5K", "--value-sizes", "100", "--value-size-keys", "5K", "--runs", "1",
         "--warmup", "0", "--seconds", "0.2", "--workers", "1", "--remove", "--out", dir.resolve("out2").toString());

@@ -64,7 +64,7 @@ class StrainCommandTest {
     assertTrue(Files.readString(out.resolve("strain.md")).startsWith("```bash\n./commitlane strain --dir "));
     assertTrue(Files.exists(data.resolve(DatasetShape.ofValueBytes((long) (0.005 * (1L << 30)), 1024, 8192).name()).resolve(BulkDataset.MARKER)),
         "--keep: the database stays");
-    assertFalse(Files.exists(data.resolve("legs")), "the legs' copies are gone");
+    assertFalse(Files.exists(LegDatabase.copies(data)), "the legs' copies are gone");
 
     Run second = run("strain", "--dir", data.toString(), "--size-gb", "0.005", "--leg-seconds", "0.3", "--warmup", "0", "--runs", "1",
         "--workers", "1", "--modes", "threads", "--out", dir.resolve("out2").toString());
