@@ -41,6 +41,8 @@ import picocli.CommandLine.Spec;
         + "strain.json.",
         "Ctrl-C stops the run, reports the legs done, marked partial, and removes what it built unless --keep."})
 final class StrainCommand implements Callable<Integer> {
+  /** Legacy commits block the default dispatcher for as long as RocksDB stops writes: its probe tasks may wait that long. */
+  private static final Duration PROBE_STRAGGLER_TIMEOUT = Duration.ofMinutes(5);
   static final int MIN_VALUE = 1024;
   static final int MAX_VALUE = 8192;
 
@@ -210,7 +212,7 @@ final class StrainCommand implements Callable<Integer> {
       LegDatabase.Workload workload, int round) throws Exception {
     try (LegDatabase db = LegDatabase.open(v, settings, dataset, legDir, workload);
         DispatcherProbe probe = DispatcherProbe.start(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()),
-            Duration.ofNanos((long) (probePeriodMs * 1e6)))) {
+            Duration.ofNanos((long) (probePeriodMs * 1e6)), PROBE_STRAGGLER_TIMEOUT)) {
       CpuWindow cpu = new CpuWindow();
       CompactionDebt debt = new CompactionDebt(db::numbers, CompactionDebt.DEFAULT_PERIOD);
       PipelineSample s = db.measure(cpu.and(probe).and(debt));
