@@ -23,7 +23,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
 final class AsyncContentionRunner {
   private final ActorSystem<?> system;
   private final int keySpace;
-  private final int valueSize;
+  private final CommitValues values;
   private final double warmupSeconds;
   private final double seconds;
   private final boolean readFirst;
@@ -34,9 +34,14 @@ final class AsyncContentionRunner {
 
   /** With {@code readFirst}, every transaction first reads its keys (tracked) before it writes them. */
   AsyncContentionRunner(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds, boolean readFirst) {
+    this(system, keySpace, CommitValues.fixed(valueSize), warmupSeconds, seconds, readFirst);
+  }
+
+  /** Each commit writes its worker's next of {@code values}. */
+  AsyncContentionRunner(ActorSystem<?> system, int keySpace, CommitValues values, double warmupSeconds, double seconds, boolean readFirst) {
     this.system = system;
     this.keySpace = keySpace;
-    this.valueSize = valueSize;
+    this.values = values;
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
     this.readFirst = readFirst;
@@ -56,10 +61,11 @@ final class AsyncContentionRunner {
     }
   }
 
-  private PipelineSample measure(CommitlaneDatabase db, Load load, int inFlight, boolean log, WindowListener listener) throws Exception {
+  /** One warm-up and window on a database the caller opened (and closes), telling {@code listener} when the window opens and closes. */
+  PipelineSample measure(CommitlaneDatabase db, Load load, int inFlight, boolean log, WindowListener listener) throws Exception {
     CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
-    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-async-", ready, inFlight, valueSize,
+    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-async-", ready, inFlight, values,
         (random, value, done) -> commit(db, random, value, load.keys(), log, tally, done));
     try {
       CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener,

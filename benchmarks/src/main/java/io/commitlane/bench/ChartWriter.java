@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.ToDoubleFunction;
 import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.CategoryChart;
@@ -12,9 +13,10 @@ import org.knowm.xchart.VectorGraphicsEncoder;
 import org.knowm.xchart.style.Styler;
 
 /**
- * {@code compare}'s charts (XChart, headless): bars of median commits/s and of median p99 latency
- * per variant, one series per load, on log axes (loads differ by orders of magnitude), each
- * written as PNG and SVG.
+ * The commands' charts (XChart, headless), each written as PNG and SVG: {@code compare}'s bars of
+ * median commits/s and of median p99 latency per variant, one series per load, on log axes
+ * (loads differ by orders of magnitude); and {@link #ratios ratio bars} on a linear axis, where
+ * 1.0 is the peer.
  */
 final class ChartWriter {
   private static final int WIDTH = 1000;
@@ -42,14 +44,32 @@ final class ChartWriter {
     return files;
   }
 
-  private static CategoryChart chart(CompareResults results, String title, String yTitle, ToDoubleFunction<CompareSample> metric, boolean log) {
-    CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle("variant").yAxisTitle(yTitle).build();
+  /**
+   * Bars of ratios to a peer (1.0 = the peer), one series per metric, one group per category, on
+   * a linear axis from 0: a ratio reads better there than two bars on a log axis. A NaN shows no
+   * bar. Writes {@code base.png} and {@code base.svg}.
+   */
+  static List<Path> ratios(String title, String xTitle, List<String> categories, Map<String, List<Double>> series, Path base) throws IOException {
+    CategoryChart chart = chart(title, xTitle, "x the peer (1.0 = the same)", false);
+    chart.getStyler().setYAxisMin(0.0);
+    chart.getStyler().setYAxisDecimalPattern("0.00");
+    series.forEach((name, values) -> chart.addSeries(name, categories, values));
+    return save(chart, base);
+  }
+
+  private static CategoryChart chart(String title, String xTitle, String yTitle, boolean log) {
+    CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
     Styler styler = chart.getStyler();
     styler.setLegendPosition(Styler.LegendPosition.InsideNE);
     chart.getStyler().setXAxisLabelRotation(20);
     chart.getStyler().setYAxisLogarithmic(log);
     chart.getStyler().setToolTipsEnabled(false);
     chart.getStyler().setYAxisDecimalPattern("#,###.#");
+    return chart;
+  }
+
+  private static CategoryChart chart(CompareResults results, String title, String yTitle, ToDoubleFunction<CompareSample> metric, boolean log) {
+    CategoryChart chart = chart(title, "variant", yTitle, log);
     List<String> labels = results.variants.stream().map(Variant::label).toList();
     double smallest = Double.MAX_VALUE;
     for (Load load : results.measuredLoads()) {

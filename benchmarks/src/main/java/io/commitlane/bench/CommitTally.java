@@ -50,18 +50,18 @@ final class CommitTally {
   /**
    * Starts {@code count} workers (as {@link #startWorkers}) that each keep up to {@code inFlight}
    * commits in flight: a slot is taken before each submit and given back by {@code done}, so no
-   * thread ever blocks on a commit. Each worker writes one random value of {@code valueSize} bytes
-   * and, once stopped, waits for its commits in flight to finish.
+   * thread ever blocks on a commit. Each commit writes the worker's next of {@code values}; once
+   * stopped, a worker waits for its commits in flight to finish.
    */
-  List<Thread> startInFlightWorkers(int count, String namePrefix, CountDownLatch ready, int inFlight, int valueSize, AsyncCommit commit) {
+  List<Thread> startInFlightWorkers(int count, String namePrefix, CountDownLatch ready, int inFlight, CommitValues values, AsyncCommit commit) {
     return startWorkers(count, namePrefix, ready, seed -> {
       SplittableRandom random = new SplittableRandom(seed);
-      byte[] value = BenchTransactions.randomValue(random, valueSize);
+      CommitValues.Source source = values.forWorker(random);
       Semaphore slots = new Semaphore(inFlight);
       ready.countDown();
       while (running) {
         slots.acquire();
-        commit.submit(random, value, slots::release);
+        commit.submit(random, source.next(random), slots::release);
       }
       if (!slots.tryAcquire(inFlight, DRAIN_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
         throw new IllegalStateException("commits still in flight " + DRAIN_TIMEOUT_SECONDS + " s after the run ended");

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -176,12 +175,7 @@ final class CompareCommand implements Callable<Integer> {
   }
 
   private Path outputDirectory() {
-    Path d = out != null ? out : Path.of("commitlane-results", DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").format(ZonedDateTime.now()));
-    try {
-      return Files.createDirectories(d);
-    } catch (IOException e) {
-      throw Checks.usage("--out: cannot create directory " + d + ": " + e);
-    }
+    return ResultsDirectory.create(out);
   }
 
   private void printHeader(MachineInfo machine, List<Variant> variants) {
@@ -223,15 +217,7 @@ final class CompareCommand implements Callable<Integer> {
 
   /** The command as typed (./commitlane compare ...), for the report. */
   private String command() {
-    List<String> args = spec.commandLine().getParseResult() == null ? List.of() : spec.commandLine().getParseResult().originalArgs();
-    if (!args.isEmpty() && args.get(0).equals(spec.name())) {
-      args = args.subList(1, args.size()); // run as a subcommand: the parse saw "compare" too
-    }
-    StringBuilder sb = new StringBuilder("./commitlane compare");
-    for (String a : args) {
-      sb.append(' ').append(a.matches("[A-Za-z0-9_./,:=@+-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
-    }
-    return sb.toString();
+    return TypedCommand.of(spec);
   }
 
   private Map<String, Object> settingsJson() {

@@ -23,13 +23,17 @@ import org.HdrHistogram.Recorder;
  */
 final class ContentionRunner {
   private final int keySpace;
-  private final int valueSize;
+  private final CommitValues values;
   private final double warmupSeconds;
   private final double seconds;
 
   ContentionRunner(int keySpace, int valueSize, double warmupSeconds, double seconds) {
+    this(keySpace, CommitValues.fixed(valueSize), warmupSeconds, seconds);
+  }
+
+  ContentionRunner(int keySpace, CommitValues values, double warmupSeconds, double seconds) {
     this.keySpace = keySpace;
-    this.valueSize = valueSize;
+    this.values = values;
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
   }
@@ -42,70 +46,72 @@ final class ContentionRunner {
   Measurement run(CommitVariant variant, Load load, Path dir, WindowListener listener) throws Exception {
     Files.createDirectories(dir);
     try (CommitVariant.Session session = variant.open(dir)) {
-      AtomicLong commits = new AtomicLong();
-      AtomicLong conflicts = new AtomicLong();
-      Recorder latency = new Recorder(3);
-      List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
-      CountDownLatch ready = new CountDownLatch(load.threads());
-      List<Thread> threads = new ArrayList<>();
-      Running running = new Running();
-      for (int t = 0; t < load.threads(); t++) {
-        long seed = 0x5EED + t;
-        CommitVariant.Worker worker = session.worker();
-        Thread thread = new Thread(() -> {
-          SplittableRandom random = new SplittableRandom(seed);
-          byte[] value = new byte[valueSize];
-          for (int i = 0; i < value.length; i++) {
-            value[i] = (byte) random.nextInt();
-          }
-          byte[][] keys = new byte[load.keys()][];
-          ready.countDown();
-          try (worker) {
-            while (running.on) {
-              for (int i = 0; i < keys.length; i++) {
-                keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
-              }
-              long start = System.nanoTime();
-              boolean ok = worker.commit(keys, value);
-              latency.recordValue(System.nanoTime() - start);
-              (ok ? commits : conflicts).incrementAndGet();
-            }
-          } catch (Throwable e) {
-            errors.add(e);
-          }
-        }, "bench-" + variant.name() + "-" + t);
-        threads.add(thread);
-      }
-      threads.forEach(Thread::start);
-      Measurement m;
-      try {
-        ready.await();
-        pause(warmupSeconds);
-        long c0 = commits.get();
-        long x0 = conflicts.get();
-        latency.getIntervalHistogram();
-        listener.windowOpened();
-        long t0 = System.nanoTime();
-        pause(seconds);
-        long c1 = commits.get();
-        long x1 = conflicts.get();
-        Histogram h = latency.getIntervalHistogram();
-        double elapsed = (System.nanoTime() - t0) / 1e9;
-        listener.windowClosed();
-        m = new Measurement(c1 - c0, x1 - x0, elapsed, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
-      } finally {
-        running.on = false; // also when a stop request (Ctrl-C) unwinds from pause(): the workers end before the database closes
-        for (Thread t : threads) {
-          t.join();
-        }
-      }
-      if (!errors.isEmpty()) {
-        throw new IllegalStateException(variant.name() + " failed under " + load, errors.get(0));
-      }
-      return m;
+      return measure(session, variant.name(), load, listener);
     } finally {
       deleteRecursively(dir);
     }
+  }
+
+  /** One warm-up and window on a session the caller opened (and closes), telling {@code listener} when the window opens and closes. */
+  Measurement measure(CommitVariant.Session session, String name, Load load, WindowListener listener) throws Exception {
+    AtomicLong commits = new AtomicLong();
+    AtomicLong conflicts = new AtomicLong();
+    Recorder latency = new Recorder(3);
+    List<Throwable> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch ready = new CountDownLatch(load.threads());
+    List<Thread> threads = new ArrayList<>();
+    Running running = new Running();
+    for (int t = 0; t < load.threads(); t++) {
+      long seed = 0x5EED + t;
+      CommitVariant.Worker worker = session.worker();
+      Thread thread = new Thread(() -> {
+        SplittableRandom random = new SplittableRandom(seed);
+        CommitValues.Source source = values.forWorker(random);
+        byte[][] keys = new byte[load.keys()][];
+        ready.countDown();
+        try (worker) {
+          while (running.on) {
+            for (int i = 0; i < keys.length; i++) {
+              keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
+            }
+            long start = System.nanoTime();
+            boolean ok = worker.commit(keys, source.next(random));
+            latency.recordValue(System.nanoTime() - start);
+            (ok ? commits : conflicts).incrementAndGet();
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }, "bench-" + name + "-" + t);
+      threads.add(thread);
+    }
+    threads.forEach(Thread::start);
+    Measurement m;
+    try {
+      ready.await();
+      pause(warmupSeconds);
+      long c0 = commits.get();
+      long x0 = conflicts.get();
+      latency.getIntervalHistogram();
+      listener.windowOpened();
+      long t0 = System.nanoTime();
+      pause(seconds);
+      long c1 = commits.get();
+      long x1 = conflicts.get();
+      Histogram h = latency.getIntervalHistogram();
+      double elapsed = (System.nanoTime() - t0) / 1e9;
+      listener.windowClosed();
+      m = new Measurement(c1 - c0, x1 - x0, elapsed, h.getValueAtPercentile(50), h.getValueAtPercentile(99));
+    } finally {
+      running.on = false; // also when a stop request (Ctrl-C) unwinds from pause(): the workers end before the database closes
+      for (Thread t : threads) {
+        t.join();
+      }
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalStateException(name + " failed under " + load, errors.get(0));
+    }
+    return m;
   }
 
   private static final class Running {

@@ -16,6 +16,7 @@ final class DispatcherProbe implements WindowListener, AutoCloseable {
   private static final Duration STRAGGLER_TIMEOUT = Duration.ofSeconds(30);
 
   private final Executor target;
+  private final Duration stragglerTimeout;
   private final long periodNanos;
   private final Recorder waits = new Recorder(3);
   private final AtomicLong pending = new AtomicLong();
@@ -24,15 +25,24 @@ final class DispatcherProbe implements WindowListener, AutoCloseable {
   private boolean inWindow; // guarded by this: a submission and the window's edges never interleave
   private Histogram window;
 
-  private DispatcherProbe(Executor target, Duration period) {
+  private DispatcherProbe(Executor target, Duration period, Duration stragglerTimeout) {
     this.target = target;
+    this.stragglerTimeout = stragglerTimeout;
     this.periodNanos = period.toNanos();
     this.ticker = new Thread(this::tick, "bench-dispatcher-probe");
     this.ticker.setDaemon(true);
   }
 
   static DispatcherProbe start(Executor target, Duration period) {
-    DispatcherProbe probe = new DispatcherProbe(target, period);
+    return start(target, period, STRAGGLER_TIMEOUT);
+  }
+
+  /**
+   * As {@link #start(Executor, Duration)}, failing the window only if a task submitted in it has
+   * not run {@code stragglerTimeout} after it closed (longer where writes may stop for a while).
+   */
+  static DispatcherProbe start(Executor target, Duration period, Duration stragglerTimeout) {
+    DispatcherProbe probe = new DispatcherProbe(target, period, stragglerTimeout);
     probe.ticker.start();
     return probe;
   }
@@ -76,10 +86,10 @@ final class DispatcherProbe implements WindowListener, AutoCloseable {
     synchronized (this) {
       inWindow = false;
     }
-    long deadline = System.nanoTime() + STRAGGLER_TIMEOUT.toNanos();
+    long deadline = System.nanoTime() + stragglerTimeout.toNanos();
     while (pending.get() > 0) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(pending.get() + " probe tasks had not run " + STRAGGLER_TIMEOUT.toSeconds() + " s after the window closed");
+        throw new IllegalStateException(pending.get() + " probe tasks had not run " + stragglerTimeout.toSeconds() + " s after the window closed");
       }
       Thread.sleep(1); // a benchmark's wait for its own stragglers, not test synchronization
     }

@@ -19,7 +19,11 @@ record FacadeCommitSyncVariant(String name, ActorSystem<?> system, PipelineSetti
   @Override
   public Session open(Path dir) {
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
-    return CommitVariant.session(CommitVariant.conflictAware(
-        (keys, value) -> db.commitSync(BenchTransactions.begin(db, keys, value, log, readFirst))), db::close);
+    return CommitVariant.session(worker(db, log, readFirst), db::close);
+  }
+
+  /** A worker committing with {@code commitSync} to a database the caller opened (and closes). */
+  static Worker worker(CommitlaneDatabase db, boolean log, boolean readFirst) {
+    return CommitVariant.conflictAware((keys, value) -> db.commitSync(BenchTransactions.begin(db, keys, value, log, readFirst)));
   }
 }

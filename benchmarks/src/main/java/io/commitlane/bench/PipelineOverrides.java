@@ -60,6 +60,23 @@ final class PipelineOverrides {
     return new PipelineOverrides(copy);
   }
 
+  /** The transaction log's append modes that {@link #mode} also takes: they run threads mode. */
+  private static final List<String> APPEND_MODES = List.of("leaderless", "actor");
+
+  /** The names {@code commitlane.mode} accepts in this build: every {@link PipelineMode}, so a new mode needs no change here. */
+  static List<String> pipelineModes() {
+    return Arrays.stream(PipelineMode.values()).map(PipelineMode::settingName).toList();
+  }
+
+  /**
+   * Whether {@link #mode} takes this name (a pipeline mode of this build, an append mode, or
+   * {@code two-lane}, which it refuses with its own message when this build lacks it).
+   */
+  static boolean isModeName(String name) {
+    String m = name.trim().toLowerCase(Locale.ROOT);
+    return pipelineModes().contains(m) || APPEND_MODES.contains(m) || m.equals("two-lane");
+  }
+
   /**
    * {@code --mode}: threads and legacy (and two-lane, if this build's {@link PipelineMode} has it)
    * set {@code commitlane.mode}; leaderless and actor run threads mode with {@code commitlane.txlog.append} set to
@@ -67,11 +84,11 @@ final class PipelineOverrides {
    */
   PipelineOverrides mode(String flag, String mode) {
     String m = mode.trim().toLowerCase(Locale.ROOT);
-    if (m.equals("leaderless") || m.equals("actor")) {
+    if (APPEND_MODES.contains(m)) {
       return with(flag, "mode", "threads").with(flag, "txlog.append", m);
     }
-    if (Arrays.stream(PipelineMode.values()).noneMatch(pm -> pm.settingName().equals(m))) {
-      String known = String.join(", ", Arrays.stream(PipelineMode.values()).map(PipelineMode::settingName).toList());
+    if (!pipelineModes().contains(m)) {
+      String known = String.join(", ", pipelineModes());
       if (m.equals("two-lane")) {
         throw Checks.usage(flag + " two-lane: not available: this build's pipeline has no two-lane mode (commitlane.mode accepts "
             + known + "; leaderless and actor are append modes of the log)");

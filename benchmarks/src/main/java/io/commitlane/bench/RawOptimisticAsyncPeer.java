@@ -88,7 +88,7 @@ final class RawOptimisticAsyncPeer {
       Load load, int inFlight, WindowListener listener, int commitThreads) throws Exception {
     CommitTally tally = new CommitTally();
     CountDownLatch ready = new CountDownLatch(load.threads());
-    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-raw-async-", ready, inFlight, valueSize,
+    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-raw-async-", ready, inFlight, CommitValues.fixed(valueSize),
         (random, value, done) -> submit(db, writeOptions, readOptions, pool, random, value, load.keys(), tally, done));
     try {
       CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener, () -> { });

@@ -48,40 +48,7 @@ final class RawOptimisticVariant implements CommitVariant {
     return new Session() {
       @Override
       public Worker worker() {
-        return new Worker() {
-          private Transaction txn;
-
-          @Override
-          public boolean commit(byte[][] keys, byte[] value) throws RocksDBException {
-            txn = txn == null ? db.beginTransaction(wo) : db.beginTransaction(wo, txn);
-            if (readFirst) {
-              for (byte[] k : keys) {
-                txn.getForUpdate(ro, k, true);
-              }
-            }
-            for (byte[] k : keys) {
-              txn.put(k, value);
-            }
-            try {
-              txn.commit();
-              return true;
-            } catch (RocksDBException e) {
-              Status s = e.getStatus();
-              if (s != null && (s.getCode() == Status.Code.Busy || s.getCode() == Status.Code.TryAgain)) {
-                txn.rollback();
-                return false;
-              }
-              throw e;
-            }
-          }
-
-          @Override
-          public void close() {
-            if (txn != null) {
-              txn.close();
-            }
-          }
-        };
+        return RawOptimisticVariant.worker(db, wo, ro, readFirst);
       }
 
       @Override
@@ -90,6 +57,48 @@ final class RawOptimisticVariant implements CommitVariant {
         wo.close();
         ro.close();
         options.close();
+      }
+    };
+  }
+
+  /**
+   * One thread's committer on {@code db}'s default store: it reuses its transaction object; with
+   * {@code readFirst} it reads every key with {@code getForUpdate} before writing it. A conflict
+   * (Busy or TryAgain) rolls back and returns false.
+   */
+  static Worker worker(OptimisticTransactionDB db, WriteOptions wo, ReadOptions ro, boolean readFirst) {
+    return new Worker() {
+      private Transaction txn;
+
+      @Override
+      public boolean commit(byte[][] keys, byte[] value) throws RocksDBException {
+        txn = txn == null ? db.beginTransaction(wo) : db.beginTransaction(wo, txn);
+        if (readFirst) {
+          for (byte[] k : keys) {
+            txn.getForUpdate(ro, k, true);
+          }
+        }
+        for (byte[] k : keys) {
+          txn.put(k, value);
+        }
+        try {
+          txn.commit();
+          return true;
+        } catch (RocksDBException e) {
+          Status s = e.getStatus();
+          if (s != null && (s.getCode() == Status.Code.Busy || s.getCode() == Status.Code.TryAgain)) {
+            txn.rollback();
+            return false;
+          }
+          throw e;
+        }
+      }
+
+      @Override
+      public void close() {
+        if (txn != null) {
+          txn.close();
+        }
       }
     };
   }

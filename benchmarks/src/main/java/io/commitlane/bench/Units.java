@@ -37,4 +37,20 @@ final class Units {
   static String mib(double bytes) {
     return String.format(Locale.ROOT, "%.1f MiB", bytes / (1024.0 * 1024));
   }
+
+  /** "100 B", "1 KiB", "8 KiB", "1.5 GiB": whole numbers when exact. */
+  static String bytes(long n) {
+    if (n < 1024) {
+      return n + " B";
+    }
+    int u = (63 - Long.numberOfLeadingZeros(n)) / 10;
+    long unit = 1L << (u * 10);
+    String name = "KMGTPE".charAt(u - 1) + "iB";
+    return n % unit == 0 ? n / unit + " " + name : String.format(Locale.ROOT, "%.1f %s", n / (double) unit, name);
+  }
+
+  /** A CSV cell: three decimals, empty when unknown. */
+  static String csv(double v) {
+    return Double.isNaN(v) || Double.isInfinite(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
+  }
 }

@@ -67,17 +67,19 @@ record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     String where = flag + " " + s;
     PipelineOverrides o = PipelineOverrides.none();
     Kind kind;
-    switch (name) {
-      case "threads", "legacy", "two-lane", "leaderless", "actor" -> {
-        kind = Kind.PIPELINE;
-        o = o.mode(where, name);
-      }
-      case "commit-sync", "commitsync" -> kind = Kind.COMMIT_SYNC;
-      case "optimistic", "raw-optimistic" -> kind = Kind.RAW_OPTIMISTIC;
-      case "optimistic-async", "raw-optimistic-async" -> kind = Kind.RAW_OPTIMISTIC_ASYNC;
-      case "write-batch", "raw-write" -> kind = Kind.RAW_WRITE;
-      case "lmdb" -> kind = Kind.LMDB;
-      default -> throw Checks.usage(flag + ": unknown variant '" + spec + "'; known: " + KNOWN);
+    if (PipelineOverrides.isModeName(name)) { // every mode of this build's PipelineMode: a new one is a variant with no change here
+      kind = Kind.PIPELINE;
+      o = o.mode(where, name);
+    } else {
+      kind = switch (name) {
+        case "commit-sync", "commitsync" -> Kind.COMMIT_SYNC;
+        case "optimistic", "raw-optimistic" -> Kind.RAW_OPTIMISTIC;
+        case "optimistic-async", "raw-optimistic-async" -> Kind.RAW_OPTIMISTIC_ASYNC;
+        case "write-batch", "raw-write" -> Kind.RAW_WRITE;
+        case "lmdb" -> Kind.LMDB;
+        default -> throw Checks.usage(flag + ": unknown variant '" + spec + "'; known: " + String.join(", ", PipelineOverrides.pipelineModes())
+            + ", leaderless, actor (pipeline modes of this build), commit-sync, optimistic, optimistic-async, write-batch, lmdb");
+      };
     }
     if (!settings.isEmpty() && !kind.isCommitlane()) {
       throw Checks.usage(flag + ": '" + spec + "' is a peer outside commitlane; settings in brackets apply to commitlane variants only");

@@ -79,7 +79,15 @@ class CliUsageTest {
       "backup verify --backups b --id one                   | --id",
       "backup purge --backups b --keep -1                   | --keep",
       "backup create --backups b --db /no/such/database     | CURRENT",
-      "backup frobnicate                                    | frobnicate"})
+      "backup frobnicate                                    | frobnicate",
+      "strain                                               | --dir",
+      "strain --dir d --modes sideways                      | --modes: unknown mode 'sideways'",
+      "strain --dir d --size-gb 0                           | --size-gb",
+      "strain --dir d --concurrency 100000                  | --concurrency",
+      "scale                                                | --dir",
+      "scale --dir d --keys 1Q                              | --keys",
+      "scale --dir d --value-sizes 0                        | --value-sizes",
+      "scale --dir d --seconds 0                            | --seconds"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());
@@ -115,5 +123,16 @@ class CliUsageTest {
     assertEquals(1024, settings.storage().occLockBuckets());
     assertEquals("SERIAL", settings.storage().occValidation().name());
     assertEquals("commitlane legacy [commit-threads=1, occ-lock-buckets=1024]", variant.label());
+  }
+
+  /** The mode names come from the build's PipelineMode: a mode added there is a variant without a change in the benchmarks. */
+  @Test
+  void everyPipelineModeOfThisBuildIsAVariant() {
+    for (io.commitlane.actors.PipelineMode mode : io.commitlane.actors.PipelineMode.values()) {
+      Variant v = Variant.parse("--variants", mode.settingName());
+      assertEquals(Variant.Kind.PIPELINE, v.kind(), mode.settingName());
+      assertEquals(mode, v.overrides().resolve(BenchSystem.config()).mode());
+      assertEquals("commitlane " + mode.settingName(), v.label());
+    }
   }
 }

@@ -23,12 +23,18 @@ package io.commitlane.storage;
  * @param writeStopped whether RocksDB stops writes now ({@code rocksdb.is-write-stopped})
  * @param runningCompactions compactions running now ({@code rocksdb.num-running-compactions})
  * @param runningFlushes flushes running now ({@code rocksdb.num-running-flushes})
+ * @param tableReadersBytes bytes held outside the block cache by the open SST files' index and
+ *     filter blocks ({@code rocksdb.estimate-table-readers-mem}); with {@code
+ *     cache_index_and_filter_blocks} off (commitlane's default) this grows with the data
+ * @param level0Files SST files in level 0 ({@code rocksdb.num-files-at-level0}); RocksDB slows
+ *     writes at 20 and stops them at 36 by default, so it is the first sign of a flush outrunning
+ *     compaction
  */
 public record RocksDbStats(long pendingCompactionBytes, long memtableBytes, long liveSstBytes, long blockCacheBytes,
     long blockCacheHits, long blockCacheMisses, long stallMicros, long delayedWriteRate, boolean writeStopped,
-    int runningCompactions, int runningFlushes) {
+    int runningCompactions, int runningFlushes, long tableReadersBytes, int level0Files) {
   /** Nothing known (a closed database). */
-  public static final RocksDbStats UNKNOWN = new RocksDbStats(0, 0, 0, 0, -1, -1, -1, 0, false, 0, 0);
+  public static final RocksDbStats UNKNOWN = new RocksDbStats(0, 0, 0, 0, -1, -1, -1, 0, false, 0, 0, 0, 0);
 
   /** Whether the block-cache and stall counters are there (RocksDB statistics are on). */
   public boolean hasStatistics() {

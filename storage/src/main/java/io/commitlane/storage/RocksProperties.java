@@ -27,8 +27,11 @@ final class RocksProperties implements AutoCloseable {
     return statistics == null ? options : options.setStatistics(statistics);
   }
 
-  /** The caller is inside a handle's gate: the native handle stays open meanwhile. */
-  RocksDbStats read(RocksDB db, ColumnFamilyHandle anyStore) {
+  /**
+   * The caller is inside a handle's gate: the native handle stays open meanwhile. {@code stores}
+   * are every store whose level 0 counts (RocksDB has no aggregate of that property).
+   */
+  RocksDbStats read(RocksDB db, ColumnFamilyHandle anyStore, Iterable<Store> stores) {
     try {
       return new RocksDbStats(
           db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"),
@@ -40,10 +43,33 @@ final class RocksProperties implements AutoCloseable {
           db.getLongProperty("rocksdb.actual-delayed-write-rate"),
           db.getLongProperty("rocksdb.is-write-stopped") != 0,
           (int) db.getLongProperty("rocksdb.num-running-compactions"),
-          (int) db.getLongProperty("rocksdb.num-running-flushes"));
+          (int) db.getLongProperty("rocksdb.num-running-flushes"),
+          db.getAggregatedLongProperty("rocksdb.estimate-table-readers-mem"),
+          level0Files(db, stores));
     } catch (RocksDBException e) {
       throw new StorageException("cannot read RocksDB's properties", e);
     }
+  }
+
+  /** Summed over the stores; one being dropped is skipped (its files go with it). */
+  private static int level0Files(RocksDB db, Iterable<Store> stores) throws RocksDBException {
+    int files = 0;
+    for (Store s : stores) {
+      boolean claimed;
+      try {
+        claimed = s.claim();
+      } catch (StoreDroppedException e) {
+        continue;
+      }
+      try {
+        files += Integer.parseInt(db.getProperty(s.handle(), "rocksdb.num-files-at-level0").trim());
+      } finally {
+        if (claimed) {
+          s.release();
+        }
+      }
+    }
+    return files;
   }
 
   private long ticker(TickerType type) {

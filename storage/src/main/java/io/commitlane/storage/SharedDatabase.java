@@ -241,7 +241,9 @@ final class SharedDatabase {
 
   /** RocksDB's own numbers; callers are inside a handle's gate. */
   RocksDbStats rocksDbStats() {
-    return properties.read(db, internal.handle());
+    List<Store> stores = new ArrayList<>(catalog.liveStores());
+    stores.add(internal);
+    return properties.read(db, internal.handle(), stores);
   }
 
   /** The named stores of this database. */

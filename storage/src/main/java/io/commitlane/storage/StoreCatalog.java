@@ -218,6 +218,17 @@ final class StoreCatalog {
     s.state().dropped().complete(null); // outside the lock: dependents run here, on the drop thread
   }
 
+  /** The live stores (the default one included, the internal one not). */
+  List<Store> liveStores() {
+    List<Store> live = new ArrayList<>();
+    stores.values().forEach(s -> {
+      if (s.state() == null || s.state().isLive()) {
+        live.add(s);
+      }
+    });
+    return live;
+  }
+
   /** Live stores only. */
   List<String> storeNames() {
     List<String> names = new ArrayList<>();

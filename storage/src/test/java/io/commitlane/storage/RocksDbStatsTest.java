@@ -23,7 +23,7 @@ class RocksDbStatsTest {
   }
 
   @Test
-  void reportsMemtablesLiveFilesTheBlockCacheAndNoStall() {
+  void reportsMemtablesLiveFilesLevelZeroIndexesTheBlockCacheAndNoStall() {
     Database db = Database.open(dir.resolve("db"));
     try {
       for (int i = 0; i < 100; i++) {
@@ -32,6 +32,8 @@ class RocksDbStatsTest {
       RocksDbStats before = db.rocksDbStats();
       assertTrue(before.memtableBytes() > 100_000, before::toString);
       assertEquals(0, before.liveSstBytes(), before::toString);
+      assertEquals(0, before.level0Files(), before::toString);
+      assertEquals(0, before.tableReadersBytes(), before::toString);
 
       db.flush();
       for (int i = 0; i < 100; i++) {
@@ -39,6 +41,8 @@ class RocksDbStatsTest {
       }
       RocksDbStats after = db.rocksDbStats();
       assertTrue(after.liveSstBytes() > 100_000, after::toString);
+      assertEquals(1, after.level0Files(), "one flush of the default store: " + after);
+      assertTrue(after.tableReadersBytes() > 0, "the new file's index is held outside the cache: " + after);
       assertTrue(after.blockCacheBytes() > 0, after::toString);
       assertTrue(after.hasStatistics());
       assertTrue(after.blockCacheHits() + after.blockCacheMisses() > 0, after::toString);
@@ -54,5 +58,17 @@ class RocksDbStatsTest {
     }
     assertEquals(RocksDbStats.UNKNOWN, db.rocksDbStats(), "closed");
     assertEquals(DatabaseHealth.State.OK, db.health().state(), "closed: the last known health");
+  }
+
+  @Test
+  void levelZeroCountsEveryLiveStore() throws Exception {
+    try (Database db = Database.open(dir.resolve("db"), DatabaseOptions.defaults().withWal(false).withStores("other"))) {
+      db.put(key(1), value(1));
+      db.put(db.store("other"), key(2), value(2));
+      db.flush();
+      assertEquals(2, db.rocksDbStats().level0Files(), "a file in each store");
+      db.dropStore("other").toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals(1, db.rocksDbStats().level0Files(), "a dropped store no longer counts");
+    }
   }
 }
