@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * The one place where command-line knobs become {@code commitlane { ... }} settings. Every flag and
  * variant that changes the pipeline goes through here, so a setting that lands later (leaderless
- * appends, merged write groups, a two-lane mode) is a line here, not an edit per command.
+ * appends, merged write groups, another pipeline mode) is a line here, not an edit per command.
  *
  * <p>Each override remembers the flag that asked for it. {@link #resolve} refuses, as a usage
  * error naming that flag (exit code 2), a setting this build does not know and a value the
@@ -68,17 +68,14 @@ final class PipelineOverrides {
     return Arrays.stream(PipelineMode.values()).map(PipelineMode::settingName).toList();
   }
 
-  /**
-   * Whether {@link #mode} takes this name (a pipeline mode of this build, an append mode, or
-   * {@code two-lane}, which it refuses with its own message when this build lacks it).
-   */
+  /** Whether {@link #mode} takes this name: a pipeline mode of this build, or an append mode. */
   static boolean isModeName(String name) {
     String m = name.trim().toLowerCase(Locale.ROOT);
-    return pipelineModes().contains(m) || APPEND_MODES.contains(m) || m.equals("two-lane");
+    return pipelineModes().contains(m) || APPEND_MODES.contains(m);
   }
 
   /**
-   * {@code --mode}: threads and legacy (and two-lane, if this build's {@link PipelineMode} has it)
+   * {@code --mode}: every mode of this build's {@link PipelineMode} (threads, legacy, two-lane)
    * set {@code commitlane.mode}; leaderless and actor run threads mode with {@code commitlane.txlog.append} set to
    * that append mode.
    */
@@ -89,10 +86,6 @@ final class PipelineOverrides {
     }
     if (!pipelineModes().contains(m)) {
       String known = String.join(", ", pipelineModes());
-      if (m.equals("two-lane")) {
-        throw Checks.usage(flag + " two-lane: not available: this build's pipeline has no two-lane mode (commitlane.mode accepts "
-            + known + "; leaderless and actor are append modes of the log)");
-      }
       throw Checks.usage(flag + ": unknown mode '" + mode + "'; known: " + known + ", leaderless, actor");
     }
     return with(flag, "mode", m);
