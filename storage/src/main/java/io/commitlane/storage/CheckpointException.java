@@ -1,7 +1,10 @@
 package io.commitlane.storage;
 
-/** A checkpoint could not be taken; the message says why and what to do. Nothing partial is left behind. */
-public final class CheckpointException extends CommitlaneException {
+/**
+ * A checkpoint could not be taken; the message says why and what to do. Nothing partial is left
+ * behind. {@link CheckpointRefusedException} when the target cannot take one.
+ */
+public class CheckpointException extends CommitlaneException {
   public CheckpointException(String message) {
     super(message);
   }
