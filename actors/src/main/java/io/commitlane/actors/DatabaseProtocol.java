@@ -400,7 +400,7 @@ public final class DatabaseProtocol {
    * @param overloaded commits refused because the queue was full
    * @param health the health of RocksDB's background work: {@code OK}, {@code DEGRADED} (a background
    *     error RocksDB recovers from on its own, such as a full disk) or {@code FAILED} (it needs a
-   *     resume or a reopen); see {@link io.commitlane.storage.DatabaseHealth}. Null from a node that
+   *     reopen); see {@link io.commitlane.storage.DatabaseHealth}. Null from a node that
    *     does not report it
    * @param healthError what failed and RocksDB's status when not {@code OK}, else empty
    * @param pendingCompactionBytes bytes compaction must rewrite (RocksDB's estimate)
