@@ -39,6 +39,11 @@ public final class BackupRefusedException extends BackupException {
     return reason;
   }
 
+  @Override
+  public boolean isOutOfSpace() {
+    return reason == Reason.NOT_ENOUGH_SPACE;
+  }
+
   /** True only for {@link Reason#IN_USE}: the same call may succeed once the other writer is done. */
   @Override
   public boolean isRetryable() {

@@ -5,11 +5,20 @@ package io.commitlane.storage;
  * behind. {@link CheckpointRefusedException} when the target cannot take one.
  */
 public class CheckpointException extends CommitlaneException {
+  private final boolean outOfSpace;
+
   public CheckpointException(String message) {
     super(message);
+    this.outOfSpace = false;
   }
 
   public CheckpointException(String message, Throwable cause) {
     super(message, cause);
+    this.outOfSpace = NoSpace.causes(cause);
+  }
+
+  /** Whether the disk where the checkpoint goes filled up (what it wrote was removed): free space, then try again. */
+  public boolean isOutOfSpace() {
+    return outOfSpace;
   }
 }

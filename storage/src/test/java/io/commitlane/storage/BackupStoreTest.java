@@ -217,6 +217,7 @@ class BackupStoreTest {
       BackupRefusedException refused = assertThrows(BackupRefusedException.class, () -> store.create(db));
       assertTrue(refused.getMessage().contains("not enough free space"), refused.getMessage());
       assertEquals(BackupRefusedException.Reason.NOT_ENOUGH_SPACE, refused.reason());
+      assertTrue(refused.isOutOfSpace());
       Files.delete(filler);
       // The disk fills up once the copy has started (the first progress report): the copy fails.
       BackupException e = assertThrows(BackupException.class, () -> store.create(db, (phase, done, total) -> {
@@ -229,6 +230,7 @@ class BackupStoreTest {
         }
       }, () -> false));
       assertFalse(e instanceof BackupRefusedException, e.getMessage());
+      assertTrue(e.isOutOfSpace(), e::toString);
       assertTrue(e.getMessage().contains("space"), e.getMessage());
       db.put(b("still"), b("writable"));
       Files.delete(filler);
