@@ -17,6 +17,7 @@ final class Compaction {
   private Compaction() {}
 
   static void run(Database db, KeyRange range, boolean bottommost) {
+    db.shared().requireWritable("compact");
     Store store = range.storeIn(db);
     db.requireOwn(store);
     db.enter();
