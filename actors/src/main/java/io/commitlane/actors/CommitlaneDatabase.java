@@ -97,6 +97,31 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
+   * Open an existing database read-only, with the {@code commitlane} settings of the actor
+   * system's config, and wait for it: reads, scans, counts and stats work (also through {@link
+   * #ref()}); every commit and store change is refused with {@link
+   * io.commitlane.storage.ReadOnlyDatabaseException}, as a failed stage (through the protocol: a
+   * {@link DatabaseProtocol.FailureReason#READ_ONLY} reply), and so are compactions, clears,
+   * checkpoints and backups. No lock is taken, no transaction log is replayed or opened, no file
+   * is written: it can look at a restored backup before it goes into service, or sit beside a
+   * process that has the database open. Close it as any handle. See {@link
+   * Commitlane#openReadOnlyAsync(Path, PipelineSettings)}.
+   */
+  public static CommitlaneDatabase openReadOnly(ActorSystem<?> system, Path path) {
+    return Commitlane.get(system).openReadOnly(path);
+  }
+
+  /** {@link #openReadOnly(ActorSystem, Path)} without blocking the caller. */
+  public static CompletionStage<CommitlaneDatabase> openReadOnlyAsync(ActorSystem<?> system, Path path) {
+    return Commitlane.get(system).openReadOnlyAsync(path);
+  }
+
+  /** Whether this database was opened read-only ({@link #openReadOnly}). */
+  public boolean isReadOnly() {
+    return pipeline.isReadOnly();
+  }
+
+  /**
    * The database's reference: an actor that speaks {@link DatabaseProtocol}. Shared by every
    * handle of the path; it answers every request, also once the database has closed ({@link
    * DatabaseProtocol.FailureReason#DATABASE_CLOSED}).
@@ -239,6 +264,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /**
    * The named transaction log of this database (created on first use), to read, follow, inspect
    * and purge. Commits write to it through {@link Transaction#useLog}; the view cannot append.
+   * A read-only handle opens no log: it throws {@link io.commitlane.storage.ReadOnlyDatabaseException}.
    */
   public io.commitlane.txlog.LogView transactionLog(String name) {
     return pipeline.logs.logFor(name);

@@ -478,7 +478,9 @@ public final class DatabaseProtocol {
     /** A drop named a store that does not exist; nothing was changed. */
     UNKNOWN_STORE,
     /** A storage or transaction-log failure (see the message). */
-    STORAGE
+    STORAGE,
+    /** The database is open read-only ({@link CommitlaneDatabase#openReadOnly}); nothing was written. */
+    READ_ONLY
   }
 
   /** The request failed; {@code message} says what happened and what to do. */

@@ -31,6 +31,7 @@ import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.InvalidStoreNameException;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.DatabaseHealth;
+import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.RocksDbStats;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
@@ -376,6 +377,9 @@ public final class RequestHandler {
     }
     if (e instanceof UnknownStoreException) {
       return new Failed(correlation, FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+    }
+    if (e instanceof ReadOnlyDatabaseException) {
+      return new Failed(correlation, FailureReason.READ_ONLY, e.getMessage(), false);
     }
     if (e instanceof InvalidRequestException || e instanceof InvalidStoreNameException || e instanceof IllegalArgumentException
         || e instanceof IllegalStateException) {
