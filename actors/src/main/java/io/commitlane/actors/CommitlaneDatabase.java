@@ -315,12 +315,23 @@ public final class CommitlaneDatabase implements AutoCloseable {
       io.commitlane.storage.BackupProgress progress) {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(progress, "progress");
+    return backup(() -> store, progress);
+  }
+
+  /** A backup into {@code BackupStore.at(directory)}, looked at on the lifecycle dispatcher too (the protocol's {@code Backup}). */
+  CompletableFuture<io.commitlane.storage.BackupInfo> backup(Path directory) {
+    Objects.requireNonNull(directory, "directory");
+    return backup(() -> io.commitlane.storage.BackupStore.at(directory), io.commitlane.storage.BackupProgress.NONE);
+  }
+
+  private CompletableFuture<io.commitlane.storage.BackupInfo> backup(
+      java.util.function.Supplier<io.commitlane.storage.BackupStore> store, io.commitlane.storage.BackupProgress progress) {
     Database storage = pipeline.db;
     Executor completions = pipeline.completions;
     BackupFuture result = new BackupFuture();
     database.extension.lifecycle().execute(() -> {
       try {
-        io.commitlane.storage.BackupInfo info = store.create(storage, progress, () -> result.cancelRequested);
+        io.commitlane.storage.BackupInfo info = store.get().create(storage, progress, () -> result.cancelRequested);
         completions.execute(() -> result.complete(info));
       } catch (io.commitlane.storage.BackupCancelledException e) {
         completions.execute(result::stopped);

@@ -213,6 +213,11 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
     logs.values().forEach(log -> log.hostWriter(null));
   }
 
+  /** Whether the logs were closed (the database is being released). */
+  boolean isClosed() {
+    return closed;
+  }
+
   /** Each open log's stats, by name. */
   Map<String, LogStats> stats() {
     Map<String, LogStats> out = new TreeMap<>();
@@ -340,6 +345,7 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
 
       @Override
       public List<CapturedLog> copyTo(Path txlogDirectory, Path earlier) {
+        faults.beforeLogCopy();
         // One stamp for every log: each copy holds exactly the records stamped before it, so
         // together they hold a prefix of commit order. Taken after the data was captured, it is
         // above the stamp of every commit the data holds (a record is stamped before its write).

@@ -122,6 +122,12 @@ class ReadOnlyDatabaseTest {
       assertReadOnly(stores.expectMessageClass(Failed.class, WAIT), 8);
       ro.ref().tell(new DatabaseProtocol.DropStore("users", 9, stores.ref()));
       assertReadOnly(stores.expectMessageClass(Failed.class, WAIT), 9);
+      TestProbe<DatabaseProtocol.BackupReply> backups = testKit.createTestProbe();
+      ro.ref().tell(new DatabaseProtocol.Backup(dir.resolve("more-backups"), 11, backups.ref()));
+      assertReadOnly(backups.expectMessageClass(Failed.class, WAIT), 11);
+      TestProbe<DatabaseProtocol.CheckpointReply> checkpoints = testKit.createTestProbe();
+      ro.ref().tell(new DatabaseProtocol.Checkpoint(dir.resolve("copy"), 12, checkpoints.ref()));
+      assertReadOnly(checkpoints.expectMessageClass(Failed.class, WAIT), 12);
       Transaction built = ro.begin();
       built.put(b("order-98"), b("x"));
       ro.commit(built, 10, writes.ref());
