@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.NotADatabaseException;
 import io.commitlane.storage.PathInUseException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -157,6 +158,44 @@ public final class Commitlane implements Extension {
   }
 
   CompletionStage<CommitlaneDatabase> openAsync(Path path, PipelineSettings settings, Faults faults) {
+    return openAsync(path, settings, faults, false);
+  }
+
+  /**
+   * Open an existing database read-only, with the {@code commitlane { ... }} settings of the
+   * actor system's config: see {@link #openReadOnlyAsync(Path, PipelineSettings)}.
+   */
+  public CompletionStage<CommitlaneDatabase> openReadOnlyAsync(Path path) {
+    PipelineSettings settings;
+    try {
+      settings = PipelineSettings.fromConfig(system.settings().config());
+    } catch (RuntimeException e) {
+      return failed(e);
+    }
+    return openReadOnlyAsync(path, settings);
+  }
+
+  /**
+   * Open an existing database read-only ({@link io.commitlane.storage.Database#openReadOnly}): a
+   * handle that reads, scans, counts and reports stats, also through its {@link
+   * CommitlaneDatabase#ref()}, and refuses every write. It takes no lock, replays no transaction
+   * log and writes no file, so it may sit beside a process that has the database open (it sees
+   * the data as of this open) and can look at a restored backup before it goes into service.
+   * Every read-only open of the path in this actor system shares one database, as read-write opens
+   * do; no executor thread is started for it. The stage fails with {@link
+   * io.commitlane.storage.NotADatabaseException} where there is no database, and with {@link
+   * PathInUseException} while the path is open read-write in this actor system or process.
+   */
+  public CompletionStage<CommitlaneDatabase> openReadOnlyAsync(Path path, PipelineSettings settings) {
+    return openAsync(path, settings, new Faults(), true);
+  }
+
+  /** {@link #openReadOnlyAsync(Path)}, waiting for it. Throws what the stage fails with. */
+  public CommitlaneDatabase openReadOnly(Path path) {
+    return await(openReadOnlyAsync(path));
+  }
+
+  private CompletionStage<CommitlaneDatabase> openAsync(Path path, PipelineSettings settings, Faults faults, boolean readOnly) {
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(settings, "settings");
     Objects.requireNonNull(faults, "faults");
@@ -164,7 +203,7 @@ public final class Commitlane implements Extension {
     Path key;
     try {
       completions = system.dispatchers().lookup(DispatcherSelector.fromConfig(settings.completionDispatcher()));
-      key = canonical(path);
+      key = readOnly ? existing(path) : canonical(path);
     } catch (RuntimeException e) {
       return failed(e);
     }
@@ -180,6 +219,12 @@ public final class Commitlane implements Extension {
       if (db != null && db.closing) {
         closingFirst = db.released;
       } else if (db != null) {
+        if (db.readOnly != readOnly) {
+          result.completeExceptionally(new PathInUseException("database " + key + " is already open "
+              + (db.readOnly ? "read-only" : "read-write") + " in this actor system; this open asked for "
+              + (readOnly ? "read-only" : "read-write") + ". Use that handle, or close every handle first"));
+          return result;
+        }
         if (!db.settings.equals(settings)) {
           result.completeExceptionally(new PathInUseException("database " + key + " is already open in this actor system with "
               + db.settings + "; this open asked for " + settings + ". A database's settings are fixed by its first open: open it with"
@@ -194,7 +239,7 @@ public final class Commitlane implements Extension {
           result.completeExceptionally(e);
           return result;
         }
-        db = new OpenDatabase(this, key, nameOf(key), settings, faults, completions);
+        db = new OpenDatabase(this, key, nameOf(key), settings, faults, completions, readOnly);
         db.references = 1;
         open.put(key, db);
         start(db);
@@ -202,7 +247,7 @@ public final class Commitlane implements Extension {
     }
     if (closingFirst != null) {
       // The path's database is closing: open it again once it is released.
-      closingFirst.whenComplete((done, err) -> openAsync(path, settings, faults).whenComplete((h, e) -> {
+      closingFirst.whenComplete((done, err) -> openAsync(path, settings, faults, readOnly).whenComplete((h, e) -> {
         if (e == null) {
           result.complete(h);
         } else {
@@ -426,6 +471,19 @@ public final class Commitlane implements Extension {
     try {
       Path abs = path.toAbsolutePath().normalize();
       Files.createDirectories(abs);
+      return abs.toRealPath();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot resolve database path " + path, e);
+    }
+  }
+
+  /** As {@link #canonical}, for a read-only open: the directory must exist, and nothing is created. */
+  private static Path existing(Path path) {
+    Path abs = path.toAbsolutePath().normalize();
+    if (!Files.isDirectory(abs)) {
+      throw new NotADatabaseException("open read-only", abs, "there is no directory there");
+    }
+    try {
       return abs.toRealPath();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot resolve database path " + path, e);

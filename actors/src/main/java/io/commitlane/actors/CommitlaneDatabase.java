@@ -97,6 +97,31 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
+   * Open an existing database read-only, with the {@code commitlane} settings of the actor
+   * system's config, and wait for it: reads, scans, counts and stats work (also through {@link
+   * #ref()}); every commit and store change is refused with {@link
+   * io.commitlane.storage.ReadOnlyDatabaseException}, as a failed stage (through the protocol: a
+   * {@link DatabaseProtocol.FailureReason#READ_ONLY} reply), and so are compactions, clears,
+   * checkpoints and backups. No lock is taken, no transaction log is replayed or opened, no file
+   * is written: it can look at a restored backup before it goes into service, or sit beside a
+   * process that has the database open. Close it as any handle. See {@link
+   * Commitlane#openReadOnlyAsync(Path, PipelineSettings)}.
+   */
+  public static CommitlaneDatabase openReadOnly(ActorSystem<?> system, Path path) {
+    return Commitlane.get(system).openReadOnly(path);
+  }
+
+  /** {@link #openReadOnly(ActorSystem, Path)} without blocking the caller. */
+  public static CompletionStage<CommitlaneDatabase> openReadOnlyAsync(ActorSystem<?> system, Path path) {
+    return Commitlane.get(system).openReadOnlyAsync(path);
+  }
+
+  /** Whether this database was opened read-only ({@link #openReadOnly}). */
+  public boolean isReadOnly() {
+    return pipeline.isReadOnly();
+  }
+
+  /**
    * The database's reference: an actor that speaks {@link DatabaseProtocol}. Shared by every
    * handle of the path; it answers every request, also once the database has closed ({@link
    * DatabaseProtocol.FailureReason#DATABASE_CLOSED}).
@@ -239,6 +264,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /**
    * The named transaction log of this database (created on first use), to read, follow, inspect
    * and purge. Commits write to it through {@link Transaction#useLog}; the view cannot append.
+   * A read-only handle opens no log: it throws {@link io.commitlane.storage.ReadOnlyDatabaseException}.
    */
   public io.commitlane.txlog.LogView transactionLog(String name) {
     return pipeline.logs.logFor(name);
@@ -289,12 +315,23 @@ public final class CommitlaneDatabase implements AutoCloseable {
       io.commitlane.storage.BackupProgress progress) {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(progress, "progress");
+    return backup(() -> store, progress);
+  }
+
+  /** A backup into {@code BackupStore.at(directory)}, looked at on the lifecycle dispatcher too (the protocol's {@code Backup}). */
+  CompletableFuture<io.commitlane.storage.BackupInfo> backup(Path directory) {
+    Objects.requireNonNull(directory, "directory");
+    return backup(() -> io.commitlane.storage.BackupStore.at(directory), io.commitlane.storage.BackupProgress.NONE);
+  }
+
+  private CompletableFuture<io.commitlane.storage.BackupInfo> backup(
+      java.util.function.Supplier<io.commitlane.storage.BackupStore> store, io.commitlane.storage.BackupProgress progress) {
     Database storage = pipeline.db;
     Executor completions = pipeline.completions;
     BackupFuture result = new BackupFuture();
     database.extension.lifecycle().execute(() -> {
       try {
-        io.commitlane.storage.BackupInfo info = store.create(storage, progress, () -> result.cancelRequested);
+        io.commitlane.storage.BackupInfo info = store.get().create(storage, progress, () -> result.cancelRequested);
         completions.execute(() -> result.complete(info));
       } catch (io.commitlane.storage.BackupCancelledException e) {
         completions.execute(result::stopped);

@@ -1,10 +1,13 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.BackupInfo;
+import io.commitlane.storage.CheckpointInfo;
+import io.commitlane.storage.KeyValue;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
-import io.commitlane.storage.KeyValue;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.stream.SourceRef;
 
@@ -12,7 +15,8 @@ import org.apache.pekko.stream.SourceRef;
  * The messages a database actor understands, local ({@link DatabaseActor}, {@link
  * CommitlaneDatabase#ref()}) or sharded (the cluster module's entity): self-contained, immutable
  * and serializable, so an actor that holds only the database's reference can write,
- * conditionally write, read, manage stores and follow a change feed.
+ * conditionally write, read, manage stores, follow a change feed, and take backups and
+ * checkpoints.
  *
  * <p><b>Exactly one reply per request</b>, sent to the request's {@code replyTo} and carrying its
  * {@code correlation} (a value of the sender's choosing, returned unchanged): also when the
@@ -23,7 +27,8 @@ import org.apache.pekko.stream.SourceRef;
  *
  * <p><b>Threads.</b> Requests are read and transactions built on the database actor's thread;
  * commits run on the database's commit executors, and a write's reply is told from there (no hop
- * back through the actor).
+ * back through the actor). Backups and checkpoints run on {@code commitlane.lifecycle-dispatcher}
+ * and reply from the completion dispatcher.
  */
 public final class DatabaseProtocol {
   private DatabaseProtocol() {}
@@ -38,7 +43,8 @@ public final class DatabaseProtocol {
 
   /** A request of the protocol. */
   public sealed interface Request extends Command, ProtocolMessage
-      permits Write, ConditionalWrite, Get, MultiGet, Scan, Count, CreateStore, DropStore, GetStats, OpenChangeFeed {
+      permits Write, ConditionalWrite, Get, MultiGet, Scan, Count, CreateStore, DropStore, GetStats, OpenChangeFeed, Backup,
+      Checkpoint {
     /** The sender's value, returned in the reply. */
     long correlation();
 
@@ -265,11 +271,71 @@ public final class DatabaseProtocol {
     }
   }
 
+  /**
+   * Back up the database into the backup directory {@code directory} (a {@link
+   * io.commitlane.storage.BackupStore}: created by the first backup, one directory per database)
+   * while commits go on: incremental (table files an earlier backup holds are not copied again),
+   * checksummed, with the transaction logs, holding every commit acknowledged before the request
+   * was served. It runs on {@code commitlane.lifecycle-dispatcher}, not on the sender's thread nor
+   * on the database actor's (which serves other requests meanwhile), and the reply comes when the
+   * backup is complete: {@link BackedUp}, or a {@link Failed} whose reason says why ({@code IN_USE}:
+   * another backup, restore, delete or purge holds the directory, retryable; {@code NO_SPACE};
+   * {@code INVALID_REQUEST}: a directory that cannot hold it; {@code READ_ONLY}; {@code
+   * DATABASE_CLOSED}: the database closed before or while it ran; {@code STORAGE}). A backup that
+   * fails keeps nothing of itself; earlier backups are untouched. It carries no request id: sent
+   * again after a lost reply, it takes another backup.
+   *
+   * @param directory resolved against the working directory of the process that builds the
+   *     request; it names a directory on the node that holds the database (the owner, for a sharded
+   *     one)
+   */
+  public record Backup(Path directory, long correlation, ActorRef<BackupReply> replyTo) implements Request {
+    public Backup {
+      if (directory == null) {
+        throw new InvalidRequestException("a Backup needs a backup directory");
+      }
+      directory = directory.toAbsolutePath().normalize();
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
+  /**
+   * Take a checkpoint of the database into {@code target}, a directory that does not exist yet,
+   * while commits go on: a copy that opens as a database of its own (table files hard-linked where
+   * the file system allows, the rest copied) and holds every commit acknowledged before the
+   * request was served. It runs as a {@link Backup} does, off the sender's and the actor's
+   * threads, and the reply comes when it is complete: {@link CheckpointTaken}, or a {@link Failed}
+   * ({@code INVALID_REQUEST}: the target exists or overlaps the database; {@code NO_SPACE}; {@code
+   * READ_ONLY}; {@code DATABASE_CLOSED}; {@code STORAGE}). A failed checkpoint leaves nothing at
+   * the target.
+   *
+   * @param target resolved as a {@link Backup}'s directory is
+   */
+  public record Checkpoint(Path target, long correlation, ActorRef<CheckpointReply> replyTo) implements Request {
+    public Checkpoint {
+      if (target == null) {
+        throw new InvalidRequestException("a Checkpoint needs a target directory");
+      }
+      target = target.toAbsolutePath().normalize();
+      Objects.requireNonNull(replyTo, "replyTo");
+    }
+
+    @Override
+    public void answer(Refusal refusal) {
+      replyTo.tell(refusal);
+    }
+  }
+
   // ---- replies --------------------------------------------------------------------------------
 
   /** Every reply: it carries the correlation of the request it answers. */
   public sealed interface Reply extends ProtocolMessage
-      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply {
+      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply, BackupReply, CheckpointReply {
     long correlation();
   }
 
@@ -297,9 +363,15 @@ public final class DatabaseProtocol {
   /** The reply to {@link OpenChangeFeed}. */
   public sealed interface FeedReply extends Reply permits FeedOpened, Refusal {}
 
+  /** The reply to {@link Backup}. */
+  public sealed interface BackupReply extends Reply permits BackedUp, Refusal {}
+
+  /** The reply to {@link Checkpoint}. */
+  public sealed interface CheckpointReply extends Reply permits CheckpointTaken, Refusal {}
+
   /** The request was not served: it failed, or (sharded) the database could not be reached. */
-  public sealed interface Refusal extends WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply
-      permits Failed, Unavailable {
+  public sealed interface Refusal extends WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply,
+      BackupReply, CheckpointReply permits Failed, Unavailable {
     String message();
   }
 
@@ -400,7 +472,7 @@ public final class DatabaseProtocol {
    * @param overloaded commits refused because the queue was full
    * @param health the health of RocksDB's background work: {@code OK}, {@code DEGRADED} (a background
    *     error RocksDB recovers from on its own, such as a full disk) or {@code FAILED} (it needs a
-   *     resume or a reopen); see {@link io.commitlane.storage.DatabaseHealth}. Null from a node that
+   *     reopen); see {@link io.commitlane.storage.DatabaseHealth}. Null from a node that
    *     does not report it
    * @param healthError what failed and RocksDB's status when not {@code OK}, else empty
    * @param pendingCompactionBytes bytes compaction must rewrite (RocksDB's estimate)
@@ -465,20 +537,54 @@ public final class DatabaseProtocol {
     }
   }
 
+  /**
+   * The backup is complete: {@link BackupInfo#id()} names it in its directory (to verify or
+   * restore it), with when it was taken, RocksDB's sequence its data holds, its size and its logs.
+   */
+  public record BackedUp(long correlation, BackupInfo backup) implements BackupReply {
+    public BackedUp {
+      Objects.requireNonNull(backup, "backup");
+    }
+  }
+
+  /** The checkpoint is complete: where it is, RocksDB's sequence its data holds, and its logs. */
+  public record CheckpointTaken(long correlation, CheckpointInfo checkpoint) implements CheckpointReply {
+    public CheckpointTaken {
+      Objects.requireNonNull(checkpoint, "checkpoint");
+    }
+  }
+
   /** What kind of failure a {@link Failed} reply reports. */
   public enum FailureReason {
     /** The database's commit queue was full; nothing was written. Retryable later. */
     OVERLOADED,
     /** The database was closed, or its actor had stopped, before the request ran; nothing was written. */
     DATABASE_CLOSED,
-    /** The request was malformed (for example {@code default} given to a drop); nothing was written. */
+    /**
+     * The request was malformed (for example {@code default} given to a drop), or names a path
+     * that cannot serve (a checkpoint target that exists, a backup directory inside the database
+     * or holding another database's backups); nothing was written.
+     */
     INVALID_REQUEST,
     /** A store the request names was dropped; nothing was written. Create the name again to use it. */
     STORE_DROPPED,
     /** A drop named a store that does not exist; nothing was changed. */
     UNKNOWN_STORE,
     /** A storage or transaction-log failure (see the message). */
-    STORAGE
+    STORAGE,
+    /** The database is open read-only ({@link CommitlaneDatabase#openReadOnly}); nothing was written. */
+    READ_ONLY,
+    /**
+     * A {@link Backup}'s directory is held by another backup, restore, delete or purge (in this
+     * process or another); nothing was written. Retryable once that one finished.
+     */
+    IN_USE,
+    /**
+     * Too little disk space where a {@link Backup} or {@link Checkpoint} goes: refused before
+     * anything was written, or the disk filled up during the copy (what it wrote was removed). The
+     * database is unharmed. Free space, then send it again.
+     */
+    NO_SPACE
   }
 
   /** The request failed; {@code message} says what happened and what to do. */

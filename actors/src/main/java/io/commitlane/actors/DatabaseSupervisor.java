@@ -64,8 +64,9 @@ final class DatabaseSupervisor {
     this.database = database;
     this.lifecycle = lifecycle;
     // Replays what the last flush did not hold before any commit can reach the database.
-    this.opening = CompletableFuture.supplyAsync(
-        () -> Pipeline.open(database.name, database.path, database.settings, database.completions, database.faults), lifecycle);
+    this.opening = CompletableFuture.supplyAsync(() -> database.readOnly
+        ? Pipeline.openReadOnly(database.name, database.path, database.settings, database.completions, database.faults)
+        : Pipeline.open(database.name, database.path, database.settings, database.completions, database.faults), lifecycle);
     ctx.pipeToSelf(opening, (p, err) -> err == null ? new Opened(p) : new OpenFailed(unwrap(err)));
   }
 
@@ -128,10 +129,10 @@ final class DatabaseSupervisor {
     // The database's reference: the protocol actor, serving a handle of its own (not counted: it
     // lives as long as the database).
     database.endpoint(ctx.spawn(DatabaseActor.create(new CommitlaneDatabase(database, pipeline)), "database"));
-    if (database.settings.mode() != PipelineMode.LEGACY) {
+    if (database.settings.mode() != PipelineMode.LEGACY && !database.readOnly) {
       pipeline.queue.requestGrowth(); // the first executor starts at open, not at the first commit
     }
-    if (pipeline.writes != null) {
+    if (pipeline.writes != null && !database.readOnly) {
       pipeline.writes.queue.requestGrowth();
     }
     database.opened.complete(pipeline);

@@ -1,13 +1,14 @@
 package io.commitlane.actors;
 
 /**
- * Failure points of the pipeline that this module's tests can arm: each is checked where the
- * real failure would surface. Disarmed, each costs a volatile read where it is checked. Not
+ * Failure (and pause) points of the pipeline that this module's tests can arm: each is checked
+ * where the real failure would surface. Disarmed, each costs a volatile read where it is checked. Not
  * public: no user or other module can make a database fail on purpose.
  */
 final class Faults {
   private volatile int failExecutorStartsFrom = Integer.MAX_VALUE;
   private volatile boolean failDeadMarkers;
+  private volatile Runnable beforeLogCopy;
 
   /** Executors numbered {@code n} and above fail to start, as if no thread could be created. */
   void failExecutorStartsFrom(int n) {
@@ -19,9 +20,26 @@ final class Faults {
     failDeadMarkers = true;
   }
 
+  /**
+   * {@code pause} runs where a checkpoint or backup starts copying the logs, after RocksDB's files
+   * were captured, on the thread that takes the copy: a test holds the copy there (to close the
+   * database under it, or to see which thread runs it).
+   */
+  void pauseBeforeLogCopy(Runnable pause) {
+    beforeLogCopy = pause;
+  }
+
   void reset() {
     failExecutorStartsFrom = Integer.MAX_VALUE;
     failDeadMarkers = false;
+    beforeLogCopy = null;
+  }
+
+  void beforeLogCopy() {
+    Runnable pause = beforeLogCopy;
+    if (pause != null) {
+      pause.run();
+    }
   }
 
   void beforeDeadMarker() {

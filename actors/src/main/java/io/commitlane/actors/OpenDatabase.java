@@ -19,6 +19,8 @@ final class OpenDatabase {
   final PipelineSettings settings;
   final Faults faults;
   final Executor completions;
+  /** Opened with {@link io.commitlane.storage.Database#openReadOnly}: reads only. */
+  final boolean readOnly;
   /** Completes (on the supervisor's thread) once the database is open and served, or fails. */
   final CompletableFuture<Pipeline> opened = new CompletableFuture<>();
   /** Completes once the database is closed and released (also after a failed open). */
@@ -32,8 +34,10 @@ final class OpenDatabase {
   /** Released and forgotten by the extension (done once); guarded by the extension. */
   boolean forgotten;
 
-  OpenDatabase(Commitlane extension, Path path, String name, PipelineSettings settings, Faults faults, Executor completions) {
+  OpenDatabase(Commitlane extension, Path path, String name, PipelineSettings settings, Faults faults, Executor completions,
+      boolean readOnly) {
     this.extension = extension;
+    this.readOnly = readOnly;
     this.path = path;
     this.name = name;
     this.settings = settings;

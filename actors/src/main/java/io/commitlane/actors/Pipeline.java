@@ -4,6 +4,7 @@ import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.StoreClaims;
 import io.commitlane.storage.Transaction;
@@ -100,6 +101,29 @@ final class Pipeline {
   }
 
   /**
+   * Open {@code path} read-only ({@link Database#openReadOnly}): nothing is replayed, no
+   * transaction log is opened, no file is written. Commits are refused at admission with {@link
+   * ReadOnlyDatabaseException}. Blocking: runs on the lifecycle dispatcher.
+   */
+  static Pipeline openReadOnly(String name, Path path, PipelineSettings settings, Executor completions, Faults faults) {
+    Database db = Database.openReadOnly(path,
+        DatabaseOptions.defaults().withWal(settings.walEnabled()).withSettings(settings.storage()));
+    try {
+      RequestLedger requests = new RequestLedger(db, settings.requestIds());
+      requests.countRecords();
+      TransactionLogs logs = TransactionLogs.readOnly(db, settings.log(), requests, faults);
+      return new Pipeline(name, db, settings, completions, faults, logs, () -> { }, requests, () -> { });
+    } catch (RuntimeException | Error e) {
+      db.close();
+      throw e;
+    }
+  }
+
+  boolean isReadOnly() {
+    return db.isReadOnly();
+  }
+
+  /**
    * Let a handle's gate admit into this pipeline. A gate registered once the database is closing
    * is closed at once: that handle admits nothing.
    */
@@ -165,6 +189,13 @@ final class Pipeline {
   private void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate, AdmissionTicket ticket) {
     if (ticket != null && ticket.queue() != null && ticket.queue() != queue) {
       throw new IllegalArgumentException("the admission ticket belongs to another database than " + db.path());
+    }
+    if (db.isReadOnly()) {
+      if (ticket != null) {
+        ticket.cancel();
+      }
+      completion.failed(new ReadOnlyDatabaseException(db.path(), "commit")); // nothing is queued: no executor runs for it
+      return;
     }
     StoreClaims claims;
     try {

@@ -1,5 +1,9 @@
 package io.commitlane.actors;
 
+import io.commitlane.actors.DatabaseProtocol.BackedUp;
+import io.commitlane.actors.DatabaseProtocol.Backup;
+import io.commitlane.actors.DatabaseProtocol.Checkpoint;
+import io.commitlane.actors.DatabaseProtocol.CheckpointTaken;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
@@ -23,6 +27,10 @@ import io.commitlane.actors.DatabaseProtocol.StoreDropped;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.stream.ChangeFeed;
+import io.commitlane.storage.BackupException;
+import io.commitlane.storage.BackupRefusedException;
+import io.commitlane.storage.CheckpointException;
+import io.commitlane.storage.CheckpointRefusedException;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitlaneException;
 import io.commitlane.storage.ConflictException;
@@ -31,10 +39,12 @@ import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.InvalidStoreNameException;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.DatabaseHealth;
+import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.RocksDbStats;
 import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
 import io.commitlane.storage.UnknownStoreException;
+import io.commitlane.txlog.LogClosedException;
 import io.commitlane.txlog.ReadRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,7 +63,8 @@ import org.apache.pekko.stream.javadsl.StreamRefs;
  * actor that received them: what a local {@link DatabaseActor} and a sharded database entity both
  * run, so they answer alike. Transactions are built and reads served on the calling thread;
  * commits are admitted into the database's queue (no further hop) and a write's reply is told by
- * the thread that completed it. Not thread-safe: one actor owns each handler.
+ * the thread that completed it; backups and checkpoints are handed to the lifecycle dispatcher.
+ * Not thread-safe: one actor owns each handler.
  */
 public final class RequestHandler {
   private final CommitlaneDatabase db;
@@ -130,6 +141,10 @@ public final class RequestHandler {
         onGetStats(g);
       } else if (r instanceof OpenChangeFeed f) {
         onOpenChangeFeed(f);
+      } else if (r instanceof Backup b) {
+        onBackup(b);
+      } else if (r instanceof Checkpoint c) {
+        onCheckpoint(c);
       }
     } catch (RuntimeException e) {
       // Whatever failed before a commit was admitted: the request still gets its one reply.
@@ -305,6 +320,38 @@ public final class RequestHandler {
     f.replyTo().tell(new FeedOpened(f.correlation(), ref));
   }
 
+  /**
+   * The backup runs on the lifecycle dispatcher (it may take minutes), the directory is looked at
+   * there too; the reply is told from the completion dispatcher once it is complete or failed.
+   */
+  private void onBackup(Backup b) {
+    db.backup(b.directory()).whenComplete((info, err) -> b.replyTo().tell(err == null
+        ? new BackedUp(b.correlation(), info)
+        : copyRefusal(b.correlation(), err)));
+  }
+
+  /** As {@link #onBackup}: on the lifecycle dispatcher, the reply once the checkpoint is complete. */
+  private void onCheckpoint(Checkpoint c) {
+    db.checkpoint(c.target()).whenComplete((info, err) -> c.replyTo().tell(err == null
+        ? new CheckpointTaken(c.correlation(), info)
+        : copyRefusal(c.correlation(), err)));
+  }
+
+  /**
+   * A copy that failed because the database closed, before it began or under it (the close shut
+   * the logs it was copying), gets the closed database's reply; the others theirs by type.
+   */
+  private Refusal copyRefusal(long correlation, Throwable err) {
+    Throwable e = unwrap(err);
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (t instanceof DatabaseClosedException || t instanceof LogClosedException) {
+        return closed.apply(correlation);
+      }
+    }
+    return refusal(correlation, e, closed);
+  }
+
   // ---- helpers ------------------------------------------------------------------------------
 
   private void apply(Transaction txn, List<Mutation> mutations, LogEntries log) {
@@ -376,6 +423,19 @@ public final class RequestHandler {
     }
     if (e instanceof UnknownStoreException) {
       return new Failed(correlation, FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+    }
+    if (e instanceof ReadOnlyDatabaseException) {
+      return new Failed(correlation, FailureReason.READ_ONLY, e.getMessage(), false);
+    }
+    if (e instanceof BackupException b && b.isOutOfSpace() || e instanceof CheckpointException c && c.isOutOfSpace()) {
+      return new Failed(correlation, FailureReason.NO_SPACE, e.getMessage(), false);
+    }
+    if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.IN_USE) {
+      return new Failed(correlation, FailureReason.IN_USE, e.getMessage(), true);
+    }
+    if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.INVALID_PATH
+        || e instanceof CheckpointRefusedException) {
+      return new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false);
     }
     if (e instanceof InvalidRequestException || e instanceof InvalidStoreNameException || e instanceof IllegalArgumentException
         || e instanceof IllegalStateException) {

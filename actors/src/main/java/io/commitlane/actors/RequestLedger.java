@@ -348,6 +348,9 @@ final class RequestLedger implements CommitHook {
    * between this read and the delete. Returns how many records went.
    */
   int purge() {
+    if (db.isReadOnly()) {
+      return 0; // nothing is recorded through a read-only handle, and nothing may be deleted
+    }
     long cutoff = millis.getAsLong() - settings.window().toMillis();
     List<byte[]> past = new ArrayList<>();
     long[] within = {0};

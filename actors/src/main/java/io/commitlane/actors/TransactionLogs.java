@@ -4,6 +4,7 @@ import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.CapturedLog;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.LogCapture;
 import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.PendingCommit;
@@ -117,6 +118,14 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
   }
 
   /**
+   * The logs of a database opened read-only: none is opened (opening one may truncate a torn
+   * tail), nothing is replayed, and {@link #logFor} refuses with {@link ReadOnlyDatabaseException}.
+   */
+  static TransactionLogs readOnly(Database db, LogSettings settings, RequestLedger requests, Faults faults) {
+    return new TransactionLogs(db, settings, false, requests, faults);
+  }
+
+  /**
    * The logs under {@code txlog/}. Refuses a {@code txlog} that is not a directory and a log name
    * that is a file (the database would lose its logs silently); skips, with a warning, entries
    * that cannot be logs (for example {@code lost+found}).
@@ -161,6 +170,9 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
     if (!NAME.matcher(name).matches()) {
       throw new IllegalArgumentException("log name must be 1..128 of [A-Za-z0-9._-], not starting with '.': " + name);
     }
+    if (db.isReadOnly()) {
+      throw new ReadOnlyDatabaseException(db.path(), "open transaction log '" + name + "'");
+    }
     synchronized (this) {
       if (closed) {
         throw new DatabaseClosedException(db.path());
@@ -199,6 +211,11 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
     }
     writerHost = null;
     logs.values().forEach(log -> log.hostWriter(null));
+  }
+
+  /** Whether the logs were closed (the database is being released). */
+  boolean isClosed() {
+    return closed;
   }
 
   /** Each open log's stats, by name. */
@@ -328,6 +345,7 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
 
       @Override
       public List<CapturedLog> copyTo(Path txlogDirectory, Path earlier) {
+        faults.beforeLogCopy();
         // One stamp for every log: each copy holds exactly the records stamped before it, so
         // together they hold a prefix of commit order. Taken after the data was captured, it is
         // above the stamp of every commit the data holds (a record is stamped before its write).

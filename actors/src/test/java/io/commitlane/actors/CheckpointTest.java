@@ -173,6 +173,9 @@ class CheckpointTest {
       assertTrue(e.getMessage().contains("read-only"), e.getMessage());
       assertThrows(ReadOnlyDatabaseException.class, ro::flush);
       assertThrows(ReadOnlyDatabaseException.class, () -> ro.store("new"));
+      assertThrows(ReadOnlyDatabaseException.class, () -> ro.compact(io.commitlane.storage.KeyRange.all(), true));
+      assertThrows(ReadOnlyDatabaseException.class, () -> ro.checkpoint(dir.resolve("copy")), "a read-only handle cannot flush");
+      assertFalse(Files.exists(dir.resolve("copy")));
     }
     try (CommitlaneDatabase db = open(path)) {
       assertEquals("1", s(db.storage().get(b("a"))), "the read-only open changed nothing");

@@ -1,11 +1,14 @@
 package io.commitlane.actors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.CheckpointInfo;
+import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.RestoreOptions;
@@ -14,15 +17,22 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The snippets of docs/operations.md (section "Backups, checkpoints and restore"): they run here, and the page holds them verbatim. */
+/**
+ * The snippets of docs/operations.md (section "Backups, checkpoints and restore": the facade, the
+ * protocol's Backup, restore, read-only opens): they run here, and the page holds them verbatim.
+ */
 class OperationsDocsExamplesTest {
   private static final Path PAGE = Path.of("..", "docs", "operations.md");
   private static final Path SOURCE = Path.of("src", "test", "java", "io", "commitlane", "actors",
@@ -43,6 +53,19 @@ class OperationsDocsExamplesTest {
       Transaction txn = db.begin().useLog("orders");
       txn.put("order-1".getBytes(StandardCharsets.UTF_8), "paid".getBytes(StandardCharsets.UTF_8));
       db.commit(txn).toCompletableFuture().get(10, TimeUnit.SECONDS);
+
+      // docs: backup-protocol
+      // One reply when the backup is complete; it runs on the lifecycle dispatcher, not on the database actor.
+      DatabaseProtocol.BackupReply reply = AskPattern.<DatabaseProtocol.Request, DatabaseProtocol.BackupReply>ask(db.ref(),
+              replyTo -> new DatabaseProtocol.Backup(backupDir, 1L, replyTo), Duration.ofMinutes(10), system.scheduler())
+          .toCompletableFuture().get(10, TimeUnit.MINUTES);
+      if (reply instanceof DatabaseProtocol.BackedUp done) {
+        System.out.println("backup " + done.backup().id() + ": " + done.backup().sizeBytes() + " bytes");
+      } else if (reply instanceof DatabaseProtocol.Failed failed) {   // IN_USE (retryable), NO_SPACE, INVALID_REQUEST, ...
+        System.out.println(failed.reason() + (failed.retryable() ? ", send it again later: " : ": ") + failed.message());
+      }
+      // end docs
+      assertEquals(1, ((DatabaseProtocol.BackedUp) reply).backup().id());
 
       // docs: backup-live
       // A checkpoint: a hard-linked copy beside the database, openable as a database of its own.
@@ -74,6 +97,18 @@ class OperationsDocsExamplesTest {
           // refused, as documented
         }
       }
+      byte[] key = "order-2".getBytes(StandardCharsets.UTF_8);
+      byte[] value = "paid".getBytes(StandardCharsets.UTF_8);
+      // docs: read-only
+      CommitlaneDatabase look = CommitlaneDatabase.openReadOnly(system, restored);   // no executor thread is started
+      System.out.println(look.stats().storage().health() + " " + look.storage().count(io.commitlane.storage.KeyRange.all()));
+      look.ref();                                 // Get, MultiGet, Scan, Count, GetStats are answered
+      CompletionStage<CommitResult> refused = look.commit(look.begin().put(key, value));  // fails: ReadOnlyDatabaseException
+      look.close();
+      // end docs
+      ExecutionException e = assertThrows(ExecutionException.class, () -> refused.toCompletableFuture().get(10, TimeUnit.SECONDS));
+      assertInstanceOf(ReadOnlyDatabaseException.class, e.getCause());
+
       CommitlaneDatabase back = CommitlaneDatabase.open(system, restored);
       assertEquals("paid", new String(back.storage().get("order-1".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
       back.close();
@@ -87,7 +122,7 @@ class OperationsDocsExamplesTest {
   void thePageHoldsEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
     List<String> snippets = snippets(Files.readAllLines(SOURCE));
-    assertEquals(2, snippets.size());
+    assertEquals(4, snippets.size());
     for (String s : snippets) {
       assertTrue(page.contains(s), "docs/operations.md lacks this snippet of " + SOURCE + ":\n" + s);
     }

@@ -96,7 +96,7 @@ final class BackupCommand implements Callable<Integer> {
     @Override
     int run(BackupStore store, PrintWriter out) {
       if (!Files.isRegularFile(db.resolve("CURRENT"))) {
-        throw new NotADatabaseException(db, "it has no RocksDB CURRENT file");
+        throw new NotADatabaseException("back up", db, "it has no RocksDB CURRENT file");
       }
       try (Database database = Database.open(db, DatabaseOptions.defaults().withCreateIfMissing(false))) {
         print(out, store.create(database, progress(spec.commandLine().getErr()), () -> false));

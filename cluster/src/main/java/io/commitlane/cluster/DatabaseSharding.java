@@ -2,6 +2,8 @@ package io.commitlane.cluster;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
+import io.commitlane.actors.DatabaseProtocol.BackupReply;
+import io.commitlane.actors.DatabaseProtocol.CheckpointReply;
 import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.FeedReply;
 import io.commitlane.actors.DatabaseProtocol.CountReply;
@@ -22,6 +24,7 @@ import io.commitlane.actors.ScanRange;
 import io.commitlane.actors.internal.DispatcherFuture;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.InvalidSettingsException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -337,9 +340,43 @@ public final class DatabaseSharding {
     return ask(name, correlation, replyTo -> new DatabaseProtocol.OpenChangeFeed(valid.log(), afterPosition, correlation, replyTo));
   }
 
+  /**
+   * Back up database {@code name} into {@code directory} on its owner's file system (give every
+   * hosting node the same path, on storage they all see, if the database may move): see {@link
+   * DatabaseProtocol.Backup}. A backup takes longer than a write, so it waits up to {@code
+   * timeout} for the reply, not {@code ask-timeout}; past it the reply is {@code NO_REPLY}, and
+   * the backup may still complete.
+   */
+  public CompletionStage<BackupReply> backup(String name, Path directory, Duration timeout) {
+    long correlation = correlations.incrementAndGet();
+    Path valid = new DatabaseProtocol.Backup(directory, correlation, deadLetters()).directory();
+    return ask(name, correlation, positive(timeout), replyTo -> new DatabaseProtocol.Backup(valid, correlation, replyTo));
+  }
+
+  /**
+   * Take a checkpoint of database {@code name} into {@code target}, a new directory on its owner's
+   * file system: see {@link DatabaseProtocol.Checkpoint}. Waits up to {@code timeout}, as {@link
+   * #backup} does.
+   */
+  public CompletionStage<CheckpointReply> checkpoint(String name, Path target, Duration timeout) {
+    long correlation = correlations.incrementAndGet();
+    Path valid = new DatabaseProtocol.Checkpoint(target, correlation, deadLetters()).target();
+    return ask(name, correlation, positive(timeout), replyTo -> new DatabaseProtocol.Checkpoint(valid, correlation, replyTo));
+  }
+
+  private static Duration positive(Duration timeout) {
+    if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("the timeout must be positive, was " + timeout);
+    }
+    return timeout;
+  }
+
   private <R> CompletionStage<R> ask(String name, long correlation, Function<ActorRef<R>, Command> message) {
+    return ask(name, correlation, settings.askTimeout(), message);
+  }
+
+  private <R> CompletionStage<R> ask(String name, long correlation, Duration timeout, Function<ActorRef<R>, Command> message) {
     EntityRef<Command> ref = entityRef(name);
-    Duration timeout = settings.askTimeout();
     Pending<R> result = new Pending<>(name, correlation, timeout);
     pending.add(result);
     try {

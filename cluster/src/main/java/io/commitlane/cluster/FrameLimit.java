@@ -74,6 +74,10 @@ final class FrameLimit {
       for (Key k : m.keys()) {
         bound += PER_ELEMENT_BYTES + length(k.store()) + k.key().length;
       }
+    } else if (request instanceof DatabaseProtocol.Backup b) {
+      bound += 3L * length(b.directory().toString()); // a path travels as a URI: escapes may triple it
+    } else if (request instanceof DatabaseProtocol.Checkpoint c) {
+      bound += 3L * length(c.target().toString());
     }
     return bound; // the other requests carry names and numbers only
   }

@@ -15,16 +15,23 @@ import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.InvalidRequestException;
 import io.commitlane.actors.ChangeRecord;
 import io.commitlane.actors.CommitStamp;
+import io.commitlane.actors.DatabaseProtocol.BackedUp;
+import io.commitlane.actors.DatabaseProtocol.CheckpointTaken;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.storage.BackupStore;
+import io.commitlane.storage.Database;
 import io.commitlane.testkit.History;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -195,6 +202,28 @@ class ClusterRoutingTest {
     Committed c = result(client.write("reads", List.of(Mutation.put("users", b("alice"), b("admin")))), Committed.class);
     assertNotEquals(0, c.stamp().version());
     assertEquals("admin", s((result(cluster.databases.get(2).get("reads", Key.of("users", b("alice"))), Values.class)).values().get(0)));
+  }
+
+  /** Backups and checkpoints are taken by the owner, whichever node asks; their replies cross nodes. */
+  @Test
+  void aBackupAndACheckpointAreTakenOnTheOwnerWhicheverNodeAsks() throws Exception {
+    String db = "copied";
+    result(cluster.databases.get(0).write(db, List.of(Mutation.put(b("k"), b("v")))), Committed.class);
+    Path backups = dir.resolve("copied-backups");
+    Duration wait = Duration.ofMinutes(1);
+    for (int n = 0; n < 3; n++) {
+      BackedUp backedUp = result(cluster.databases.get(n).backup(db, backups, wait), BackedUp.class);
+      assertEquals(n + 1, backedUp.backup().id(), "backups of one database, one directory, from node " + n);
+      assertTrue(backedUp.backup().complete());
+      CheckpointTaken taken = result(cluster.databases.get(n).checkpoint(db, dir.resolve("copied-" + n), wait), CheckpointTaken.class);
+      assertEquals(dir.resolve("copied-" + n).toAbsolutePath().normalize(), taken.checkpoint().path());
+    }
+    Failed exists = result(cluster.databases.get(1).checkpoint(db, dir.resolve("copied-0"), wait), Failed.class);
+    assertEquals(FailureReason.INVALID_REQUEST, exists.reason(), exists.toString());
+    BackupStore.at(backups).verify(3, false);
+    try (Database copy = Database.openReadOnly(dir.resolve("copied-2"))) {
+      assertEquals("v", s(copy.get(b("k"))));
+    }
   }
 
   /** A commit stamp as one number that orders commits of a database across owners. */

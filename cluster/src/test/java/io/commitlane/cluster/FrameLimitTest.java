@@ -94,7 +94,9 @@ class FrameLimitTest {
         new DatabaseProtocol.MultiGet(small.stream().map(m -> Key.of(m.store(), m.key())).toList(), 7, replyTo.unsafeUpcast()),
         new DatabaseProtocol.Scan(ScanRange.all("s").from(new byte[300]).toInclusive(new byte[500]).reverse().limit(9), 100,
             new byte[600], 8, replyTo.unsafeUpcast()),
-        new DatabaseProtocol.Count(ScanRange.prefix("s", new byte[700]), true, 9, replyTo.unsafeUpcast()));
+        new DatabaseProtocol.Count(ScanRange.prefix("s", new byte[700]), true, 9, replyTo.unsafeUpcast()),
+        new DatabaseProtocol.Backup(java.nio.file.Path.of("/backups/" + "ä %".repeat(300)), 10, replyTo.unsafeUpcast()),
+        new DatabaseProtocol.Checkpoint(java.nio.file.Path.of("/copies/" + "x".repeat(2000)), 11, replyTo.unsafeUpcast()));
     for (DatabaseProtocol.Command r : requests) {
       long serialized = serialization.serialize(r).get().length;
       assertTrue(serialized <= FrameLimit.upperBound(r), r.getClass().getSimpleName() + ": " + serialized + " > " + FrameLimit.upperBound(r));

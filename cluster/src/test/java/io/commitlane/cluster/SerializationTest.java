@@ -12,6 +12,10 @@ import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.ChangeRecord;
 import io.commitlane.actors.CommitStamp;
 import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.BackedUp;
+import io.commitlane.actors.DatabaseProtocol.Backup;
+import io.commitlane.actors.DatabaseProtocol.Checkpoint;
+import io.commitlane.actors.DatabaseProtocol.CheckpointTaken;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
@@ -39,6 +43,11 @@ import io.commitlane.actors.Mutation;
 import io.commitlane.actors.ProtocolMessage;
 import io.commitlane.actors.RequestId;
 import io.commitlane.cluster.ShardedDatabase.Stop;
+import io.commitlane.storage.BackupInfo;
+import io.commitlane.storage.CapturedLog;
+import io.commitlane.storage.CheckpointInfo;
+import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Deque;
@@ -115,6 +124,12 @@ class SerializationTest {
     ActorRef<DatabaseProtocol.StatsReply> stats = kit.<DatabaseProtocol.StatsReply>createTestProbe().ref();
     assertEquals(stats, roundTrip(new GetStats(11, stats)).replyTo());
     assertEquals(42L, roundTrip(new OpenChangeFeed("orders", 42, 12, kit.<DatabaseProtocol.FeedReply>createTestProbe().ref())).afterPosition());
+    ActorRef<DatabaseProtocol.BackupReply> backups = kit.<DatabaseProtocol.BackupReply>createTestProbe().ref();
+    Backup backup = roundTrip(new Backup(Path.of("/backups/orders ä#1"), 13, backups));
+    assertEquals(Path.of("/backups/orders ä#1"), backup.directory());
+    assertEquals(backups, backup.replyTo());
+    ActorRef<DatabaseProtocol.CheckpointReply> checkpoints = kit.<DatabaseProtocol.CheckpointReply>createTestProbe().ref();
+    assertEquals(Path.of("/data/orders-copy"), roundTrip(new Checkpoint(Path.of("/data/orders-copy"), 14, checkpoints)).target());
     assertEquals(Stop.INSTANCE, roundTrip(Stop.INSTANCE));
   }
 
@@ -141,6 +156,12 @@ class SerializationTest {
     DatabaseStats full = new DatabaseStats(10, "orders", "pekko://x@127.0.0.1:1", 2, 4, 2, 3, 4, 5, 6, 7, 8, 9, "DEGRADED",
         "DEGRADED (FLUSH failed: IOError(NoSpace))", 1, 2, 3, 4, 5, 6, 7, 8, true, 1, 2);
     assertEquals(full, roundTrip(full));
+    assertEquals(new Failed(11, FailureReason.IN_USE, "another backup", true), roundTrip(new Failed(11, FailureReason.IN_USE, "another backup", true)));
+    BackupInfo info = new BackupInfo(3, Instant.parse("2026-01-02T03:04:05.678Z"), 99, 12345, 1, "identity-1", "/data/orders",
+        List.of(new CapturedLog("main", 1L << 32, (1L << 32) + 100, 100)), true);
+    assertEquals(new BackedUp(12, info), roundTrip(new BackedUp(12, info)));
+    CheckpointInfo checkpoint = new CheckpointInfo(Path.of("/data/orders-copy"), 98, List.of(new CapturedLog("main", 0, 100, 100)));
+    assertEquals(new CheckpointTaken(13, checkpoint), roundTrip(new CheckpointTaken(13, checkpoint)));
     ChangeRecord record = roundTrip(new ChangeRecord(7, 8, 9, List.of(b("entry"))));
     assertEquals(7, record.position());
     assertArrayEquals(b("entry"), record.entries().get(0));
@@ -163,7 +184,8 @@ class SerializationTest {
     assertEquals(Set.of(Write.class, ConditionalWrite.class, Get.class, MultiGet.class, DatabaseProtocol.Scan.class,
         DatabaseProtocol.Count.class, CreateStore.class, DropStore.class, GetStats.class, OpenChangeFeed.class, Committed.class,
         Conflicted.class, Values.class, DatabaseProtocol.Page.class, DatabaseProtocol.Counted.class, StoreCreated.class,
-        StoreDropped.class, DatabaseStats.class, FeedOpened.class, Failed.class, Unavailable.class), leaves);
+        StoreDropped.class, DatabaseStats.class, FeedOpened.class, Failed.class, Unavailable.class, Backup.class, Checkpoint.class,
+        BackedUp.class, CheckpointTaken.class), leaves);
   }
 
   @Test

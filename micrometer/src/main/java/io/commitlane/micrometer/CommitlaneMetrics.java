@@ -131,7 +131,7 @@ public final class CommitlaneMetrics implements MeterBinder {
   /** RocksDB's health and the numbers an operator watches before a write stall or a full disk. */
   private void bindRocksDb() {
     gauge("commitlane.health", "health of RocksDB's background work: 0 OK, 1 DEGRADED (recovers on its own),"
-        + " 2 FAILED (needs a resume or a reopen)", Tags.empty(), s -> s.storage().health().state().ordinal());
+        + " 2 FAILED (needs a reopen)", Tags.empty(), s -> s.storage().health().state().ordinal());
     bytes("commitlane.rocksdb.compaction.pending", "bytes compaction must rewrite, as RocksDB estimates",
         s -> s.rocksDb().pendingCompactionBytes());
     bytes("commitlane.rocksdb.memtable.size", "bytes held by memtables", s -> s.rocksDb().memtableBytes());

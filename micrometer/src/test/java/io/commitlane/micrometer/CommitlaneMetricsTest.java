@@ -120,4 +120,35 @@ class CommitlaneMetricsTest {
       assertTrue(registry.get("commitlane.health").gauge().getId().getDescription().contains("DEGRADED"));
     }
   }
+
+  /** A damaged table file that a compaction reads: RocksDB stops writes for good, and the gauge reads 2 (FAILED). */
+  @Test
+  void theHealthGaugeReadsFailedAfterADamagedTableFileFailsACompaction() throws Exception {
+    Path path = dir.resolve("damaged");
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+      MeterRegistry registry = new SimpleMeterRegistry();
+      new CommitlaneMetrics(db, "damaged", Duration.ZERO).bindTo(registry);
+      for (int i = 0; i < 100; i++) {
+        db.storage().put(b("k" + i), b("old" + i));
+      }
+      db.storage().flush();
+      java.util.List<Path> overwritten;
+      try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(path)) {
+        overwritten = files.filter(f -> f.toString().endsWith(".sst")).toList();
+      }
+      for (int i = 0; i < 100; i++) {
+        db.storage().put(b("k" + i), b("new" + i));
+      }
+      db.storage().flush();
+      assertEquals(0.0, registry.get("commitlane.health").tag("db", "damaged").gauge().value(), "OK");
+      for (Path table : overwritten) {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(table, java.nio.file.StandardOpenOption.WRITE)) {
+          ch.write(java.nio.ByteBuffer.wrap(new byte[16]), 20); // inside the first data block
+        }
+      }
+      assertThrows(CompletionException.class,
+          () -> db.compactAsync(io.commitlane.storage.KeyRange.all(), true).toCompletableFuture().join());
+      assertEquals(2.0, registry.get("commitlane.health").tag("db", "damaged").gauge().value(), "FAILED");
+    }
+  }
 }

@@ -7,8 +7,8 @@ import org.rocksdb.Status;
  * A write was refused because a RocksDB background operation failed (a flush or compaction, often
  * a full disk) and RocksDB stopped accepting writes. Nothing of the refused commit was written.
  * {@link #health()} says what failed. Retryable while RocksDB recovers on its own
- * ({@link DatabaseHealth.State#DEGRADED}); when it will not ({@link DatabaseHealth.State#FAILED}),
- * fix the cause (free disk space), then call {@link Database#resume()} or reopen the database.
+ * ({@link DatabaseHealth.State#DEGRADED}: wait on {@link Database#resume()}); when it will not
+ * ({@link DatabaseHealth.State#FAILED}), fix the cause, then close every handle and reopen the database.
  */
 public final class BackgroundErrorException extends CommitlaneException {
   private final DatabaseHealth health;
@@ -18,7 +18,7 @@ public final class BackgroundErrorException extends CommitlaneException {
     super("RocksDB refuses writes to " + path + " after a background error, " + health
         + (health.state() == DatabaseHealth.State.DEGRADED
             ? "; RocksDB is recovering on its own: retry later"
-            : "; fix the cause (free disk space, check the device), then call Database.resume() or reopen the database"),
+            : "; fix the cause (check the device and RocksDB's LOG file), then close every handle and reopen the database"),
         cause);
     this.health = health;
     this.status = cause == null ? null : cause.getStatus();
@@ -34,7 +34,7 @@ public final class BackgroundErrorException extends CommitlaneException {
     return status;
   }
 
-  /** Retryable while RocksDB recovers on its own; not when it needs {@link Database#resume()}. */
+  /** Retryable while RocksDB recovers on its own; not when the database must be reopened. */
   @Override
   public boolean isRetryable() {
     return health.state() == DatabaseHealth.State.DEGRADED;

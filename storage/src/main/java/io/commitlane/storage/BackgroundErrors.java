@@ -143,8 +143,8 @@ final class BackgroundErrors extends AbstractEventListener {
     } else if (next.state() == DatabaseHealth.State.DEGRADED) {
       LOG.warn("{}: {}; RocksDB is recovering on its own (free disk space if it is full)", path, next);
     } else {
-      LOG.warn("{}: {}; writes may be refused until the cause is fixed and Database.resume() succeeds or the database"
-          + " is reopened", path, next);
+      LOG.warn("{}: {}; writes may be refused until the cause is fixed and the database is reopened (close every handle)",
+          path, next);
     }
     if (TYPE.isEnabled()) {
       HealthChangedEvent e = new HealthChangedEvent();

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.BackupRefusedException.Reason;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,7 +32,7 @@ final class BackupCreation {
     shared.requireWritable("back up (a read-only handle cannot flush, so the backup could miss data)");
     Path source = shared.path();
     if (layout.root.startsWith(source) || source.startsWith(layout.root)) {
-      throw new BackupRefusedException("cannot back up " + source + " into " + layout.root
+      throw new BackupRefusedException(Reason.INVALID_PATH, "cannot back up " + source + " into " + layout.root
           + ": one is inside the other; choose a backup directory outside the database");
     }
     db.enter();
@@ -40,15 +41,15 @@ final class BackupCreation {
       String identity = BackupLayout.identity(source);
       for (BackupInfo earlier : store.list(engine)) {
         if (earlier.complete() && earlier.sourceIdentity() != null && !earlier.sourceIdentity().equals(identity)) {
-          throw new BackupRefusedException(layout.root + " holds backups of another database (" + earlier.sourcePath()
-              + ", identity " + earlier.sourceIdentity() + "); give each database its own backup directory");
+          throw new BackupRefusedException(Reason.INVALID_PATH, layout.root + " holds backups of another database ("
+              + earlier.sourcePath() + ", identity " + earlier.sourceIdentity() + "); give each database its own backup directory");
         }
       }
       long estimate = estimateNewBytes(source, layout.root);
       long free = Files.getFileStore(layout.ours()).getUsableSpace();
       if (free < estimate) {
-        throw new BackupRefusedException("not enough free space for a backup of " + source + " in " + layout.root
-            + ": it needs about " + estimate + " bytes and " + free + " are free; free space or purge old backups");
+        throw new BackupRefusedException(Reason.NOT_ENOUGH_SPACE, "not enough free space for a backup of " + source + " in "
+            + layout.root + ": it needs about " + estimate + " bytes and " + free + " are free; free space or purge old backups");
       }
       checkCancelled(cancelled, "before it started");
       return take(store, engine, shared, identity, estimate, progress, cancelled);

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.BackupRefusedException.Reason;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -34,10 +35,11 @@ final class BackupLayout {
   static BackupLayout of(Path directory) {
     Path root = directory.toAbsolutePath().normalize();
     if (Files.isSymbolicLink(root)) {
-      throw new BackupRefusedException(directory + " is a symbolic link; give the backup directory's real path");
+      throw new BackupRefusedException(Reason.INVALID_PATH, directory
+          + " is a symbolic link; give the backup directory's real path");
     }
     if (Files.exists(root, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
-      throw new BackupRefusedException(directory + " is not a directory; give a directory for backups");
+      throw new BackupRefusedException(Reason.INVALID_PATH, directory + " is not a directory; give a directory for backups");
     }
     return new BackupLayout(root);
   }
@@ -93,7 +95,7 @@ final class BackupLayout {
       }
       if (lock == null) {
         ch.close();
-        throw new BackupRefusedException("another backup, restore, delete or purge is running on " + root
+        throw new BackupRefusedException(Reason.IN_USE, "another backup, restore, delete or purge is running on " + root
             + " (it holds " + ours().resolve("LOCK") + "); wait for it to finish and try again");
       }
       FileLock held = lock;

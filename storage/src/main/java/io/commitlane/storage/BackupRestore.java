@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.BackupRefusedException.Reason;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -31,8 +32,8 @@ final class BackupRestore {
     try (AutoCloseable lock = layout.lock()) {
       BackupInfo info = BackupVerifier.verify(store, id, false, progress);
       if (dest.startsWith(layout.root) || layout.root.startsWith(dest)) {
-        throw new BackupRefusedException("cannot restore into " + dest + ": it is inside the backup directory "
-            + layout.root + " or holds it; choose a directory outside it");
+        throw new BackupRefusedException(Reason.INVALID_PATH, "cannot restore into " + dest
+            + ": it is inside the backup directory " + layout.root + " or holds it; choose a directory outside it");
       }
       prepareTarget(dest, info, options);
       Path staging = dest.resolveSibling("." + dest.getFileName() + ".restoring-" + id);
@@ -63,26 +64,27 @@ final class BackupRestore {
   private static void prepareTarget(Path dest, BackupInfo info, io.commitlane.storage.RestoreOptions options)
       throws IOException {
     if (Database.isOpen(dest)) {
-      throw new BackupRefusedException("cannot restore into " + dest + ": the database there is open in this process; close it first");
+      throw new BackupRefusedException(Reason.IN_USE, "cannot restore into " + dest
+          + ": the database there is open in this process; close it first");
     }
     if (!Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
     if (!Files.isDirectory(dest, LinkOption.NOFOLLOW_LINKS)) {
-      throw new BackupRefusedException("cannot restore into " + dest + ": it is not a directory");
+      throw new BackupRefusedException(Reason.INVALID_PATH, "cannot restore into " + dest + ": it is not a directory");
     }
     if (SideFiles.entries(dest).isEmpty()) {
       return;
     }
     refuseIfLocked(dest);
     if (!options.replaceExisting()) {
-      throw new BackupRefusedException("cannot restore into " + dest + ": it is not empty; restore into a new directory,"
-          + " or ask to replace the database there (RestoreOptions.replacingExisting(), --replace)");
+      throw new BackupRefusedException(Reason.INVALID_PATH, "cannot restore into " + dest + ": it is not empty; restore into a"
+          + " new directory, or ask to replace the database there (RestoreOptions.replacingExisting(), --replace)");
     }
     String there = BackupLayout.identity(dest);
     if (there != null && info.sourceIdentity() != null && !there.equals(info.sourceIdentity()) && !options.allowOtherDatabase()) {
-      throw new BackupRefusedException("cannot restore backup " + info.id() + " into " + dest + ": it was taken of another"
-          + " database (" + info.sourcePath() + ", identity " + info.sourceIdentity() + ", not " + there + "); ask for it"
+      throw new BackupRefusedException(Reason.INVALID_PATH, "cannot restore backup " + info.id() + " into " + dest
+          + ": it was taken of another database (" + info.sourcePath() + ", identity " + info.sourceIdentity() + ", not " + there + "); ask for it"
           + " explicitly (RestoreOptions.allowingOtherDatabase(), --allow-other-database) if you mean to replace it");
     }
     try {
@@ -101,7 +103,8 @@ final class BackupRestore {
     try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.WRITE)) {
       FileLock lock = ch.tryLock();
       if (lock == null) {
-        throw new BackupRefusedException("cannot restore into " + dest + ": another process has the database open; close it there first");
+        throw new BackupRefusedException(Reason.IN_USE, "cannot restore into " + dest
+            + ": another process has the database open; close it there first");
       }
       lock.release();
     }
@@ -120,8 +123,8 @@ final class BackupRestore {
     for (Path p : entries) {
       if (Files.exists(dest.resolve(p.getFileName().toString()), LinkOption.NOFOLLOW_LINKS)) {
         SideFiles.deleteTree(staging);
-        throw new BackupRefusedException("cannot restore into " + dest + ": it holds " + p.getFileName()
-            + ", which is not the database's and which the restore would overwrite; move it away and try again");
+        throw new BackupRefusedException(Reason.INVALID_PATH, "cannot restore into " + dest + ": it holds "
+            + p.getFileName() + ", which is not the database's and which the restore would overwrite; move it away and try again");
       }
     }
     for (Path p : entries) {

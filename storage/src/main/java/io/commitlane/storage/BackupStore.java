@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.BackupRefusedException.Reason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -124,7 +125,8 @@ public final class BackupStore {
   public void delete(int id) {
     try (AutoCloseable lock = layout.lock(); BackupEngine engine = engine()) {
       if (list(engine).stream().noneMatch(b -> b.id() == id)) {
-        throw new BackupRefusedException("there is no backup " + id + " in " + layout.root + "; list them to see which there are");
+        throw new BackupRefusedException(Reason.NO_SUCH_BACKUP, "there is no backup " + id + " in " + layout.root
+            + "; list them to see which there are");
       }
       deleteOne(engine, id);
     } catch (BackupException e) {

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.BackupRefusedException.Reason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -33,7 +34,8 @@ final class BackupVerifier {
       Path dir = layout.backup(id);
       if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
         if (!Files.isRegularFile(layout.root.resolve("meta").resolve(Integer.toString(id)))) {
-          throw new BackupRefusedException("there is no backup " + id + " in " + layout.root + "; list them to see which there are");
+          throw new BackupRefusedException(Reason.NO_SUCH_BACKUP, "there is no backup " + id + " in " + layout.root
+              + "; list them to see which there are");
         }
         throw new BackupCorruptException(id, layout.root.relativize(dir), "is missing: the backup was interrupted; delete it");
       }
@@ -67,8 +69,8 @@ final class BackupVerifier {
       }
       BackupInfo info = BackupMetadata.read(dir.resolve(BackupLayout.METADATA), true);
       if (info.formatVersion() > BackupMetadata.FORMAT_VERSION) {
-        throw new BackupRefusedException("backup " + id + " was written in commitlane backup format " + info.formatVersion()
-            + ", newer than this version reads (" + BackupMetadata.FORMAT_VERSION + "); use a newer commitlane");
+        throw new BackupRefusedException(Reason.NEWER_FORMAT, "backup " + id + " was written in commitlane backup format "
+            + info.formatVersion() + ", newer than this version reads (" + BackupMetadata.FORMAT_VERSION + "); use a newer commitlane");
       }
       if (deep) {
         deepVerify(store, id);

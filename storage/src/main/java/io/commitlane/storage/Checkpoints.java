@@ -22,11 +22,11 @@ final class Checkpoints {
     shared.requireWritable("take a checkpoint (a read-only handle cannot flush, so its copy could miss data)");
     Path dest = target.toAbsolutePath().normalize();
     if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {
-      throw new CheckpointException("cannot take a checkpoint into " + dest + ": it already exists; a checkpoint goes"
+      throw new CheckpointRefusedException("cannot take a checkpoint into " + dest + ": it already exists; a checkpoint goes"
           + " into a new directory, so choose another path or remove that one");
     }
     if (dest.startsWith(shared.path()) || shared.path().startsWith(dest)) {
-      throw new CheckpointException("cannot take a checkpoint of " + shared.path() + " into " + dest
+      throw new CheckpointRefusedException("cannot take a checkpoint of " + shared.path() + " into " + dest
           + ": one is inside the other; choose a directory outside the database");
     }
     boolean done = false;

@@ -3,6 +3,7 @@ package io.commitlane.storage;
 import org.rocksdb.CompactRangeOptions;
 import org.rocksdb.CompactRangeOptions.BottommostLevelCompaction;
 import org.rocksdb.RocksDBException;
+import org.rocksdb.Status;
 
 /**
  * A manual compaction of a key range of one store ({@link Database#compact}): RocksDB rewrites the
@@ -16,6 +17,7 @@ final class Compaction {
   private Compaction() {}
 
   static void run(Database db, KeyRange range, boolean bottommost) {
+    db.shared().requireWritable("compact");
     Store store = range.storeIn(db);
     db.requireOwn(store);
     db.enter();
@@ -30,7 +32,7 @@ final class Compaction {
         db.shared().rocks().compactRange(store.handle(), range.start(), range.end(), options);
       } catch (RocksDBException e) {
         throw new StorageException("compaction of store '" + store.name() + "' " + range + " failed in " + db.path()
-            + ": the data is unchanged; check free disk space and retry", e);
+            + ": the data is unchanged; " + advice(e), e);
       } finally {
         if (claimed) {
           store.release();
@@ -39,5 +41,15 @@ final class Compaction {
     } finally {
       db.exit();
     }
+  }
+
+  /** A damaged file is not fixed by a retry, and RocksDB stops writes for it: say so. */
+  private static String advice(RocksDBException e) {
+    Status status = e.getStatus();
+    if (status != null && status.getCode() == Status.Code.Corruption) {
+      return "a data file is damaged (RocksDB reports Corruption), and RocksDB refuses writes until the database is reopened;"
+          + " see Database.health(), RocksDB's LOG file and docs/operations.md (Health)";
+    }
+    return "check free disk space and retry";
   }
 }

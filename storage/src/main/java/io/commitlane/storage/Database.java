@@ -58,17 +58,27 @@ public final class Database implements AutoCloseable {
   }
 
   /**
-   * Open an existing database read-only (RocksDB's {@code openReadOnly}): reads, scans and
-   * {@link #checkpoint} work; commits, writes, flushes and store changes fail with {@link
-   * ReadOnlyDatabaseException}. It takes no lock, so it may sit beside a live process (it sees the
-   * data as of this open, as RocksDB's flushed files and WAL held it), and it replays no
-   * transaction log and writes no file. Refused with {@link NotADatabaseException} where there is
-   * no database, and with {@link PathInUseException} while the path is open for writing in this
-   * process.
+   * Open an existing database read-only (RocksDB's {@code openReadOnly}): reads, scans, counts and
+   * stats work; commits, writes, flushes, compactions, store changes, checkpoints and backups fail
+   * with {@link ReadOnlyDatabaseException} (a read-only handle cannot flush, so a copy could miss
+   * data). It takes no lock, so it may sit beside a live process (it sees the data as of this
+   * open, as RocksDB's flushed files and WAL held it), and it replays no transaction log and
+   * writes no file. Refused with {@link NotADatabaseException} where there is no database, and
+   * with {@link PathInUseException} while the path is open for writing in this process.
    */
   public static Database openReadOnly(Path path) {
+    return openReadOnly(path, DatabaseOptions.defaults());
+  }
+
+  /**
+   * {@link #openReadOnly(Path)} with the settings of {@code options} (its RocksDB tuning and block
+   * cache); its stores to create and {@code createIfMissing} are ignored: a read-only open creates
+   * nothing.
+   */
+  public static Database openReadOnly(Path path, DatabaseOptions options) {
     Objects.requireNonNull(path, "path");
-    return new Database(DatabaseRegistry.acquire(path, DatabaseOptions.defaults().withCreateIfMissing(false), true));
+    Objects.requireNonNull(options, "options");
+    return new Database(DatabaseRegistry.acquire(path, options.withCreateIfMissing(false), true));
   }
 
   /** Whether this database was opened with {@link #openReadOnly}. */
@@ -377,6 +387,7 @@ public final class Database implements AutoCloseable {
    * RocksDB rewrites the overlapping data files without deleted and overwritten versions. With
    * {@code bottommost}, the last level is rewritten too (needed to reclaim the space of a clear).
    * Commits and automatic compactions go on meanwhile; closing waits for it. See {@link Compaction}.
+   * Refused with {@link ReadOnlyDatabaseException} on a read-only handle.
    */
   public void compact(KeyRange range, boolean bottommost) {
     Compaction.run(this, Objects.requireNonNull(range, "range"), bottommost);

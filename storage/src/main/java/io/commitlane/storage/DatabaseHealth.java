@@ -26,9 +26,9 @@ public record DatabaseHealth(State state, String reason, String error, Instant s
      */
     DEGRADED,
     /**
-     * A background error RocksDB will not recover from on its own: writes are refused with a
-     * {@link BackgroundErrorException} until {@link Database#resume()} succeeds or the database is
-     * reopened. Reads still work.
+     * A background error RocksDB will not recover from on its own (an I/O error, a damaged file):
+     * writes are refused with a {@link BackgroundErrorException} until every handle is closed and
+     * the database reopened ({@link Database#resume()} fails at once). Reads still work.
      */
     FAILED
   }

@@ -27,7 +27,7 @@ final class DatabaseRegistry {
     SharedDatabase shared = OPEN.get(key);
     if (shared == null) {
       if (readOnly && !Files.isRegularFile(key.resolve("CURRENT"))) {
-        throw new NotADatabaseException(key, "it has no RocksDB CURRENT file, so there is nothing to open read-only");
+        throw new NotADatabaseException("open read-only", key, "it has no RocksDB CURRENT file");
       }
       shared = SharedDatabase.open(key, options, readOnly);
       OPEN.put(key, shared);
@@ -37,8 +37,10 @@ final class DatabaseRegistry {
             + " in this process; use that handle, or close every handle first");
       }
       requireCompatible(shared, options);
-      for (String store : options.stores()) {
-        shared.stores().createStore(store);
+      if (!readOnly) {
+        for (String store : options.stores()) {
+          shared.stores().createStore(store);
+        }
       }
     }
     shared.references++;

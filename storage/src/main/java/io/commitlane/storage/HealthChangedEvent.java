@@ -12,7 +12,7 @@ import jdk.jfr.Name;
 @Description("A RocksDB background error (failed flush or compaction, full disk) or the recovery from one")
 final class HealthChangedEvent extends jdk.jfr.Event {
   @Label("Database") String database;
-  @Label("State") @Description("OK, DEGRADED (RocksDB recovers on its own) or FAILED (needs resume or a reopen)") String state;
+  @Label("State") @Description("OK, DEGRADED (RocksDB recovers on its own) or FAILED (needs a reopen)") String state;
   @Label("Previous State") String previous;
   @Label("Reason") @Description("FLUSH, COMPACTION, WRITE_CALLBACK or MEMTABLE; empty when OK") String reason;
   @Label("Error") @Description("RocksDB's status of the failure; empty when OK") String error;

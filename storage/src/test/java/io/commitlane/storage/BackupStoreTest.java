@@ -105,12 +105,16 @@ class BackupStoreTest {
     }
     try (Database other = open(dir.resolve("other"))) {
       other.put(b("a"), b("other"));
-      assertThrows(BackupRefusedException.class, () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults()));
+      BackupRefusedException open = assertThrows(BackupRefusedException.class,
+          () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults()));
+      assertEquals(BackupRefusedException.Reason.IN_USE, open.reason());
     }
     Files.writeString(dir.resolve("other").resolve("notes.txt"), "mine");
     BackupRefusedException e = assertThrows(BackupRefusedException.class,
         () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults()));
     assertTrue(e.getMessage().contains("not empty"), e.getMessage());
+    assertEquals(BackupRefusedException.Reason.INVALID_PATH, e.reason());
+    assertFalse(e.isRetryable());
     e = assertThrows(BackupRefusedException.class,
         () -> store.restore(info.id(), dir.resolve("other"), RestoreOptions.defaults().replacingExisting()));
     assertTrue(e.getMessage().contains("another database"), e.getMessage());
@@ -133,7 +137,7 @@ class BackupStoreTest {
       }
     }
     store.delete(1);
-    assertThrows(BackupRefusedException.class, () -> store.delete(1));
+    assertEquals(BackupRefusedException.Reason.NO_SUCH_BACKUP, assertThrows(BackupRefusedException.class, () -> store.delete(1)).reason());
     assertEquals(List.of(2), store.purge(2));
     assertEquals(List.of(3, 4), store.list().stream().map(BackupInfo::id).toList());
     store.verify(3, true);
@@ -156,6 +160,8 @@ class BackupStoreTest {
       try (AutoCloseable lock = store.layout().lock()) {
         BackupRefusedException e = assertThrows(BackupRefusedException.class, () -> store.create(db));
         assertTrue(e.getMessage().contains("another backup"), e.getMessage());
+        assertEquals(BackupRefusedException.Reason.IN_USE, e.reason());
+        assertTrue(e.isRetryable(), "the same backup may succeed once the other writer is done");
       }
       db.put(b("b"), b("2")); // still writable
     }
@@ -169,7 +175,8 @@ class BackupStoreTest {
     try (Database db = open(dir.resolve("db"))) {
       db.put(b("a"), b("1"));
       info = store.create(db);
-      assertThrows(BackupRefusedException.class, () -> BackupStore.at(dir.resolve("db").resolve("inside")).create(db));
+      assertEquals(BackupRefusedException.Reason.INVALID_PATH, assertThrows(BackupRefusedException.class,
+          () -> BackupStore.at(dir.resolve("db").resolve("inside")).create(db)).reason());
     }
     Path outside = Files.writeString(dir.resolve("secret"), "x");
     for (String bad : List.of("../secret", "commitlane/link")) {
@@ -209,6 +216,8 @@ class BackupStoreTest {
       fillLeaving(filler, 1 << 20);
       BackupRefusedException refused = assertThrows(BackupRefusedException.class, () -> store.create(db));
       assertTrue(refused.getMessage().contains("not enough free space"), refused.getMessage());
+      assertEquals(BackupRefusedException.Reason.NOT_ENOUGH_SPACE, refused.reason());
+      assertTrue(refused.isOutOfSpace());
       Files.delete(filler);
       // The disk fills up once the copy has started (the first progress report): the copy fails.
       BackupException e = assertThrows(BackupException.class, () -> store.create(db, (phase, done, total) -> {
@@ -221,6 +230,7 @@ class BackupStoreTest {
         }
       }, () -> false));
       assertFalse(e instanceof BackupRefusedException, e.getMessage());
+      assertTrue(e.isOutOfSpace(), e::toString);
       assertTrue(e.getMessage().contains("space"), e.getMessage());
       db.put(b("still"), b("writable"));
       Files.delete(filler);
