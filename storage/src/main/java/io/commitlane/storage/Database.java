@@ -37,6 +37,8 @@ public final class Database implements AutoCloseable {
   private final Set<Transaction> snapshotHolders = ConcurrentHashMap.newKeySet();
   /** Cursors of this handle still open: their native iterators are freed before the handle lets the database go. */
   private final Set<Cursor> openCursors = ConcurrentHashMap.newKeySet();
+  /** Pauses of background work taken through this handle and not ended yet: its close ends them. */
+  private final Set<Registration> pauses = ConcurrentHashMap.newKeySet();
   private final Store defaultStore;
   private final InternalRecords internalRecords;
 
@@ -491,6 +493,35 @@ public final class Database implements AutoCloseable {
   }
 
   /**
+   * Pause RocksDB's flushes and compactions of this database (every handle of its path) until the
+   * returned registration is closed; RocksDB first waits for those running now. While paused no
+   * memtable is flushed, so once a store holds {@code maxWriteBuffers} memtables waiting for their
+   * flush, RocksDB stops writes (a write stall) until the pause ends: how tests force a stall
+   * without timing luck (see the testkit's {@code WriteStall}). Pauses nest. Closing this handle
+   * ends the pauses taken through it first, so that its writes the pause stopped can finish; the
+   * database's native close ends any pause left before its final flush. A flush asked for while
+   * paused ({@link #flush()}) waits for the pause to end.
+   */
+  @InternalApi
+  public Registration pauseBackgroundWork() {
+    enter();
+    try {
+      Runnable resume = shared.pauseBackgroundWork();
+      Registration pause = new Registration() {
+        @Override
+        public void close() {
+          pauses.remove(this);
+          resume.run();
+        }
+      };
+      pauses.add(pause);
+      return pause;
+    } finally {
+      exit();
+    }
+  }
+
+  /**
    * Completes once RocksDB's WAL is written and synced (fsync) past every write that returned
    * before this call: with a group syncer ({@link RocksDbWal}) it rides the next group sync,
    * shared with every concurrent request, and completes on the syncer's thread (hop to your own
@@ -541,7 +572,9 @@ public final class Database implements AutoCloseable {
   /**
    * Close this handle: wait for its calls in flight, fail its open transactions with {@link
    * DatabaseClosedException}, and release the native database if this was the last handle of the
-   * path. Idempotent. Other handles of the same path keep working.
+   * path. Idempotent. Other handles of the same path keep working. A write RocksDB holds in a
+   * write stall is a call in flight: close waits for the stall to end (after ending the
+   * {@linkplain #pauseBackgroundWork() pauses} taken through this handle), and loses nothing.
    *
    * @throws StorageException if this was the last handle and the final flush (WAL off) or the
    *     native close failed: writes acknowledged since the last flush may then be lost. The handle
@@ -549,9 +582,11 @@ public final class Database implements AutoCloseable {
    */
   @Override
   public void close() {
+    pauses.forEach(Registration::close); // a write this handle's pause stopped could never finish otherwise
     if (!gate.closeAndAwait()) {
       return;
     }
+    pauses.forEach(Registration::close); // taken while the gate closed
     for (Cursor c : openCursors) {
       c.endByDatabase(); // an iterator used after the native close would be a use-after-free
     }

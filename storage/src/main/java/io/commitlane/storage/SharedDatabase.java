@@ -63,6 +63,10 @@ final class SharedDatabase {
   private final boolean readOnly;
   /** Guarded by {@link DatabaseRegistry}. */
   int references;
+  /** Guards {@link #pauses}: never held while RocksDB waits for running background work. */
+  private final Object pauseLock = new Object();
+  /** Pauses of RocksDB's background work in force (RocksDB counts them too); -1 once the handle closed. */
+  private int pauses;
 
   private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
       StoreOptions storeOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
@@ -244,6 +248,46 @@ final class SharedDatabase {
     List<Store> stores = new ArrayList<>(catalog.liveStores());
     stores.add(internal);
     return properties.read(db, internal.handle(), stores);
+  }
+
+  /**
+   * RocksDB's {@code PauseBackgroundWork}: waits for the flushes and compactions running now, then
+   * starts no more until the returned action (idempotent) continues them. Callers are inside a
+   * handle's gate; the action may run after the handle closed, when {@link #closeNative()} has
+   * ended every pause already, and then does nothing.
+   */
+  Runnable pauseBackgroundWork() {
+    requireWritable("pause background work");
+    try {
+      db.pauseBackgroundWork(); // not under pauseLock: a running flush's listeners must be able to finish
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot pause the background work of " + path, e);
+    }
+    synchronized (pauseLock) {
+      pauses++;
+    }
+    java.util.concurrent.atomic.AtomicBoolean ended = new java.util.concurrent.atomic.AtomicBoolean();
+    return () -> {
+      if (ended.compareAndSet(false, true)) {
+        continueBackgroundWork(1);
+      }
+    };
+  }
+
+  /** Ends {@code n} pauses, or every pause left when n is -1 (at close); nothing once the handle closed. */
+  private void continueBackgroundWork(int n) {
+    synchronized (pauseLock) {
+      int left = Math.max(pauses, 0);
+      int end = n < 0 ? left : Math.min(n, left);
+      try {
+        for (int i = 0; i < end; i++) {
+          db.continueBackgroundWork(); // schedules the paused work and returns: safe under the lock
+          pauses--;
+        }
+      } catch (RocksDBException e) {
+        throw new StorageException("cannot continue the background work of " + path, e);
+      }
+    }
   }
 
   /** The named stores of this database. */
@@ -466,6 +510,11 @@ final class SharedDatabase {
    */
   void closeNative() {
     StorageException failure = null;
+    // A pause left in force would hold the final flush (and RocksDB's own at close) forever.
+    continueBackgroundWork(-1);
+    synchronized (pauseLock) {
+      pauses = -1;
+    }
     if (walSyncer != null) {
       walSyncer.close(); // a last sync for what is pending, before the handle goes
     }
