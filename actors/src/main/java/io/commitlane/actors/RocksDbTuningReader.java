@@ -31,8 +31,13 @@ final class RocksDbTuningReader {
     int files = c.integer("rocksdb.max-open-files", d.maxOpenFiles());
     int jobs = c.integer("rocksdb.max-background-jobs", d.maxBackgroundJobs());
     int bloom = c.integer("rocksdb.bloom-filter-bits-per-key", d.bloomFilterBitsPerKey());
+    int slowdown = c.integer("rocksdb.level0-slowdown-writes-trigger", d.level0SlowdownWritesTrigger());
+    int stop = c.integer("rocksdb.level0-stop-writes-trigger", d.level0StopWritesTrigger());
+    long soft = size(c, "rocksdb.soft-pending-compaction-bytes-limit", d.softPendingCompactionBytesLimit());
+    long hard = size(c, "rocksdb.hard-pending-compaction-bytes-limit", d.hardPendingCompactionBytesLimit());
     try {
-      return new RocksDbTuning(compression, perStore, writeBuffer, buffers, cache, manager, files, jobs, bloom);
+      return new RocksDbTuning(compression, perStore, writeBuffer, buffers, cache, manager, files, jobs, bloom, slowdown, stop,
+          soft, hard);
     } catch (InvalidSettingsException e) {
       for (SettingError each : e.errors()) {
         String key = configKey(each.field());
@@ -75,6 +80,6 @@ final class RocksDbTuningReader {
     if (f.startsWith("storeCompression.")) {
       return SettingKeys.STORE_COMPRESSION + "." + f.substring("storeCompression.".length());
     }
-    return "rocksdb." + f.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    return "rocksdb." + f.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
   }
 }

@@ -19,6 +19,8 @@ final class SettingKeys {
       "rocksdb-wal.pipelined-write", "rocksdb-wal.two-write-queues",
       "rocksdb.compression", "rocksdb.write-buffer-size", "rocksdb.max-write-buffers", "rocksdb.block-cache-size",
       "rocksdb.write-buffer-manager-size", "rocksdb.max-open-files", "rocksdb.max-background-jobs", "rocksdb.bloom-filter-bits-per-key",
+      "rocksdb.level0-slowdown-writes-trigger", "rocksdb.level0-stop-writes-trigger",
+      "rocksdb.soft-pending-compaction-bytes-limit", "rocksdb.hard-pending-compaction-bytes-limit",
       "txlog.durability", "txlog.max-segment-size", "txlog.max-segment-age", "txlog.retention", "txlog.purge-interval",
       "txlog.replay", "txlog.group-commit-max-wait", "txlog.append", "txlog.append-buffer-size", "txlog.completion-ring-slots",
       "txlog.completion-ring-wait", "txlog.recovery",

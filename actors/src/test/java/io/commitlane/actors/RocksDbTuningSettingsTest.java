@@ -36,6 +36,10 @@ class RocksDbTuningSettingsTest {
           max-open-files = 512
           max-background-jobs = 4
           bloom-filter-bits-per-key = 10
+          level0-slowdown-writes-trigger = 8
+          level0-stop-writes-trigger = 12
+          soft-pending-compaction-bytes-limit = 16 GiB
+          hard-pending-compaction-bytes-limit = 0
         }""").storage().rocksDbTuning();
     assertEquals(Compression.ZSTD, t.compression());
     assertEquals(Map.of("default", Compression.NONE, "orders", Compression.LZ4, "a.b", Compression.SNAPPY), t.storeCompression());
@@ -47,6 +51,37 @@ class RocksDbTuningSettingsTest {
     assertEquals(512, t.maxOpenFiles());
     assertEquals(4, t.maxBackgroundJobs());
     assertEquals(10, t.bloomFilterBitsPerKey());
+    assertEquals(8, t.level0SlowdownWritesTrigger());
+    assertEquals(12, t.level0StopWritesTrigger());
+    assertEquals(16L << 30, t.softPendingCompactionBytesLimit());
+    assertEquals(0, t.hardPendingCompactionBytesLimit());
+  }
+
+  @Test
+  void writeStallTriggersAreNamedWithTheirRangeAndOrder() {
+    InvalidSettingsException ranges = assertThrows(InvalidSettingsException.class, () -> parse("""
+        commitlane.rocksdb {
+          level0-slowdown-writes-trigger = 2
+          level0-stop-writes-trigger = 20000
+          soft-pending-compaction-bytes-limit = 1 KiB
+          hard-pending-compaction-bytes-limit = plenty
+        }"""));
+    assertEquals(List.of("commitlane.rocksdb.hard-pending-compaction-bytes-limit",
+        "commitlane.rocksdb.level0-slowdown-writes-trigger", "commitlane.rocksdb.level0-stop-writes-trigger",
+        "commitlane.rocksdb.soft-pending-compaction-bytes-limit"), ranges.fields());
+    assertTrue(ranges.getMessage().contains("commitlane.rocksdb.level0-slowdown-writes-trigger = 2: must be an integer in"
+        + " 4..10000"), ranges.getMessage());
+    assertTrue(ranges.getMessage().contains("commitlane.rocksdb.soft-pending-compaction-bytes-limit = \"1 KiB\": must be 0"
+        + " (off) or a size in 1 MiB..1 PiB"), ranges.getMessage());
+
+    InvalidSettingsException order = assertThrows(InvalidSettingsException.class, () -> parse("""
+        commitlane.rocksdb {
+          level0-slowdown-writes-trigger = 40
+          soft-pending-compaction-bytes-limit = 512 GiB
+        }"""));
+    assertEquals(List.of("commitlane.rocksdb.level0-stop-writes-trigger", "commitlane.rocksdb.soft-pending-compaction-bytes-limit"),
+        order.fields());
+    assertTrue(order.getMessage().contains("commitlane.rocksdb.level0-stop-writes-trigger = 36: must be at least"), order.getMessage());
   }
 
   @Test

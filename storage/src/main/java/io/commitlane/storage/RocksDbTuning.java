@@ -34,11 +34,23 @@ import java.util.Objects;
  *       at once for a database; they share RocksDB's process-wide thread pools.
  *   <li>{@code bloomFilterBitsPerKey} (0..32, default 0 = no filter, RocksDB's): a Bloom filter per
  *       data file, so a point read of a missing key skips the file.
+ *   <li>Write stalls: RocksDB slows writes (to its delayed write rate) and then stops them when
+ *       flushes and compactions fall behind; commitlane turns a stall into backpressure (a full
+ *       commit queue). {@code level0SlowdownWritesTrigger} (4..10,000, default 20, RocksDB's) and
+ *       {@code level0StopWritesTrigger} (4..10,000, at least the slowdown trigger, default 36,
+ *       RocksDB's): level-0 files of a store at which writes slow down and stop (4 is RocksDB's
+ *       level-0 compaction trigger, below which RocksDB would raise them silently). {@code
+ *       softPendingCompactionBytesLimit} and {@code hardPendingCompactionBytesLimit} (0 or 1 MiB..1
+ *       PiB, soft at most hard unless hard is 0; defaults 64 GiB and 256 GiB, RocksDB's): bytes
+ *       compaction is behind by (RocksDB's estimate) at which writes slow down and stop; 0 turns
+ *       that limit off. The memtable limit is {@code maxWriteBuffers}: all of a store's memtables
+ *       waiting for their flush stop writes (with more than 3, one fewer slows them).
  * </ul>
  */
 public record RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
     int maxWriteBuffers, long blockCacheSize, long writeBufferManagerSize, int maxOpenFiles, int maxBackgroundJobs,
-    int bloomFilterBitsPerKey) {
+    int bloomFilterBitsPerKey, int level0SlowdownWritesTrigger, int level0StopWritesTrigger,
+    long softPendingCompactionBytesLimit, long hardPendingCompactionBytesLimit) {
 
   public static final Compression DEFAULT_COMPRESSION = Compression.LZ4;
   public static final long KIB = 1024;
@@ -60,6 +72,16 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
   public static final int MAX_BACKGROUND_JOBS = 64;
   public static final int DEFAULT_BACKGROUND_JOBS = 2;
   public static final int MAX_BLOOM_BITS = 32;
+  public static final long TIB = 1024 * GIB;
+  /** RocksDB's level-0 compaction trigger: stall triggers below it are raised to it by RocksDB. */
+  public static final int MIN_LEVEL0_TRIGGER = 4;
+  public static final int MAX_LEVEL0_TRIGGER = 10_000;
+  public static final int DEFAULT_LEVEL0_SLOWDOWN_TRIGGER = 20;
+  public static final int DEFAULT_LEVEL0_STOP_TRIGGER = 36;
+  public static final long MIN_PENDING_COMPACTION_LIMIT = MIB;
+  public static final long MAX_PENDING_COMPACTION_LIMIT = 1024 * TIB;
+  public static final long DEFAULT_SOFT_PENDING_COMPACTION_LIMIT = 64 * GIB;
+  public static final long DEFAULT_HARD_PENDING_COMPACTION_LIMIT = 256 * GIB;
 
   public RocksDbTuning {
     List<SettingError> errors = new ArrayList<>();
@@ -105,9 +127,36 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
     }
     range(errors, "maxBackgroundJobs", maxBackgroundJobs, MIN_BACKGROUND_JOBS, MAX_BACKGROUND_JOBS, "an integer in 1..64");
     range(errors, "bloomFilterBitsPerKey", bloomFilterBitsPerKey, 0, MAX_BLOOM_BITS, "an integer in 0..32 (0: no filter)");
+    range(errors, "level0SlowdownWritesTrigger", level0SlowdownWritesTrigger, MIN_LEVEL0_TRIGGER, MAX_LEVEL0_TRIGGER,
+        "an integer in 4..10000 (RocksDB's level-0 compaction trigger is 4)");
+    if (level0StopWritesTrigger < MIN_LEVEL0_TRIGGER || level0StopWritesTrigger > MAX_LEVEL0_TRIGGER) {
+      range(errors, "level0StopWritesTrigger", level0StopWritesTrigger, MIN_LEVEL0_TRIGGER, MAX_LEVEL0_TRIGGER,
+          "an integer in 4..10000 (RocksDB's level-0 compaction trigger is 4)");
+    } else if (level0StopWritesTrigger < level0SlowdownWritesTrigger) {
+      errors.add(new SettingError("rocksDbTuning.level0StopWritesTrigger", level0StopWritesTrigger,
+          "must be at least level0SlowdownWritesTrigger (" + level0SlowdownWritesTrigger + "): writes slow down before"
+              + " they stop; raise it or lower the slowdown trigger"));
+    }
+    pendingLimit(errors, "softPendingCompactionBytesLimit", softPendingCompactionBytesLimit);
+    pendingLimit(errors, "hardPendingCompactionBytesLimit", hardPendingCompactionBytesLimit);
+    if (hardPendingCompactionBytesLimit != 0 && softPendingCompactionBytesLimit > hardPendingCompactionBytesLimit
+        && inPendingRange(hardPendingCompactionBytesLimit)) {
+      errors.add(new SettingError("rocksDbTuning.softPendingCompactionBytesLimit", softPendingCompactionBytesLimit,
+          "must not exceed hardPendingCompactionBytesLimit (" + hardPendingCompactionBytesLimit + " bytes): writes slow"
+              + " down before they stop; raise the hard limit, lower the soft one, or set the hard one to 0 (off)"));
+    }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
+  }
+
+  /** The earlier form: the write-stall triggers at RocksDB's defaults. */
+  public RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
+      int maxWriteBuffers, long blockCacheSize, long writeBufferManagerSize, int maxOpenFiles, int maxBackgroundJobs,
+      int bloomFilterBitsPerKey) {
+    this(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize, maxOpenFiles,
+        maxBackgroundJobs, bloomFilterBitsPerKey, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
+        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
   }
 
   public static RocksDbTuning defaults() {
@@ -128,40 +177,77 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
 
   public RocksDbTuning withCompression(Compression c) {
     return new RocksDbTuning(c, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
-        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
   public RocksDbTuning withStoreCompression(String store, Compression c) {
     Map<String, Compression> m = new LinkedHashMap<>(storeCompression);
     m.put(Objects.requireNonNull(store, "store"), c);
     return new RocksDbTuning(compression, m, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
-        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
   public RocksDbTuning withWriteBuffers(long size, int count) {
     return new RocksDbTuning(compression, storeCompression, size, count, blockCacheSize, writeBufferManagerSize,
-        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
   /** The shared block cache and the write-buffer manager's bound (0 turns either off). */
   public RocksDbTuning withSharedMemory(long cacheSize, long writeBufferManagerSize) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, cacheSize, writeBufferManagerSize,
-        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey);
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
   public RocksDbTuning withMaxOpenFiles(int files) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
-        files, maxBackgroundJobs, bloomFilterBitsPerKey);
+        files, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger, level0StopWritesTrigger,
+        softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
   public RocksDbTuning withMaxBackgroundJobs(int jobs) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
-        maxOpenFiles, jobs, bloomFilterBitsPerKey);
+        maxOpenFiles, jobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger, level0StopWritesTrigger,
+        softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
   public RocksDbTuning withBloomFilterBitsPerKey(int bits) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
-        maxOpenFiles, maxBackgroundJobs, bits);
+        maxOpenFiles, maxBackgroundJobs, bits, level0SlowdownWritesTrigger, level0StopWritesTrigger,
+        softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
+  }
+
+  /**
+   * The level-0 files of a store at which RocksDB slows writes down and at which it stops them
+   * (4..10,000 each, {@code stop >= slowdown}; RocksDB's defaults are 20 and 36).
+   */
+  public RocksDbTuning withLevel0WriteTriggers(int slowdown, int stop) {
+    return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, slowdown, stop, softPendingCompactionBytesLimit,
+        hardPendingCompactionBytesLimit);
+  }
+
+  /**
+   * The bytes compaction may be behind by (RocksDB's estimate) before RocksDB slows writes down
+   * ({@code soft}) and stops them ({@code hard}); 0 or 1 MiB..1 PiB each, 0 = off, {@code soft <=
+   * hard} unless hard is 0. RocksDB's defaults are 64 GiB and 256 GiB.
+   */
+  public RocksDbTuning withPendingCompactionLimits(long soft, long hard) {
+    return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
+        maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger, level0StopWritesTrigger, soft, hard);
+  }
+
+  private static boolean inPendingRange(long bytes) {
+    return bytes >= MIN_PENDING_COMPACTION_LIMIT && bytes <= MAX_PENDING_COMPACTION_LIMIT;
+  }
+
+  private static void pendingLimit(List<SettingError> errors, String field, long bytes) {
+    if (bytes != 0 && !inPendingRange(bytes)) {
+      errors.add(new SettingError("rocksDbTuning." + field, bytes, "must be 0 (off) or a size in 1 MiB..1 PiB"));
+    }
   }
 
   private static void range(List<SettingError> errors, String field, long value, long min, long max, String allowed) {

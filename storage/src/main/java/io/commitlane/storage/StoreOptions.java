@@ -55,6 +55,10 @@ final class StoreOptions implements AutoCloseable {
         .setCompressionType(c.rocks())
         .setWriteBufferSize(tuning.writeBufferSize())
         .setMaxWriteBufferNumber(tuning.maxWriteBuffers())
+        .setLevel0SlowdownWritesTrigger(tuning.level0SlowdownWritesTrigger())
+        .setLevel0StopWritesTrigger(tuning.level0StopWritesTrigger())
+        .setSoftPendingCompactionBytesLimit(tuning.softPendingCompactionBytesLimit())
+        .setHardPendingCompactionBytesLimit(tuning.hardPendingCompactionBytesLimit())
         .setTableFormatConfig(table);
   }
 

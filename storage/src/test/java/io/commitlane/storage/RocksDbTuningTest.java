@@ -31,6 +31,52 @@ class RocksDbTuningTest {
   }
 
   @Test
+  void writeStallTriggersAreCheckedAgainstEachOther() {
+    RocksDbTuning d = RocksDbTuning.defaults();
+    assertEquals(20, d.level0SlowdownWritesTrigger());
+    assertEquals(36, d.level0StopWritesTrigger());
+    assertEquals(64 * RocksDbTuning.GIB, d.softPendingCompactionBytesLimit());
+    assertEquals(256 * RocksDbTuning.GIB, d.hardPendingCompactionBytesLimit());
+
+    InvalidSettingsException ranges = assertThrows(InvalidSettingsException.class,
+        () -> d.withLevel0WriteTriggers(3, 10_001).withPendingCompactionLimits(1024, -1));
+    assertEquals(List.of("rocksDbTuning.level0SlowdownWritesTrigger", "rocksDbTuning.level0StopWritesTrigger"), ranges.fields());
+    assertTrue(ranges.getMessage().contains("rocksDbTuning.level0SlowdownWritesTrigger = 3: must be an integer in 4..10000"),
+        ranges.getMessage());
+    InvalidSettingsException limits = assertThrows(InvalidSettingsException.class,
+        () -> d.withPendingCompactionLimits(1024, -1));
+    assertEquals(List.of("rocksDbTuning.softPendingCompactionBytesLimit", "rocksDbTuning.hardPendingCompactionBytesLimit"),
+        limits.fields());
+
+    InvalidSettingsException order = assertThrows(InvalidSettingsException.class, () -> d.withLevel0WriteTriggers(30, 20));
+    assertEquals(List.of("rocksDbTuning.level0StopWritesTrigger"), order.fields());
+    assertTrue(order.getMessage().contains("must be at least level0SlowdownWritesTrigger (30)"), order.getMessage());
+    InvalidSettingsException softAboveHard = assertThrows(InvalidSettingsException.class,
+        () -> d.withPendingCompactionLimits(8 * RocksDbTuning.GIB, 4 * RocksDbTuning.GIB));
+    assertEquals(List.of("rocksDbTuning.softPendingCompactionBytesLimit"), softAboveHard.fields());
+
+    assertEquals(0, d.withPendingCompactionLimits(8 * RocksDbTuning.GIB, 0).hardPendingCompactionBytesLimit(), "hard off");
+    assertEquals(0, d.withPendingCompactionLimits(0, 0).softPendingCompactionBytesLimit(), "both off");
+    assertEquals(4, d.withLevel0WriteTriggers(4, 4).level0StopWritesTrigger(), "stop at the slowdown trigger");
+  }
+
+  @Test
+  void theWriteStallTriggersReachEveryStore() throws Exception {
+    RocksDbTuning tuning = RocksDbTuning.defaults().withLevel0WriteTriggers(8, 12)
+        .withPendingCompactionLimits(2 * RocksDbTuning.GIB, 3 * RocksDbTuning.GIB);
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withStores("logs")
+        .withSettings(CommitlaneSettings.defaults().withRocksDbTuning(tuning)))) {
+      for (Store s : List.of(db.defaultStore(), db.store("logs"), db.store("created-later"))) {
+        var options = db.shared().rocks().getOptions(s.handle());
+        assertEquals(8, options.level0SlowdownWritesTrigger(), s.name());
+        assertEquals(12, options.level0StopWritesTrigger(), s.name());
+        assertEquals(2 * RocksDbTuning.GIB, options.softPendingCompactionBytesLimit(), s.name());
+        assertEquals(3 * RocksDbTuning.GIB, options.hardPendingCompactionBytesLimit(), s.name());
+      }
+    }
+  }
+
+  @Test
   void aWriteBufferManagerNeedsTheSharedCache() {
     InvalidSettingsException e = assertThrows(InvalidSettingsException.class,
         () -> RocksDbTuning.defaults().withSharedMemory(0, 64 * RocksDbTuning.MIB));

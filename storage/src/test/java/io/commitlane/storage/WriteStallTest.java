@@ -18,11 +18,14 @@ import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.MutableColumnFamilyOptions;
+import org.rocksdb.RocksDBException;
 
 /**
  * RocksDB write stalls forced without timing luck: background work paused (no flush, no
- * compaction), so the memtable limit is reached by counting writes. Writes wait while stopped and
- * finish once the pause ends; the stats say so while it lasts.
+ * compaction), so the memtable limit, the level-0 triggers and the pending-compaction limits are
+ * reached by counting writes and flushes. Writes wait while stopped and finish once the pause ends;
+ * the stats say so while it lasts.
  */
 class WriteStallTest {
   private static final long KIB = 1024;
@@ -64,6 +67,11 @@ class WriteStallTest {
     }
   }
 
+  private static void autoCompactions(Database db, boolean on) throws RocksDBException {
+    db.shared().rocks().setOptions(db.defaultStore().handle(),
+        MutableColumnFamilyOptions.builder().setDisableAutoCompactions(!on).build());
+  }
+
   @Test
   void pausedFlushesSlowWritesThenStopThemUntilThePauseEnds() throws Exception {
     // 64 KiB memtables, 4 of them: RocksDB slows writes with 3 waiting for their flush, stops them with 4.
@@ -101,6 +109,66 @@ class WriteStallTest {
       for (int i = 0; i < 5; i++) {
         assertArrayEquals(value(i, big), db.get(key(i)));
       }
+    }
+  }
+
+  @Test
+  void levelZeroFilesPastTheTriggersSlowThenStopWrites() throws Exception {
+    RocksDbTuning tuning = RocksDbTuning.defaults().withLevel0WriteTriggers(4, 6);
+    try (Database db = open(tuning)) {
+      assertEquals(6, db.shared().rocks().level0StopWriteTrigger(db.defaultStore().handle()));
+      autoCompactions(db, false); // RocksDB ignores the level-0 triggers without automatic compactions
+      for (int i = 0; i < 4; i++) {
+        db.put(key(i), value(i, KIB));
+        db.flush(); // one level-0 file each
+      }
+      Database.Registration pause = db.pauseBackgroundWork();
+      autoCompactions(db, true); // 4 files: at the slowdown trigger, and no compaction can start
+      RocksDbStats slowed = db.rocksDbStats();
+      assertTrue(slowed.delayedWriteRate() > 0, "slowed at 4 level-0 files: " + slowed);
+      assertFalse(slowed.writeStopped(), slowed::toString);
+      pause.close();
+      await(() -> db.rocksDbStats().delayedWriteRate() == 0, "a compaction empties level 0");
+
+      autoCompactions(db, false);
+      for (int i = 4; i < 10; i++) {
+        db.put(key(i), value(i, KIB));
+        db.flush();
+      }
+      pause = db.pauseBackgroundWork();
+      autoCompactions(db, true); // 6 files: at the stop trigger
+      assertTrue(db.rocksDbStats().writeStopped(), () -> "stopped at 6 level-0 files: " + db.rocksDbStats());
+      CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> db.put(key(10), value(10, KIB)), writers);
+      assertFalse(stopped.isDone());
+      pause.close();
+      stopped.get(30, TimeUnit.SECONDS);
+      assertFalse(db.rocksDbStats().writeStopped());
+      for (int i = 0; i <= 10; i++) {
+        assertArrayEquals(value(i, KIB), db.get(key(i)));
+      }
+    }
+  }
+
+  @Test
+  void pendingCompactionBytesPastTheHardLimitStopWrites() throws Exception {
+    RocksDbTuning tuning = RocksDbTuning.defaults().withPendingCompactionLimits(RocksDbTuning.MIB, 2 * RocksDbTuning.MIB);
+    try (Database db = open(tuning)) {
+      autoCompactions(db, false);
+      for (int i = 0; i < 4; i++) { // 4 files, RocksDB's level-0 compaction trigger: their 3 MiB are pending
+        db.put(key(i), value(i, 768 * KIB));
+        db.flush();
+      }
+      Database.Registration pause = db.pauseBackgroundWork();
+      autoCompactions(db, true);
+      RocksDbStats stop = db.rocksDbStats();
+      assertTrue(stop.pendingCompactionBytes() >= 2 * RocksDbTuning.MIB, stop::toString);
+      assertTrue(stop.writeStopped(), "stopped past the hard limit: " + stop);
+      CompletableFuture<Void> stopped = CompletableFuture.runAsync(() -> db.put(key(4), value(4, KIB)), writers);
+      assertFalse(stopped.isDone());
+      pause.close();
+      stopped.get(30, TimeUnit.SECONDS);
+      await(() -> !db.rocksDbStats().writeStopped(), "the compaction brings the pending bytes under the limit");
+      assertArrayEquals(value(4, KIB), db.get(key(4)));
     }
   }
 
