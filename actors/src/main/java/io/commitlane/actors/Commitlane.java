@@ -104,7 +104,7 @@ public final class Commitlane implements Extension {
     }
   }
 
-  /** Where blocking lifecycle work runs: opening, releasing, checkpoints and backups. */
+  /** Where blocking lifecycle work runs: opening, releasing, checkpoints, backups, creating stores. */
   Executor lifecycle() {
     return lifecycle;
   }

@@ -221,10 +221,12 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * Create the named store, or get it if it is live. If an earlier store of that name is still
    * being dropped (commits admitted before its drop still run), the stage completes once that
    * drop finished and the new, empty store exists. Fails with {@link
-   * io.commitlane.storage.InvalidStoreNameException}. Completes on the completion dispatcher.
+   * io.commitlane.storage.InvalidStoreNameException}. Completes on the completion dispatcher. A new
+   * store is created on {@code commitlane.lifecycle-dispatcher}, never on the caller's thread:
+   * RocksDB creates it in its write queue, so during a write stall it waits for the stall to end.
    */
   public CompletionStage<Store> createStore(String name) {
-    return pipeline.createStore(name);
+    return pipeline.createStore(name, database.extension.lifecycle());
   }
 
   /**

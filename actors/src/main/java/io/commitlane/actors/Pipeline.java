@@ -271,13 +271,28 @@ final class Pipeline {
     }
   }
 
-  /** Create a store (see {@link Database#createStore}); completes on the completion executor. */
-  CommitFuture<Store> createStore(String name) {
+  /**
+   * Create a store (see {@link Database#createStore}) on {@code blocking}, unless it is live;
+   * completes on the completion executor. RocksDB creates a column family in its write queue, so a
+   * write stall holds the creation until it ends: never on the caller's thread (a protocol actor).
+   */
+  CommitFuture<Store> createStore(String name, Executor blocking) {
     CommitFuture<Store> f = new CommitFuture<>(completions);
+    java.util.Optional<Store> live = db.findStore(name);
+    if (live.isPresent()) {
+      f.complete(live.get());
+      return f;
+    }
     try {
-      db.createStore(name).whenComplete((store, err) -> complete(f, store, err));
-    } catch (RuntimeException e) {
-      f.completeExceptionally(e);
+      blocking.execute(() -> {
+        try {
+          db.createStore(name).whenComplete((store, err) -> complete(f, store, err));
+        } catch (RuntimeException e) {
+          f.completeExceptionally(e);
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      f.completeExceptionally(new DatabaseClosedException(db.path())); // the actor system is shutting down
     }
     return f;
   }
