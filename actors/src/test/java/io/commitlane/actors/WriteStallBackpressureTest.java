@@ -184,6 +184,150 @@ class WriteStallBackpressureTest {
     }
   }
 
+  @ParameterizedTest(name = "wal {0}")
+  @ValueSource(booleans = {true, false})
+  void aStopFillsTheQueueThenRefusesCommitsUntilItEndsAndLosesNothing(boolean wal) throws Exception {
+    CommitlaneDatabase db = open(wal, Map.of());
+    Map<Integer, CompletableFuture<CommitResult>> admitted;
+    int next;
+    try (WriteStall stall = WriteStall.force(db.storage())) {
+      admitted = fill(db, stall);
+      next = admitted.size() + 1000;
+
+      PipelineStats during = db.stats();
+      assertEquals(CAPACITY, during.queueDepth(), "the queue is full and stays full");
+      assertTrue(during.rocksDb().writeStopped(), during.rocksDb()::toString);
+      assertTrue(during.overloaded() >= 1);
+      long waiting = admitted.values().stream().filter(c -> !c.isDone()).count();
+      assertEquals(during.inFlight(), waiting, "the admitted commits not completed are the ones in flight");
+      assertTrue(waiting >= CAPACITY + THREADS, "queued, plus at least one per held executor: " + waiting);
+
+      // The Java API refuses at once, typed and retryable: nothing is admitted beyond the bound.
+      Throwable refused = cause(put(db, next));
+      assertInstanceOf(CommitQueueFullException.class, refused);
+      assertTrue(((CommitQueueFullException) refused).isRetryable());
+
+      // The protocol answers (its actor is not held) and refuses the write as overload.
+      TestProbe<DatabaseProtocol.WriteReply> replies = testKit.createTestProbe();
+      db.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put(key("k", next + 1), value(1, 4096))), null, 7, replies.ref()));
+      Failed overloaded = replies.expectMessageClass(Failed.class, WAIT);
+      assertEquals(FailureReason.OVERLOADED, overloaded.reason());
+      assertTrue(overloaded.retryable());
+      assertEquals(7, overloaded.correlation());
+      DatabaseStats stats = protocolStats(db);
+      assertTrue(stats.writeStopped(), stats::toString);
+      assertEquals(CAPACITY, stats.queueDepth());
+      assertTrue(stats.overloaded() >= 3, stats::toString);
+
+      // The threads RocksDB holds are the database's executors, never the default dispatcher's.
+      List<String> heldThreads = WriteStall.blockedWriters();
+      assertTrue(heldThreads.stream().allMatch(n -> n.startsWith(executorThreads(db))), heldThreads.toString());
+      CompletableFuture<String> task = CompletableFuture.supplyAsync(() -> "ran",
+          testKit.system().dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
+      assertEquals("ran", task.get(WAIT.toSeconds(), TimeUnit.SECONDS));
+      assertEquals(waiting, admitted.values().stream().filter(c -> !c.isDone()).count(), "nothing moved meanwhile");
+    }
+    // The stall ended: every admitted commit completes.
+    assertAllCommitted(admitted);
+    RocksDbStats after = db.stats().rocksDb();
+    assertTrue(after.stallMicros() > 0, "the stopped writes' wait is counted once they went on: " + after);
+    TestProbe<DatabaseProtocol.WriteReply> replies = testKit.createTestProbe();
+    db.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put(key("k", next + 2), value(2, 4096))), null, 8, replies.ref()));
+    replies.expectMessageClass(DatabaseProtocol.Committed.class, WAIT);
+    db.close();
+    assertReopenHolds(wal, admitted, next);
+  }
+
+  @Test
+  void aSlowdownAndThenAStopShowInEveryStatsViewWhileTheyLast() throws Exception {
+    // One executor, commits one at a time, 80 KiB each (more than a memtable): each fills one memtable.
+    // With 4 memtables RocksDB slows writes while 3 wait for their flush and stops them with 4.
+    CommitlaneDatabase db = open(true, Map.of("commit-threads", 1, "rocksdb.max-write-buffers", 4));
+    try (WriteStall stall = WriteStall.force(db.storage())) {
+      int i = 0;
+      while (!stall.writesDelayed()) {
+        assertTrue(i < 4, () -> "RocksDB should slow writes by the fourth: " + stall.stats());
+        await(db.commit(db.begin().put(key("big", i), value(i, 80 * 1024))));
+        i++;
+      }
+      RocksDbStats slowed = db.stats().rocksDb();
+      assertTrue(slowed.delayedWriteRate() > 0 && slowed.stallMicros() > 0 && !slowed.writeStopped(), slowed::toString);
+      DatabaseStats protocol = protocolStats(db);
+      assertTrue(protocol.delayedWriteRate() > 0 && protocol.stallMicros() > 0 && !protocol.writeStopped(), protocol::toString);
+
+      CompletionStage<CommitResult> stopped = db.commit(db.begin().put(key("big", i), value(i, 80 * 1024)));
+      stall.awaitWritesStopped(WAIT);
+      RocksDbStats stop = db.stats().rocksDb();
+      assertTrue(stop.writeStopped() && stop.delayedWriteRate() == 0, stop::toString);
+      assertTrue(protocolStats(db).writeStopped());
+      assertFalse(stopped.toCompletableFuture().isDone());
+      stall.close();
+      await(stopped);
+    }
+    db.close();
+  }
+
+  @Test
+  void streamsWaitInTheLineThroughAStopAndFinishWhenItEnds() throws Exception {
+    CommitlaneDatabase db = open(false, Map.of());
+    Map<Integer, CompletableFuture<CommitResult>> admitted;
+    CompletionStage<List<WriteOutcome<Integer>>> flow;
+    CompletionStage<IngestTotals> ingest;
+    try (WriteStall stall = WriteStall.force(db.storage())) {
+      admitted = fill(db, stall);
+      flow = Source.range(0, 49)
+          .map(i -> WriteRequest.builder(i).put(key("flow", i), value(i, 100)).build())
+          .via(CommitFlow.<Integer>ordered(db, CommitFlowSettings.defaults().withParallelism(4)))
+          .runWith(Sink.seq(), testKit.system());
+      ingest = Source.range(0, 199)
+          .map(i -> new KeyValue(key("ingest", i), value(i, 100)))
+          .runWith(Ingest.sink(db, IngestSettings.defaults().withMaxRecords(10), RecordWriter.keyValues()), testKit.system());
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (db.pipeline().queue.waiting() < 2) { // each stage waits with one ticket
+        assertTrue(System.nanoTime() < deadline, "both stages should wait in the line");
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+      }
+      assertFalse(flow.toCompletableFuture().isDone(), "the flow waits: no error, no overload");
+      assertFalse(ingest.toCompletableFuture().isDone(), "the ingest waits: no error, no overload");
+      assertEquals(CAPACITY, db.stats().queueDepth());
+    }
+    List<WriteOutcome<Integer>> outcomes = await(flow);
+    assertEquals(50, outcomes.size());
+    for (WriteOutcome<Integer> o : outcomes) {
+      assertInstanceOf(WriteOutcome.Committed.class, o, o::toString);
+    }
+    IngestTotals totals = await(ingest);
+    assertEquals(200, totals.records());
+    assertEquals(0, totals.failedRecords());
+    assertAllCommitted(admitted);
+    db.close();
+    try (Database again = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      for (int i = 0; i < 50; i++) {
+        assertArrayEquals(value(i, 100), again.get(key("flow", i)));
+      }
+      for (int i = 0; i < 200; i++) {
+        assertArrayEquals(value(i, 100), again.get(key("ingest", i)));
+      }
+    }
+  }
+
+  @ParameterizedTest(name = "wal {0}")
+  @ValueSource(booleans = {true, false})
+  void closeDuringAStopRefusesNewCommitsWaitsForTheStallThenLosesNothing(boolean wal) throws Exception {
+    CommitlaneDatabase db = open(wal, Map.of());
+    WriteStall stall = WriteStall.force(db.storage());
+    Map<Integer, CompletableFuture<CommitResult>> admitted = fill(db, stall);
+    int next = admitted.size() + 1000;
+    CompletionStage<org.apache.pekko.Done> closed = db.closeAsync();
+    assertInstanceOf(DatabaseClosedException.class, cause(put(db, next)), "refused from the moment close is called");
+    assertFalse(closed.toCompletableFuture().isDone(), "close drains the admitted commits, which wait for the stall");
+    assertTrue(stall.writesStopped());
+    stall.close();
+    await(closed);
+    assertAllCommitted(admitted);
+    assertReopenHolds(wal, admitted, next + 1);
+  }
+
   @Test
   void creatingAStoreDuringAStopHoldsNeitherTheCallerNorTheDatabaseActor() throws Exception {
     CommitlaneDatabase db = open(true, Map.of());
@@ -205,6 +349,22 @@ class WriteStallBackpressureTest {
     }
     assertEquals("made-during-the-stall", await(created).name());
     assertEquals(3, storeReplies.expectMessageClass(DatabaseProtocol.StoreCreated.class, WAIT).correlation());
+    db.close();
+  }
+
+  /** Reads go on through a stall: they need no write. */
+  @Test
+  void readsAreServedDuringAStop() throws Exception {
+    CommitlaneDatabase db = open(true, Map.of());
+    await(put(db, -1));
+    try (WriteStall stall = WriteStall.force(db.storage())) {
+      fill(db, stall);
+      assertArrayEquals(value(-1, 4096), db.storage().get(key("k", -1)));
+      TestProbe<DatabaseProtocol.ReadReply> probe = testKit.createTestProbe();
+      db.ref().tell(new DatabaseProtocol.Get(Key.of(key("k", -1)), 4, probe.ref()));
+      DatabaseProtocol.Values v = probe.expectMessageClass(DatabaseProtocol.Values.class, WAIT);
+      assertArrayEquals(value(-1, 4096), v.values().get(0));
+    }
     db.close();
   }
 }
