@@ -4,17 +4,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testkit.WriteStall;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,5 +157,50 @@ class CommitlaneMetricsTest {
           () -> db.compactAsync(io.commitlane.storage.KeyRange.all(), true).toCompletableFuture().join());
       assertEquals(2.0, registry.get("commitlane.health").tag("db", "damaged").gauge().value(), "FAILED");
     }
+  }
+
+  @Test
+  void theStallMetersReadASlowdownAndAStopWhileTheyLast() throws Exception {
+    // One executor; 64 KiB memtables, 4 of them: with flushes paused, each 80 KiB commit fills one, RocksDB slows
+    // writes while 3 wait for their flush and stops them with 4.
+    Config config = ConfigFactory.parseString("commitlane { commit-threads = 1, commit-queue-capacity = 4,"
+        + " rocksdb { write-buffer-size = 64 KiB, max-write-buffers = 4 } }").withFallback(testKit.system().settings().config());
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("stalled"), config);
+    MeterRegistry registry = new SimpleMeterRegistry();
+    new CommitlaneMetrics(db, "stalled", Duration.ZERO).bindTo(registry);
+    List<CompletableFuture<?>> admitted = new ArrayList<>();
+    try (WriteStall stall = WriteStall.force(db.storage())) {
+      for (int i = 0; !stall.writesDelayed(); i++) {
+        assertTrue(i < 4, () -> "RocksDB should slow writes by the fourth: " + stall.stats());
+        db.commit(db.begin().put(b("big" + i), new byte[80 * 1024])).toCompletableFuture().get(10, TimeUnit.SECONDS);
+      }
+      assertTrue(registry.get("commitlane.rocksdb.write.delayed.rate").gauge().value() > 0, "slowed");
+      assertTrue(registry.get("commitlane.rocksdb.write.stall").functionCounter().count() > 0, "a delayed write waited");
+      assertEquals(0.0, registry.get("commitlane.rocksdb.write.stopped").gauge().value());
+
+      admitted.add(db.commit(db.begin().put(b("stopped"), new byte[80 * 1024])).toCompletableFuture());
+      stall.awaitWritesStopped(Duration.ofSeconds(30)); // the only executor is inside that write now
+      for (int i = 0; i < 5; i++) {
+        admitted.add(db.commit(db.begin().put(b("queued" + i), b("v"))).toCompletableFuture());
+      }
+      assertEquals(1.0, registry.get("commitlane.rocksdb.write.stopped").gauge().value(), "stopped");
+      assertEquals(0.0, registry.get("commitlane.rocksdb.write.delayed.rate").gauge().value(), "stopped, not slowed");
+      assertEquals(4.0, registry.get("commitlane.queue.depth").gauge().value(), "the queue is full");
+      assertEquals(1, registry.get("commitlane.commits").tags("outcome", "overloaded").functionCounter().count());
+      assertEquals(5.0, registry.get("commitlane.commits.in.flight").gauge().value());
+    }
+    CompletionException refused = assertThrows(CompletionException.class, () -> admitted.remove(admitted.size() - 1).join());
+    assertTrue(refused.getCause() instanceof io.commitlane.actors.CommitQueueFullException, refused.toString());
+    for (CompletableFuture<?> c : admitted) {
+      c.get(30, TimeUnit.SECONDS);
+    }
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (registry.get("commitlane.rocksdb.write.stopped").gauge().value() != 0
+        || registry.get("commitlane.rocksdb.write.delayed.rate").gauge().value() != 0) {
+      assertTrue(System.nanoTime() < deadline, "the flushes should end the stall");
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+    }
+    assertEquals(0.0, registry.get("commitlane.queue.depth").gauge().value());
+    db.close();
   }
 }
