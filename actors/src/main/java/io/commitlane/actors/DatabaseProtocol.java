@@ -482,8 +482,9 @@ public final class DatabaseProtocol {
    * @param blockCacheHits block-cache hits since open, -1 without RocksDB statistics
    * @param blockCacheMisses block-cache misses since open, -1 without RocksDB statistics
    * @param stallMicros microseconds writes were delayed or stopped by write stalls since open, -1
-   *     without RocksDB statistics
+   *     without RocksDB statistics; a stop is added when it ends ({@code writeStopped} while it lasts)
    * @param delayedWriteRate bytes/s RocksDB holds writes to while it slows them, 0 when it does not
+   *     (also while it stops them)
    * @param writeStopped whether RocksDB stops writes now
    * @param runningCompactions compactions running now
    * @param runningFlushes flushes running now

@@ -17,9 +17,11 @@ package io.commitlane.storage;
  * @param blockCacheMisses block-cache misses since open ({@code rocksdb.block.cache.miss}); -1 when
  *     RocksDB statistics are off
  * @param stallMicros microseconds writers were delayed or stopped by a write stall since open
- *     ({@code rocksdb.stall.micros}); -1 when RocksDB statistics are off
+ *     ({@code rocksdb.stall.micros}); -1 when RocksDB statistics are off. RocksDB adds a writer's
+ *     wait when the writer goes on: it grows during a slowdown, but a stop shows here only once it
+ *     ends (while it lasts, {@code writeStopped} says so)
  * @param delayedWriteRate the rate (bytes/s) RocksDB holds writes to while it slows them, 0 when it
- *     does not ({@code rocksdb.actual-delayed-write-rate})
+ *     does not, also while it stops them ({@code rocksdb.actual-delayed-write-rate})
  * @param writeStopped whether RocksDB stops writes now ({@code rocksdb.is-write-stopped})
  * @param runningCompactions compactions running now ({@code rocksdb.num-running-compactions})
  * @param runningFlushes flushes running now ({@code rocksdb.num-running-flushes})
