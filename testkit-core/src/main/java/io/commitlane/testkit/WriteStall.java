@@ -24,13 +24,15 @@ import java.util.function.Predicate;
  *
  * <pre>{@code
  * try (WriteStall stall = WriteStall.force(db.storage())) {
- *   while (!stall.writesStopped()) {
- *     db.commit(nextTransaction());               // asynchronous: the commit that is stopped waits on its executor
+ *   for (int i = 0; !stall.writesStopped(); i++) {
+ *     db.commit(db.begin().put(key(i), value));   // asynchronous: a stopped write waits on its executor
  *   }
- *   stall.awaitBlockedWriters(name -> name.startsWith("commitlane-commit-"), 2, Duration.ofSeconds(30));
+ *   stall.awaitBlockedWriters(name -> name.startsWith("commitlane-commit-"), 1, Duration.ofSeconds(30));
  *   // ... the queue fills, commits are refused, streams wait ...
  * }                                               // the stall ends: every admitted commit completes
  * }</pre>
+ *
+ * <p>docs/testkit.md has this as a test that runs.
  *
  * <p>The waits poll what RocksDB reports ({@link Database#rocksDbStats()}) and the threads' stacks,
  * every millisecond, and fail with a {@link StageTimeoutException} that says what was seen.

@@ -14,6 +14,7 @@ class TestkitDocsTest {
   void theDocsShowTheCodeThatRunsHere() throws IOException {
     assertShown("OvertakeExampleTest", "example");
     assertShown("PhantomExampleTest", "phantom-example");
+    assertShown("WriteStallExampleTest", "write-stall");
   }
 
   private static void assertShown(String test, String name) throws IOException {
