@@ -56,14 +56,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A RocksDB write stall is backpressure: forced with the testkit's {@link WriteStall} (flushes
  * paused, 64 KiB memtables), writes stop, the commit executors wait inside RocksDB, the queue
  * fills, and from then on commits are refused (Java API and protocol) while streams wait in the
  * admission line. Stats say so while it lasts. When it ends every admitted commit completes, and
- * a reopen finds them all, with the WAL on and off.
+ * a reopen finds them all, with the WAL on and off, in threads and two-lane mode (where the full
+ * write lane holds the log lane, and then the admission queue fills).
  */
 @ExtendWith({LogCapturingExtension.class, ClassTestKit.class})
 class WriteStallBackpressureTest {
@@ -77,7 +78,12 @@ class WriteStallBackpressureTest {
   Path dir;
 
   private CommitlaneDatabase open(boolean wal, Map<String, Object> more) {
+    return open("threads", wal, more);
+  }
+
+  private CommitlaneDatabase open(String mode, boolean wal, Map<String, Object> more) {
     Map<String, Object> m = new HashMap<>();
+    m.put("mode", mode);
     m.put("commit-threads", THREADS);
     m.put("commit-queue-capacity", CAPACITY);
     m.put("wal", wal ? "on" : "off");
@@ -121,14 +127,40 @@ class WriteStallBackpressureTest {
     return WriteStall.blockedWriters().stream().filter(n -> n.startsWith(prefix)).count();
   }
 
-  /** RocksDB stops writes and every executor is inside a RocksDB write: nothing leaves the queue until the stall ends. */
+  /** The log lane waits for room in the write lane: it takes nothing more from the admission queue until it gets some. */
+  private static boolean logLaneWaits(CommitlaneDatabase db) {
+    String name = "commitlane-log-lane-" + db.pipeline().name;
+    for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
+      if (e.getKey().getName().equals(name)) {
+        return Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(WriteLane.class.getName())
+            && f.getMethodName().equals("handOff"));
+      }
+    }
+    return false;
+  }
+
+  /**
+   * RocksDB stops writes and every executor is inside a RocksDB write: nothing leaves the queue
+   * until the stall ends. In threads mode both executors run (admissions start the second one). In
+   * two-lane mode the write lane is full and each of its executors is inside a write (with the WAL
+   * off one may be all it started), and the log lane waits for room in it.
+   */
   private static boolean settled(CommitlaneDatabase db, WriteStall stall) {
-    if (!stall.writesStopped() || held(db) < THREADS) {
+    if (!stall.writesStopped() || !executorsHeld(db)) {
       return false;
     }
     // Seen again a millisecond later: a thread still inside a write then entered it after writes stopped.
     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-    return held(db) == THREADS;
+    return executorsHeld(db);
+  }
+
+  private static boolean executorsHeld(CommitlaneDatabase db) {
+    Pipeline p = db.pipeline();
+    if (p.writes == null) {
+      return held(db) == THREADS;
+    }
+    int writers = p.writes.queue.executorsSpawned();
+    return writers >= 1 && held(db) == writers && p.writes.queue.depth() == CAPACITY && logLaneWaits(db);
   }
 
   /**
@@ -184,10 +216,10 @@ class WriteStallBackpressureTest {
     }
   }
 
-  @ParameterizedTest(name = "wal {0}")
-  @ValueSource(booleans = {true, false})
-  void aStopFillsTheQueueThenRefusesCommitsUntilItEndsAndLosesNothing(boolean wal) throws Exception {
-    CommitlaneDatabase db = open(wal, Map.of());
+  @ParameterizedTest(name = "{0}, wal {1}")
+  @CsvSource({"threads, true", "threads, false", "two-lane, true", "two-lane, false"})
+  void aStopFillsTheQueueThenRefusesCommitsUntilItEndsAndLosesNothing(String mode, boolean wal) throws Exception {
+    CommitlaneDatabase db = open(mode, wal, Map.of());
     Map<Integer, CompletableFuture<CommitResult>> admitted;
     int next;
     try (WriteStall stall = WriteStall.force(db.storage())) {
@@ -196,11 +228,14 @@ class WriteStallBackpressureTest {
 
       PipelineStats during = db.stats();
       assertEquals(CAPACITY, during.queueDepth(), "the queue is full and stays full");
+      boolean twoLanes = db.settings().mode() == PipelineMode.TWO_LANE;
+      assertEquals(twoLanes ? CAPACITY : 0, during.writeLaneDepth(), "two-lane: the write lane is full too");
       assertTrue(during.rocksDb().writeStopped(), during.rocksDb()::toString);
       assertTrue(during.overloaded() >= 1);
       long waiting = admitted.values().stream().filter(c -> !c.isDone()).count();
       assertEquals(during.inFlight(), waiting, "the admitted commits not completed are the ones in flight");
-      assertTrue(waiting >= CAPACITY + THREADS, "queued, plus at least one per held executor: " + waiting);
+      assertTrue(waiting >= during.queueDepth() + during.writeLaneDepth() + held(db),
+          "queued, plus at least one per held executor: " + waiting);
 
       // The Java API refuses at once, typed and retryable: nothing is admitted beyond the bound.
       Throwable refused = cause(put(db, next));
@@ -311,10 +346,10 @@ class WriteStallBackpressureTest {
     }
   }
 
-  @ParameterizedTest(name = "wal {0}")
-  @ValueSource(booleans = {true, false})
-  void closeDuringAStopRefusesNewCommitsWaitsForTheStallThenLosesNothing(boolean wal) throws Exception {
-    CommitlaneDatabase db = open(wal, Map.of());
+  @ParameterizedTest(name = "{0}, wal {1}")
+  @CsvSource({"threads, true", "threads, false", "two-lane, true", "two-lane, false"})
+  void closeDuringAStopRefusesNewCommitsWaitsForTheStallThenLosesNothing(String mode, boolean wal) throws Exception {
+    CommitlaneDatabase db = open(mode, wal, Map.of());
     WriteStall stall = WriteStall.force(db.storage());
     Map<Integer, CompletableFuture<CommitResult>> admitted = fill(db, stall);
     int next = admitted.size() + 1000;
