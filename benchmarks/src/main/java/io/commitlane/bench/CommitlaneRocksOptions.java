@@ -28,7 +28,7 @@ import org.rocksdb.WriteBufferManager;
  * The native RocksDB options commitlane opens a database with (WAL off), for raw rocksdbjni
  * handles on the same files: the bulk loader and the raw peer, which then differ from commitlane
  * in how they commit, not in how RocksDB is tuned. It mirrors storage's {@code StoreOptions}
- * (compression per store, memtables, one block cache, Bloom filter) and the database options
+ * (compression per store, memtables, write-stall triggers, one block cache, Bloom filter) and the database options
  * of {@code SharedDatabase.open} (atomic flush, statistics with tickers only, open files,
  * background jobs); a test compares the OPTIONS files RocksDB writes for both. Its own cache,
  * not commitlane's process-wide one: a raw handle and commitlane never share memory.
@@ -77,7 +77,12 @@ final class CommitlaneRocksOptions implements AutoCloseable {
       table.setFilterPolicy(bloom);
     }
     return new ColumnFamilyOptions().setCompressionType(rocks(c)).setWriteBufferSize(tuning.writeBufferSize())
-        .setMaxWriteBufferNumber(tuning.maxWriteBuffers()).setTableFormatConfig(table);
+        .setMaxWriteBufferNumber(tuning.maxWriteBuffers())
+        .setLevel0SlowdownWritesTrigger(tuning.level0SlowdownWritesTrigger())
+        .setLevel0StopWritesTrigger(tuning.level0StopWritesTrigger())
+        .setSoftPendingCompactionBytesLimit(tuning.softPendingCompactionBytesLimit())
+        .setHardPendingCompactionBytesLimit(tuning.hardPendingCompactionBytesLimit())
+        .setTableFormatConfig(table);
   }
 
   /** Every store of the database in {@code dir}, each with its options, the default store first (as RocksDB lists them). */
