@@ -4,15 +4,19 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Runs a {@link CrashWorkload} in a forked JVM and kills it with SIGKILL (kill -9) when a
@@ -90,8 +94,12 @@ public final class CrashHarness {
    * this harness are not applied: the test kills the child with {@link Child#kill()}.
    */
   public Child start() throws IOException {
+    // The child's own temporary directory, removed after the kill: rocksdbjni extracts its 17 MB
+    // native library there on every start, and a killed JVM never deletes it.
+    Path tmp = Files.createTempDirectory("commitlane-crash-child-");
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Djava.io.tmpdir=" + tmp);
     command.addAll(jvmArgs);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
@@ -99,7 +107,20 @@ public final class CrashHarness {
     command.add(workload.getName());
     command.add(dir.toString());
     command.addAll(args);
-    return new Child(new ProcessBuilder(command).start());
+    try {
+      return new Child(new ProcessBuilder(command).start(), tmp);
+    } catch (IOException | RuntimeException e) {
+      deleteRecursively(tmp);
+      throw e;
+    }
+  }
+
+  private static void deleteRecursively(Path root) {
+    try (Stream<Path> paths = Files.walk(root)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      // best effort: a leftover temporary file is not worth failing a crash test for
+    }
   }
 
   /** A running workload JVM: what it printed so far, and the kill. */
@@ -110,9 +131,11 @@ public final class CrashHarness {
     private final List<String> markers = new ArrayList<>();
     private final CountDownLatch trigger = new CountDownLatch(1);
     private final Thread reader;
+    private final Path tmp;
 
-    private Child(Process process) {
+    private Child(Process process, Path tmp) {
       this.process = process;
+      this.tmp = tmp;
       this.stderr = drain(process.getErrorStream());
       this.reader = new Thread(this::read, "crash-harness-reader");
       reader.start();
@@ -173,6 +196,7 @@ public final class CrashHarness {
         killed = true;
       }
       process.waitFor();
+      deleteRecursively(tmp);
       reader.join(TimeUnit.SECONDS.toMillis(30));
       String err = stderr.join();
       synchronized (acks) {
