@@ -48,6 +48,7 @@ import org.HdrHistogram.Histogram;
  *       gauges {@code commitlane.rocksdb.block.cache.hit.ratio}, {@code
  *       commitlane.rocksdb.write.delayed.rate} (bytes/s), {@code commitlane.rocksdb.write.stopped},
  *       {@code commitlane.rocksdb.compactions.running}, {@code commitlane.rocksdb.flushes.running},
+ *       {@code commitlane.rocksdb.level0.files}, {@code commitlane.rocksdb.table.readers.size} (bytes),
  *       and counter {@code commitlane.rocksdb.write.stall} (seconds).
  * </ul>
  *
@@ -150,6 +151,10 @@ public final class CommitlaneMetrics implements MeterBinder {
     gauge("commitlane.rocksdb.compactions.running", "compactions running now", Tags.empty(),
         s -> s.rocksDb().runningCompactions());
     gauge("commitlane.rocksdb.flushes.running", "flushes running now", Tags.empty(), s -> s.rocksDb().runningFlushes());
+    gauge("commitlane.rocksdb.level0.files", "SST files in level 0 (RocksDB slows, then stops, writes past its triggers)",
+        Tags.empty(), s -> s.rocksDb().level0Files());
+    bytes("commitlane.rocksdb.table.readers.size", "bytes of the open SST files' index and filter blocks held outside"
+        + " the block cache", s -> s.rocksDb().tableReadersBytes());
   }
 
   private void bytes(String name, String description, ToDoubleFunction<PipelineStats> value) {

@@ -124,6 +124,8 @@ class CommitlaneMetricsTest {
       assertEquals("seconds", registry.get("commitlane.rocksdb.write.stall").functionCounter().getId().getBaseUnit());
       assertTrue(registry.get("commitlane.rocksdb.flushes.running").gauge().value() >= 0);
       assertTrue(registry.get("commitlane.rocksdb.compactions.running").gauge().value() >= 0);
+      assertTrue(registry.get("commitlane.rocksdb.level0.files").gauge().value() >= 1, "the flush made a level-0 file");
+      assertTrue(registry.get("commitlane.rocksdb.table.readers.size").gauge().value() > 0, "its index is held");
       assertTrue(registry.get("commitlane.health").gauge().getId().getDescription().contains("DEGRADED"));
     }
   }
