@@ -60,7 +60,8 @@ final class DbStatsCommand implements Callable<Integer> {
     out.printf("stores                %s%n", String.join(", ", db.storeNames()));
     out.printf("pending compaction    %s%n", bytes(r.pendingCompactionBytes()));
     out.printf("memtables             %s%n", bytes(r.memtableBytes()));
-    out.printf("live SST files        %s%n", bytes(r.liveSstBytes()));
+    out.printf("live SST files        %s, %d in level 0%n", bytes(r.liveSstBytes()), r.level0Files());
+    out.printf("index and filters     %s outside the block cache%n", bytes(r.tableReadersBytes()));
     long lookups = r.blockCacheHits() + r.blockCacheMisses();
     out.printf("block cache           %s%s%n", bytes(r.blockCacheBytes()), !r.hasStatistics() ? ""
         : lookups == 0 ? ", no lookups since open"

@@ -38,7 +38,7 @@ class DbStatsCommandTest {
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("health                OK"), r.out());
     assertTrue(r.out().contains("users"), r.out());
-    for (String line : new String[] {"pending compaction", "memtables", "live SST files", "block cache", "write stall",
+    for (String line : new String[] {"pending compaction", "memtables", "live SST files", "in level 0", "index and filters", "block cache", "write stall",
         "writes                not delayed", "running               0 compactions"}) {
       assertTrue(r.out().contains(line), line + " in " + r.out());
     }
