@@ -15,7 +15,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -70,34 +69,10 @@ class LogAppendsDocsExamplesTest {
   @Test
   void thePageHoldsEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
-    List<String> snippets = snippets(Files.readAllLines(SOURCE));
+    List<String> snippets = DocsSnippets.of(Files.readAllLines(SOURCE));
     assertEquals(2, snippets.size());
     for (String s : snippets) {
       assertTrue(page.contains(s), "docs/log-appends.md lacks this snippet of " + SOURCE + ":\n" + s);
     }
-  }
-
-  /** The code between each {@code // docs: name} line and the next {@code // end docs}, de-indented. */
-  private static List<String> snippets(List<String> lines) {
-    List<String> out = new ArrayList<>();
-    List<String> current = null;
-    for (String line : lines) {
-      String t = line.trim();
-      if (t.startsWith("// docs: ")) {
-        current = new ArrayList<>();
-      } else if (t.equals("// end docs") && current != null) {
-        int indent = current.stream().filter(l -> !l.isBlank())
-            .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        StringBuilder b = new StringBuilder();
-        for (String l : current) {
-          b.append(l.length() >= indent ? l.substring(indent) : l.strip()).append('\n');
-        }
-        out.add(b.toString());
-        current = null;
-      } else if (current != null) {
-        current.add(line);
-      }
-    }
-    return out;
   }
 }

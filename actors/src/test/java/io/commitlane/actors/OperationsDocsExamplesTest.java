@@ -18,7 +18,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -121,34 +120,10 @@ class OperationsDocsExamplesTest {
   @Test
   void thePageHoldsEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
-    List<String> snippets = snippets(Files.readAllLines(SOURCE));
+    List<String> snippets = DocsSnippets.of(Files.readAllLines(SOURCE));
     assertEquals(4, snippets.size());
     for (String s : snippets) {
       assertTrue(page.contains(s), "docs/operations.md lacks this snippet of " + SOURCE + ":\n" + s);
     }
-  }
-
-  /** The code between each {@code // docs: name} line and the next {@code // end docs}, de-indented. */
-  static List<String> snippets(List<String> lines) {
-    List<String> out = new ArrayList<>();
-    List<String> current = null;
-    for (String line : lines) {
-      String t = line.trim();
-      if (t.startsWith("// docs: ")) {
-        current = new ArrayList<>();
-      } else if (t.equals("// end docs") && current != null) {
-        int indent = current.stream().filter(l -> !l.isBlank())
-            .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        StringBuilder b = new StringBuilder();
-        for (String l : current) {
-          b.append(l.length() >= indent ? l.substring(indent) : l.strip()).append('\n');
-        }
-        out.add(b.toString());
-        current = null;
-      } else if (current != null) {
-        current.add(line);
-      }
-    }
-    return out;
   }
 }

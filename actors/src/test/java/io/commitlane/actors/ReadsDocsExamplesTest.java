@@ -144,35 +144,11 @@ class ReadsDocsExamplesTest {
   void thePagesHoldEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
     String readme = Files.readString(README);
-    List<String> snippets = snippets(Files.readAllLines(SOURCE));
+    List<String> snippets = DocsSnippets.of(Files.readAllLines(SOURCE));
     assertEquals(4, snippets.size());
     for (String s : snippets.subList(0, 3)) {
       assertTrue(page.contains(s), "docs/reads.md lacks this snippet of " + SOURCE + ":\n" + s);
     }
     assertTrue(readme.contains(snippets.get(3)), "README.md lacks this snippet of " + SOURCE + ":\n" + snippets.get(3));
-  }
-
-  /** The code between each {@code // docs: name} line and the next {@code // end docs}, de-indented. */
-  private static List<String> snippets(List<String> lines) {
-    List<String> out = new ArrayList<>();
-    List<String> current = null;
-    for (String line : lines) {
-      String t = line.trim();
-      if (t.startsWith("// docs: ")) {
-        current = new ArrayList<>();
-      } else if (t.equals("// end docs") && current != null) {
-        int indent = current.stream().filter(l -> !l.isBlank())
-            .mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-        StringBuilder b = new StringBuilder();
-        for (String l : current) {
-          b.append(l.length() >= indent ? l.substring(indent) : l.strip()).append('\n');
-        }
-        out.add(b.toString());
-        current = null;
-      } else if (current != null) {
-        current.add(line);
-      }
-    }
-    return out;
   }
 }
