@@ -5,27 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 class DbStatsCommandTest {
   @TempDir Path dir;
-
-  private record Result(int code, String out, String err) {}
-
-  private static Result run(String... args) {
-    CommandLine cli = Main.commandLine();
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cli.setOut(new PrintWriter(out, true));
-    cli.setErr(new PrintWriter(err, true));
-    return new Result(cli.execute(args), out.toString(), err.toString());
-  }
 
   @Test
   void printsTheHealthAndRocksDbsNumbersOfAHealthyDatabase() {
@@ -34,7 +20,7 @@ class DbStatsCommandTest {
       db.put("k".getBytes(StandardCharsets.UTF_8), new byte[2000]);
       db.flush();
     }
-    Result r = run("db", "stats", path.toString());
+    CliRun r = CliRun.of("db", "stats", path.toString());
     assertEquals(0, r.code(), r.err());
     assertTrue(r.out().contains("health                OK"), r.out());
     assertTrue(r.out().contains("users"), r.out());
@@ -49,7 +35,7 @@ class DbStatsCommandTest {
     Path path = dir.resolve("busy");
     // Open here with other options: the command's open of the same path is refused.
     try (Database db = Database.open(path, DatabaseOptions.defaults().withWal(false))) {
-      Result r = run("db", "stats", path.toString());
+      CliRun r = CliRun.of("db", "stats", path.toString());
       assertEquals(1, r.code(), r.out());
       assertTrue(r.err().contains("cannot open"), r.err());
     }

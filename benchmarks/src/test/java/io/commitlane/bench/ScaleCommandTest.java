@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -19,25 +16,11 @@ class ScaleCommandTest {
   @TempDir
   Path dir;
 
-  private record Run(int code, String out) {}
-
-  private static Run run(String... args) {
-    PrintStream original = System.out;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-    try {
-      int code = Main.run(args);
-      return new Run(code, bytes.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(original);
-    }
-  }
-
   @Test
   void everyDatabaseAndCommitterIsReportedAndTheDatabasesAreKeptForTheNextRun() throws Exception {
     Path data = dir.resolve("data");
     Path out = dir.resolve("out");
-    Run first = run("scale", "--dir", data.toString(), "--keys", "5K,10K", "--value-sizes", "100,400", "--value-size-keys", "5K", "--runs", "1",
+    CliRun first = CliRun.of("scale", "--dir", data.toString(), "--keys", "5K,10K", "--value-sizes", "100,400", "--value-size-keys", "5K", "--runs", "1",
         "--warmup", "0", "--seconds", "0.3", "--workers", "2", "--concurrency", "2", "--out", out.toString());
     assertEquals(0, first.code(), first.out());
     for (String cell : List.of("5K keys x 100 B", "10K keys x 100 B", "5K keys x 400 B")) {
@@ -60,7 +43,7 @@ class ScaleCommandTest {
     }
     assertFalse(Files.exists(LegDatabase.copies(data)), "the legs' copies are gone");
 
-    Run second = run("scale", "--dir", data.toString(), "--keys", "5K", "--value-sizes", "100", "--value-size-keys", "5K", "--runs", "1",
+    CliRun second = CliRun.of("scale", "--dir", data.toString(), "--keys", "5K", "--value-sizes", "100", "--value-size-keys", "5K", "--runs", "1",
         "--warmup", "0", "--seconds", "0.2", "--workers", "1", "--remove", "--out", dir.resolve("out2").toString());
     assertEquals(0, second.code(), second.out());
     assertTrue(second.out().contains("reusing") && !second.out().contains("built in"), second.out());

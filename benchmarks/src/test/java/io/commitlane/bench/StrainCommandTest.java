@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,25 +17,11 @@ class StrainCommandTest {
   @TempDir
   Path dir;
 
-  private record Run(int code, String out) {}
-
-  private static Run run(String... args) {
-    PrintStream original = System.out;
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    System.setOut(new PrintStream(bytes, true, StandardCharsets.UTF_8));
-    try {
-      int code = Main.run(args);
-      return new Run(code, bytes.toString(StandardCharsets.UTF_8));
-    } finally {
-      System.setOut(original);
-    }
-  }
-
   @Test
   void everyLegIsReportedAndTheKeptDatabaseIsReusedThenRemoved() throws Exception {
     Path data = dir.resolve("data");
     Path out = dir.resolve("out");
-    Run first = run("strain", "--dir", data.toString(), "--size-gb", "0.005", "--leg-seconds", "0.5", "--warmup", "0.1", "--runs", "1",
+    CliRun first = CliRun.of("strain", "--dir", data.toString(), "--size-gb", "0.005", "--leg-seconds", "0.5", "--warmup", "0.1", "--runs", "1",
         "--workers", "2", "--concurrency", "2", "--keep", "--out", out.toString());
     assertEquals(0, first.code(), first.out());
     assertTrue(first.out().contains("built in"), first.out());
@@ -66,7 +49,7 @@ class StrainCommandTest {
         "--keep: the database stays");
     assertFalse(Files.exists(LegDatabase.copies(data)), "the legs' copies are gone");
 
-    Run second = run("strain", "--dir", data.toString(), "--size-gb", "0.005", "--leg-seconds", "0.3", "--warmup", "0", "--runs", "1",
+    CliRun second = CliRun.of("strain", "--dir", data.toString(), "--size-gb", "0.005", "--leg-seconds", "0.3", "--warmup", "0", "--runs", "1",
         "--workers", "1", "--modes", "threads", "--out", dir.resolve("out2").toString());
     assertEquals(0, second.code(), second.out());
     assertTrue(second.out().contains("reusing"), second.out());
