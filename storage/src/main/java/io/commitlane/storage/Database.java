@@ -337,7 +337,7 @@ public final class Database implements AutoCloseable {
 
   /** Apply a batch of non-transactional writes atomically. */
   public void write(Batch batch) {
-    write(batch, null, null);
+    writeWithInternalRecords(batch, List.of(), List.of());
   }
 
   /**
@@ -347,12 +347,31 @@ public final class Database implements AutoCloseable {
    */
   @InternalApi
   public void write(Batch batch, byte[] internalKey, byte[] internalValue) {
+    if (internalKey == null) {
+      writeWithInternalRecords(batch, List.of(), List.of());
+    } else {
+      writeWithInternalRecords(batch, List.of(internalKey), List.of(Objects.requireNonNull(internalValue, "internalValue")));
+    }
+  }
+
+  /**
+   * {@link #write(Batch)} with several of commitlane's own records in the same RocksDB write. A
+   * replica applies a replicated commit this way, with its position in the replicated log, so
+   * RocksDB holds the position exactly when it holds the data.
+   *
+   * @throws IllegalArgumentException if there are not as many values as keys
+   */
+  @InternalApi
+  public void writeWithInternalRecords(Batch batch, List<byte[]> internalKeys, List<byte[]> internalValues) {
     Objects.requireNonNull(batch, "batch");
+    if (internalKeys.size() != internalValues.size()) {
+      throw new IllegalArgumentException(internalKeys.size() + " internal keys but " + internalValues.size() + " values");
+    }
     WriteBuffer w = batch.writes();
     for (int i = 0; i < w.size(); i++) {
       requireOwn(w.store(i));
     }
-    if (w.size() == 0 && internalKey == null) {
+    if (w.size() == 0 && internalKeys.isEmpty()) {
       return;
     }
     shared.requireWritable("write");
@@ -360,10 +379,10 @@ public final class Database implements AutoCloseable {
     try {
       StoreClaims claims = StoreClaims.claim(w);
       try {
-        PendingCommit c = internalKey == null ? new PendingCommit(0, null, w, null, Long.MAX_VALUE, false)
+        PendingCommit c = internalKeys.isEmpty() ? new PendingCommit(0, null, w, null, Long.MAX_VALUE, false)
             : new PendingCommit(0, null, w, null, Long.MAX_VALUE, false, null, List.of(), shared.internalStore());
-        if (internalKey != null) {
-          c.addInternalWrite(internalKey, Objects.requireNonNull(internalValue, "internalValue"));
+        for (int i = 0; i < internalKeys.size(); i++) {
+          c.addInternalWrite(internalKeys.get(i), internalValues.get(i));
         }
         shared.commitPath().commit(c);
       } finally {

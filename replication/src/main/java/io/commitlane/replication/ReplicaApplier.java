@@ -1,0 +1,157 @@
+package io.commitlane.replication;
+
+import io.commitlane.storage.Batch;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.InvalidStoreNameException;
+import io.commitlane.storage.Store;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Validates and applies replicated commits to one replica's database, in log order, on one thread.
+ *
+ * <p>The invariant: after an entry is applied, the database holds its writes, the version of each
+ * key it wrote, its request record and the applied position, all from one RocksDB write, or none
+ * of them. Validation reads only what earlier entries wrote, so every replica reaches the same
+ * outcome for the same entry, whether it applies it live, after a restart or after installing a
+ * snapshot.
+ */
+final class ReplicaApplier {
+  private final Database db;
+  private long appliedTerm;
+  private long appliedIndex;
+
+  ReplicaApplier(Database db) {
+    this.db = db;
+    byte[] applied = db.internalRecords().get(ReplicaRecords.APPLIED);
+    if (applied != null) {
+      long[] ti = ReplicaRecords.readApplied(applied);
+      appliedTerm = ti[0];
+      appliedIndex = ti[1];
+    }
+  }
+
+  /** The term of the last commit applied to the database (0 before the first). */
+  long appliedTerm() {
+    return appliedTerm;
+  }
+
+  /** The index of the last commit applied to the database (0 before the first). */
+  long appliedIndex() {
+    return appliedIndex;
+  }
+
+  /**
+   * Applies the entry at {@code index}; an entry at or below what the database already holds is
+   * skipped (a restart may replay it) and answered as a duplicate.
+   */
+  ApplyOutcome apply(long term, long index, byte[] entry) {
+    if (index <= appliedIndex) {
+      return new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, index, "already applied");
+    }
+    ApplyOutcome outcome;
+    ReplicatedCommit commit;
+    try {
+      commit = ReplicatedCommit.decode(entry);
+    } catch (MalformedEntryException e) {
+      return markOnly(term, index, new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, e.getMessage()));
+    }
+    if (commit.requestId() != null) {
+      byte[] earlier = db.internalRecords().get(ReplicaRecords.request(commit.requestId()));
+      if (earlier != null) {
+        return markOnly(term, index, new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, ReplicaRecords.readLong(earlier), ""));
+      }
+    }
+    outcome = validate(commit, index);
+    if (outcome != null) {
+      return markOnly(term, index, outcome);
+    }
+    try {
+      write(term, index, commit);
+    } catch (InvalidStoreNameException e) {
+      return markOnly(term, index, new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, e.getMessage()));
+    }
+    return ApplyOutcome.committed(index);
+  }
+
+  /** Null when nothing the commit read was written after its snapshot; else the conflict. */
+  private ApplyOutcome validate(ReplicatedCommit c, long index) {
+    if (c.snapshotIndex() >= index) {
+      return new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index,
+          "snapshot index " + c.snapshotIndex() + " is not before the entry's own index");
+    }
+    for (ReplicatedCommit.ReadKey r : c.readKeys()) {
+      byte[] v = db.internalRecords().get(ReplicaRecords.version(r.store(), r.key()));
+      if (v != null && ReplicaRecords.readLong(v) > c.snapshotIndex()) {
+        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, r.store() + " key " + Keys.printable(r.key()));
+      }
+    }
+    for (ReplicatedCommit.ReadRange r : c.readRanges()) {
+      long[] newer = {0};
+      db.internalRecords().scan(ReplicaRecords.versionFrom(r.store(), r.from()), ReplicaRecords.versionTo(r.store(), r.to()),
+          (key, value) -> {
+            if (ReplicaRecords.readLong(value) > c.snapshotIndex()) {
+              newer[0] = ReplicaRecords.readLong(value);
+              return false;
+            }
+            return true;
+          });
+      if (newer[0] != 0) {
+        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index,
+            r.store() + " range [" + Keys.printable(r.from()) + ", " + Keys.printable(r.to()) + ")");
+      }
+    }
+    return null;
+  }
+
+  private void write(long term, long index, ReplicatedCommit c) {
+    Batch batch = Batch.create();
+    List<byte[]> keys = new ArrayList<>(c.writes().size() + 2);
+    List<byte[]> values = new ArrayList<>(c.writes().size() + 2);
+    byte[] version = ReplicaRecords.longValue(index);
+    for (ReplicatedCommit.Write w : c.writes()) {
+      Store store = store(w.store());
+      if (w.value() == null) {
+        batch.remove(store, w.key());
+      } else {
+        batch.put(store, w.key(), w.value());
+      }
+      keys.add(ReplicaRecords.version(w.store(), w.key()));
+      values.add(version);
+    }
+    if (c.requestId() != null) {
+      keys.add(ReplicaRecords.request(c.requestId()));
+      values.add(version);
+    }
+    keys.add(ReplicaRecords.APPLIED);
+    values.add(ReplicaRecords.applied(term, index));
+    db.writeWithInternalRecords(batch, keys, values);
+    appliedTerm = term;
+    appliedIndex = index;
+  }
+
+  /** Moves the applied position to {@code index} if it is behind (entries with nothing to write). */
+  void markApplied(long term, long index) {
+    if (index > appliedIndex) {
+      markOnly(term, index, null);
+    }
+  }
+
+  /** Records that the entry was applied without writing its data (a conflict or a refusal). */
+  private ApplyOutcome markOnly(long term, long index, ApplyOutcome outcome) {
+    db.writeWithInternalRecords(Batch.create(), List.of(ReplicaRecords.APPLIED), List.of(ReplicaRecords.applied(term, index)));
+    appliedTerm = term;
+    appliedIndex = index;
+    return outcome;
+  }
+
+  /** The store a write names, created by the first commit that writes it (the same on every replica). */
+  private Store store(String name) {
+    Optional<Store> existing = db.findStore(name);
+    if (existing.isPresent()) {
+      return existing.get();
+    }
+    return db.createStore(name).toCompletableFuture().join();
+  }
+}

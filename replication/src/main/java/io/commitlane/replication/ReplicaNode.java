@@ -1,0 +1,154 @@
+package io.commitlane.replication;
+
+import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A node that hosts replicas of replicated databases: one Raft server (one address) for every
+ * database it holds a replica of, each database its own Raft group with its own log, RocksDB
+ * database and snapshots under {@link ReplicaNodeSettings#directory()}.
+ *
+ * <p>Start one per process on each node, then {@link #host} every replicated database the node
+ * is a voter of. A node that restarts on the same directory finds its replicas again and catches
+ * up from the group's leader.
+ */
+public final class ReplicaNode implements AutoCloseable {
+  private final ReplicaNodeSettings settings;
+  private final RaftProperties properties;
+  private final RaftServer server;
+  /** Where commits' and reads' stages complete: never a Ratis transport thread or the common pool. */
+  private final ExecutorService completions;
+  private final Map<RaftGroupId, ReplicatedDatabase> hosted = new ConcurrentHashMap<>();
+  private final ClientId adminClient = ClientId.randomId();
+  private final AtomicLong adminCalls = new AtomicLong();
+
+  private ReplicaNode(ReplicaNodeSettings settings) throws IOException {
+    this.settings = settings;
+    this.properties = properties(settings);
+    DatabaseOptions options = DatabaseOptions.defaults().withWal(settings.rocksDbWal());
+    this.server = RaftServer.newBuilder()
+        .setServerId(RaftPeerId.valueOf(settings.self().id()))
+        .setProperties(properties)
+        .setStateMachineRegistry(groupId -> new ReplicaStateMachine(options))
+        .setOption(RaftStorage.StartupOption.RECOVER)
+        .build();
+    AtomicInteger threads = new AtomicInteger();
+    this.completions = Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "commitlane-replica-" + settings.self().id() + "-completion-" + threads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    server.start();
+  }
+
+  /** Starts this node's Raft server; replicas found in its directory resume at once. */
+  public static ReplicaNode start(ReplicaNodeSettings settings) {
+    try {
+      return new ReplicaNode(settings);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start replica node " + settings.self().id() + " at " + settings.self().address(), e);
+    }
+  }
+
+  private static RaftProperties properties(ReplicaNodeSettings s) {
+    RaftProperties p = new RaftProperties();
+    RaftServerConfigKeys.setStorageDir(p, List.of(s.directory().resolve("raft").toFile()));
+    GrpcConfigKeys.Server.setHost(p, s.self().host());
+    GrpcConfigKeys.Server.setPort(p, s.self().port());
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(s.electionTimeoutMin().toMillis(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(s.electionTimeoutMax().toMillis(), TimeUnit.MILLISECONDS));
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, s.snapshotEveryEntries());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(s.logSegmentBytes()));
+    // Keep some entries below each snapshot: a follower just behind the purge point then catches
+    // up from the log. Ratis 3.2.2 can stop sending to a follower whose next entry is exactly the
+    // first one the leader kept (fixed upstream after 3.2.2).
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(1024, s.snapshotEveryEntries() / 10)));
+    RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, Math.max(200, s.snapshotEveryEntries() / 4));
+    // A read through the leader waits for its read index: it sees every commit acknowledged before it.
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    return p;
+  }
+
+  /**
+   * Hosts this node's replica of {@code group}, creating it on first use, and returns the handle
+   * to commit and read through. Every voter of the group must host it.
+   *
+   * @throws InvalidSettingsException if this node is not one of the group's voters
+   */
+  public ReplicatedDatabase host(ReplicationGroup group) {
+    if (!group.hasVoter(settings.self().id())) {
+      throw new InvalidSettingsException(List.of(new SettingError("voters", group.voters(),
+          "must include this node (" + settings.self().id() + ") to host a replica of '" + group.database() + "'")));
+    }
+    return hosted.computeIfAbsent(group.groupId(), id -> {
+      try {
+        if (!contains(id)) {
+          RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(
+              adminClient, server.getId(), adminCalls.incrementAndGet(), group.raftGroup()));
+          if (!reply.isSuccess()) {
+            throw new ReplicaUnavailableException("cannot create the replica of '" + group.database() + "': " + reply.getException());
+          }
+        }
+        Duration attempt = settings.electionTimeoutMax().compareTo(Duration.ofSeconds(1)) > 0 ? settings.electionTimeoutMax() : Duration.ofSeconds(1);
+        return new ReplicatedDatabase(group, server.getDivision(id), attempt, settings.requestTimeout(), completions);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot host the replica of '" + group.database() + "'", e);
+      }
+    });
+  }
+
+  private boolean contains(RaftGroupId id) {
+    for (RaftGroupId g : server.getGroupIds()) {
+      if (g.equals(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  public ReplicaPeer self() {
+    return settings.self();
+  }
+
+  /** Stops the Raft server and closes every replica's database; handles fail afterwards. */
+  @Override
+  public void close() {
+    for (ReplicatedDatabase db : hosted.values()) {
+      db.closeClient();
+    }
+    try {
+      server.close();
+    } catch (IOException e) {
+      throw new UncheckedIOException("closing replica node " + settings.self().id() + " failed", e);
+    } finally {
+      completions.shutdown();
+    }
+  }
+}

@@ -1,0 +1,98 @@
+package io.commitlane.replication;
+
+import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How one node hosts replicas.
+ *
+ * @param self this node's id and Raft address
+ * @param directory where its replicas live: one directory per replicated database, each with the
+ *     Raft log, the RocksDB database and its snapshots
+ * @param electionTimeoutMin a follower that hears nothing from a leader for a random time between
+ *     the two timeouts starts an election: failover takes about this long plus one election
+ * @param electionTimeoutMax see {@code electionTimeoutMin}; at least 1.5x it, so that two
+ *     followers rarely time out together
+ * @param snapshotEveryEntries a replica takes a snapshot (a RocksDB checkpoint) after this many
+ *     entries, and the Raft log is purged up to it: the log's size stays bounded
+ * @param requestTimeout how long a commit or a linearizable read waits for a leader before it fails
+ *     with {@link ReplicaUnavailableException}
+ * @param rocksDbWal whether each replica's RocksDB writes its own WAL; off by default, since the
+ *     Raft log already holds every entry a replica's database may lose in a crash
+ * @param logSegmentBytes the size of one Raft log file: the log is purged a whole file at a time,
+ *     so after a snapshot it keeps at most about one file of entries below it
+ */
+public record ReplicaNodeSettings(
+    ReplicaPeer self,
+    Path directory,
+    Duration electionTimeoutMin,
+    Duration electionTimeoutMax,
+    long snapshotEveryEntries,
+    Duration requestTimeout,
+    boolean rocksDbWal,
+    long logSegmentBytes) {
+
+  public ReplicaNodeSettings {
+    Objects.requireNonNull(self, "self");
+    Objects.requireNonNull(directory, "directory");
+    Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");
+    Objects.requireNonNull(electionTimeoutMax, "electionTimeoutMax");
+    Objects.requireNonNull(requestTimeout, "requestTimeout");
+    List<SettingError> errors = new ArrayList<>();
+    long min = electionTimeoutMin.toMillis();
+    long max = electionTimeoutMax.toMillis();
+    if (min < 50 || min > 60_000) {
+      errors.add(new SettingError("election-timeout-min", min + " ms", "50 ms..60 s"));
+    }
+    if (max * 2 < min * 3) {
+      errors.add(new SettingError("election-timeout-max", max + " ms", "at least 1.5x election-timeout-min (" + min + " ms)"));
+    }
+    if (snapshotEveryEntries < 1_000) {
+      errors.add(new SettingError("snapshot-every-entries", snapshotEveryEntries, "at least 1000"));
+    }
+    if (requestTimeout.toMillis() < max) {
+      errors.add(new SettingError("request-timeout", requestTimeout.toMillis() + " ms",
+          "at least election-timeout-max (" + max + " ms), or every failover fails the requests it delays"));
+    }
+    if (logSegmentBytes < 64 * 1024 || logSegmentBytes > 1024L * 1024 * 1024) {
+      errors.add(new SettingError("log-segment-bytes", logSegmentBytes, "64 KiB..1 GiB"));
+    }
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
+    }
+  }
+
+  /**
+   * Election timeouts 0.5-1 s, a snapshot every 100,000 entries, requests wait up to 10 s,
+   * RocksDB's WAL off, Raft log files of 8 MiB.
+   */
+  public static ReplicaNodeSettings of(ReplicaPeer self, Path directory) {
+    return new ReplicaNodeSettings(self, directory, Duration.ofMillis(500), Duration.ofMillis(1000), 100_000,
+        Duration.ofSeconds(10), false, 8L * 1024 * 1024);
+  }
+
+  public ReplicaNodeSettings withElectionTimeouts(Duration min, Duration max) {
+    return new ReplicaNodeSettings(self, directory, min, max, snapshotEveryEntries, requestTimeout, rocksDbWal, logSegmentBytes);
+  }
+
+  public ReplicaNodeSettings withSnapshotEveryEntries(long entries) {
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, entries, requestTimeout, rocksDbWal, logSegmentBytes);
+  }
+
+  public ReplicaNodeSettings withRequestTimeout(Duration timeout) {
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, timeout, rocksDbWal, logSegmentBytes);
+  }
+
+  public ReplicaNodeSettings withRocksDbWal(boolean enabled) {
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, enabled, logSegmentBytes);
+  }
+
+  public ReplicaNodeSettings withLogSegmentBytes(long bytes) {
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, rocksDbWal, bytes);
+  }
+}

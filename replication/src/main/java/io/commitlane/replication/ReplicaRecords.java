@@ -1,0 +1,90 @@
+package io.commitlane.replication;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * The keys of a replica's own records in the database's internal store. They are written in the
+ * same RocksDB write as the data of the entry that changed them, so what they say always agrees
+ * with the data beside them:
+ *
+ * <ul>
+ *   <li>{@code applied}: the term and index of the last replicated commit this replica applied;
+ *   <li>{@code version(store, key)}: the index of the last commit that wrote the key, put or
+ *       delete, which validation compares with a transaction's snapshot index;
+ *   <li>{@code request(id)}: the index of the commit a request id committed, so a resend is
+ *       answered from it instead of being applied twice.
+ * </ul>
+ *
+ * The leading zero byte keeps them apart from other records of the internal store, which
+ * start with a printable log name or with {@code {0, 'i'}}.
+ */
+final class ReplicaRecords {
+  static final byte[] APPLIED = {0, 'r', 'a'};
+  private static final byte VERSION = 'v';
+  private static final byte REQUEST = 'q';
+
+  private ReplicaRecords() {}
+
+  static byte[] applied(long term, long index) {
+    return ByteBuffer.allocate(16).putLong(term).putLong(index).array();
+  }
+
+  /** {term, index} of an {@link #APPLIED} record. */
+  static long[] readApplied(byte[] value) {
+    ByteBuffer b = ByteBuffer.wrap(value);
+    return new long[] {b.getLong(), b.getLong()};
+  }
+
+  static byte[] version(String store, byte[] key) {
+    byte[] prefix = versionPrefix(store);
+    byte[] k = Arrays.copyOf(prefix, prefix.length + key.length);
+    System.arraycopy(key, 0, k, prefix.length, key.length);
+    return k;
+  }
+
+  /** The first version key of {@code store} at or after {@code from} (null: the store's first). */
+  static byte[] versionFrom(String store, byte[] from) {
+    return from == null ? versionPrefix(store) : version(store, from);
+  }
+
+  /** The version key just past {@code to} in {@code store} (null: past the store's last). */
+  static byte[] versionTo(String store, byte[] to) {
+    if (to != null) {
+      return version(store, to);
+    }
+    byte[] prefix = versionPrefix(store);
+    // The store name is length-prefixed, so incrementing its last byte passes every key of it.
+    for (int i = prefix.length - 1; i >= 0; i--) {
+      if (prefix[i] != (byte) 0xFF) {
+        byte[] end = Arrays.copyOf(prefix, i + 1);
+        end[i]++;
+        return end;
+      }
+    }
+    throw new IllegalStateException("a version prefix of all 0xFF bytes");
+  }
+
+  private static byte[] versionPrefix(String store) {
+    byte[] name = store.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(3 + 2 + name.length).put((byte) 0).put((byte) 'r').put(VERSION)
+        .putShort((short) name.length).put(name).array();
+  }
+
+  static byte[] request(byte[] id) {
+    byte[] k = new byte[3 + id.length];
+    k[1] = 'r';
+    k[2] = REQUEST;
+    System.arraycopy(id, 0, k, 3, id.length);
+    return k;
+  }
+
+  static byte[] longValue(long v) {
+    return ByteBuffer.allocate(8).putLong(v).array();
+  }
+
+  static long readLong(byte[] value) {
+    return ByteBuffer.wrap(value).getLong();
+  }
+}

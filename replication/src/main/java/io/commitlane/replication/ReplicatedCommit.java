@@ -1,0 +1,160 @@
+package io.commitlane.replication;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One transaction as the replicated log carries it: the log index its reads saw, what it read
+ * (keys and ranges) and what it writes. Every replica validates and applies it the same way, so
+ * the outcome is a function of the log alone.
+ *
+ * @param snapshotIndex the last log index applied in the snapshot the transaction read
+ * @param requestId the caller's id for an exactly-once commit, or null
+ */
+record ReplicatedCommit(
+    long snapshotIndex, byte[] requestId, List<ReadKey> readKeys, List<ReadRange> readRanges, List<Write> writes) {
+
+  /** The first byte of every encoded commit; a replica refuses an entry in a format it does not know. */
+  static final byte FORMAT = 1;
+  private static final int NULL_BYTES = -1;
+
+  ReplicatedCommit {
+    readKeys = List.copyOf(readKeys);
+    readRanges = List.copyOf(readRanges);
+    writes = List.copyOf(writes);
+  }
+
+  /** A key the transaction read: it conflicts with a later commit that wrote it. */
+  record ReadKey(String store, byte[] key) {
+    ReadKey {
+      Objects.requireNonNull(store, "store");
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  /** Keys in [from, to) that the transaction scanned; null bounds are open. */
+  record ReadRange(String store, byte[] from, byte[] to) {
+    ReadRange {
+      Objects.requireNonNull(store, "store");
+    }
+  }
+
+  /** A put ({@code value} non-null) or a delete (null). */
+  record Write(String store, byte[] key, byte[] value) {
+    Write {
+      Objects.requireNonNull(store, "store");
+      Objects.requireNonNull(key, "key");
+    }
+  }
+
+  byte[] encode() {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 32 * writes.size());
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeByte(FORMAT);
+      out.writeLong(snapshotIndex);
+      writeBytes(out, requestId);
+      out.writeInt(readKeys.size());
+      for (ReadKey r : readKeys) {
+        out.writeUTF(r.store());
+        writeBytes(out, r.key());
+      }
+      out.writeInt(readRanges.size());
+      for (ReadRange r : readRanges) {
+        out.writeUTF(r.store());
+        writeBytes(out, r.from());
+        writeBytes(out, r.to());
+      }
+      out.writeInt(writes.size());
+      for (Write w : writes) {
+        out.writeUTF(w.store());
+        writeBytes(out, w.key());
+        writeBytes(out, w.value());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return bytes.toByteArray();
+  }
+
+  /**
+   * Decodes an entry. Every replica decodes the same bytes, so a malformed entry is refused the
+   * same way everywhere.
+   *
+   * @throws MalformedEntryException if the bytes are not a commit in a known format
+   */
+  static ReplicatedCommit decode(byte[] entry) {
+    try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(entry))) {
+      byte format = in.readByte();
+      if (format != FORMAT) {
+        throw new MalformedEntryException("entry format " + format + " is not known to this replica (it reads " + FORMAT + ")");
+      }
+      long snapshot = in.readLong();
+      byte[] requestId = readBytes(in, entry.length);
+      int nKeys = count(in, entry.length);
+      List<ReadKey> keys = new ArrayList<>(nKeys);
+      for (int i = 0; i < nKeys; i++) {
+        keys.add(new ReadKey(in.readUTF(), required(readBytes(in, entry.length), "read key")));
+      }
+      int nRanges = count(in, entry.length);
+      List<ReadRange> ranges = new ArrayList<>(nRanges);
+      for (int i = 0; i < nRanges; i++) {
+        ranges.add(new ReadRange(in.readUTF(), readBytes(in, entry.length), readBytes(in, entry.length)));
+      }
+      int nWrites = count(in, entry.length);
+      List<Write> writes = new ArrayList<>(nWrites);
+      for (int i = 0; i < nWrites; i++) {
+        writes.add(new Write(in.readUTF(), required(readBytes(in, entry.length), "written key"), readBytes(in, entry.length)));
+      }
+      if (in.available() > 0) {
+        throw new MalformedEntryException(in.available() + " bytes follow the last write");
+      }
+      return new ReplicatedCommit(snapshot, requestId, keys, ranges, writes);
+    } catch (EOFException e) {
+      throw new MalformedEntryException("entry ends early (" + entry.length + " bytes)");
+    } catch (IOException e) {
+      throw new MalformedEntryException("entry does not decode: " + e.getMessage());
+    }
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    if (b == null) {
+      out.writeInt(NULL_BYTES);
+    } else {
+      out.writeInt(b.length);
+      out.write(b);
+    }
+  }
+
+  private static byte[] readBytes(DataInputStream in, int entryLength) throws IOException {
+    int n = in.readInt();
+    if (n == NULL_BYTES) {
+      return null;
+    }
+    if (n < 0 || n > entryLength) {
+      throw new MalformedEntryException("a length of " + n + " bytes in an entry of " + entryLength);
+    }
+    return in.readNBytes(n);
+  }
+
+  private static int count(DataInputStream in, int entryLength) throws IOException {
+    int n = in.readInt();
+    if (n < 0 || n > entryLength) {
+      throw new MalformedEntryException("a count of " + n + " in an entry of " + entryLength + " bytes");
+    }
+    return n;
+  }
+
+  private static byte[] required(byte[] b, String what) {
+    if (b == null) {
+      throw new MalformedEntryException("a " + what + " is missing");
+    }
+    return b;
+  }
+}

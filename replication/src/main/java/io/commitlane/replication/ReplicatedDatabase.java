@@ -1,0 +1,169 @@
+package io.commitlane.replication;
+
+import io.commitlane.storage.Database;
+import io.commitlane.storage.Store;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A replicated database as seen from one node that holds a replica of it: transactions read this
+ * replica and commit through the group's leader; reads outside transactions go to the leader
+ * ({@link ReadConsistency#LINEARIZABLE}) or stay local ({@link ReadConsistency#LOCAL}).
+ *
+ * <p>Stages complete on the node's completion threads, never on a Ratis transport thread or the
+ * common pool.
+ */
+public final class ReplicatedDatabase {
+  /** How often a request to an unreachable group is tried again within its timeout. */
+  private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
+
+  private final ReplicationGroup group;
+  private final RaftServer.Division division;
+  private final RaftClient client;
+  private final Executor completions;
+  private final Duration requestTimeout;
+
+  ReplicatedDatabase(ReplicationGroup group, RaftServer.Division division, Duration attemptTimeout,
+      Duration requestTimeout, Executor completions) {
+    this.group = group;
+    this.division = division;
+    this.completions = completions;
+    this.requestTimeout = requestTimeout;
+    RaftProperties p = new RaftProperties();
+    // One attempt waits about one election for a reply, then the client tries the next replica;
+    // the whole request gives up after requestTimeout.
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
+    int attempts = (int) Math.max(1, requestTimeout.toMillis() / RETRY_SLEEP.toMillis());
+    this.client = RaftClient.newBuilder()
+        .setProperties(p)
+        .setRaftGroup(group.raftGroup())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
+            TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
+        .build();
+  }
+
+  public String name() {
+    return group.database();
+  }
+
+  public ReplicationGroup group() {
+    return group;
+  }
+
+  /** A transaction reading this node's replica. */
+  public ReplicatedTransaction begin() {
+    return new ReplicatedTransaction(this, replica().database());
+  }
+
+  /** The value of {@code key} in the default store, read through the leader (linearizable). */
+  public CompletionStage<byte[]> get(byte[] key) {
+    return get(Store.DEFAULT, key, ReadConsistency.LINEARIZABLE);
+  }
+
+  public CompletionStage<byte[]> get(String store, byte[] key, ReadConsistency consistency) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(consistency, "consistency");
+    if (consistency == ReadConsistency.LOCAL) {
+      CompletableFuture<byte[]> local = new CompletableFuture<>();
+      try {
+        Database db = replica().database();
+        Store s = db.findStore(store).orElse(null);
+        local.complete(s == null ? null : db.get(s, key));
+      } catch (RuntimeException e) {
+        local.completeExceptionally(e);
+      }
+      return local;
+    }
+    Message query = Message.valueOf(ByteString.copyFrom(ReadQuery.get(store, key)));
+    return client.async().sendReadOnly(query).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .handleAsync((reply, error) -> ReadQuery.readValue(content(reply, error, "read")), completions);
+  }
+
+  CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
+    Message entry = Message.valueOf(ByteString.copyFrom(commit.encode()));
+    return client.async().send(entry).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).handleAsync((reply, error) -> receipt(content(reply, error, "commit")), completions);
+  }
+
+  private static CommitReceipt receipt(byte[] content) {
+    ApplyOutcome outcome = ApplyOutcome.decode(content);
+    return switch (outcome.kind()) {
+      case COMMITTED -> new CommitReceipt(outcome.index(), false);
+      case DUPLICATE -> new CommitReceipt(outcome.index(), true);
+      case CONFLICTED -> throw new ReplicaConflictException(outcome.index(), outcome.detail());
+      case REFUSED -> throw new CommitRefusedException(outcome.index(), outcome.detail());
+    };
+  }
+
+  /** The reply's bytes, or the failure as one of this module's typed errors. */
+  private byte[] content(RaftClientReply reply, Throwable error, String what) {
+    if (error != null) {
+      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+      throw new ReplicaUnavailableException("replicated database '" + name() + "': the " + what
+          + " found no leader within its timeout (" + cause + "); a commit may or may not have been applied", cause);
+    }
+    if (!reply.isSuccess()) {
+      if (reply.getStateMachineException() != null && reply.getStateMachineException().getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new ReplicaUnavailableException("replicated database '" + name() + "': the " + what + " failed: " + reply.getException(),
+          reply.getException());
+    }
+    return reply.getMessage().getContent().toByteArray();
+  }
+
+  /** This replica's view of itself and its group. */
+  public ReplicaStatus status() {
+    DivisionInfo info = division.getInfo();
+    RaftPeerId leader = info.getLeaderId();
+    Map<String, Long> matches = new LinkedHashMap<>();
+    long[] indexes = info.isLeader() ? info.getFollowerMatchIndices() : null;
+    if (indexes != null) {
+      List<RaftPeerProto> followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()
+          .stream().map(f -> f.getId()).toList();
+      for (int i = 0; i < followers.size() && i < indexes.length; i++) {
+        matches.put(followers.get(i).getId().toStringUtf8(), indexes[i]);
+      }
+    }
+    SnapshotInfo snapshot = replica().getLatestSnapshot();
+    RaftPeerRole role = info.getCurrentRole();
+    return new ReplicaStatus(name(), division.getId().toString(), role.name(), leader == null ? null : leader.toString(),
+        info.getCurrentTerm(), info.getLastAppliedIndex(), snapshot == null ? 0 : snapshot.getIndex(),
+        division.getRaftLog().getStartIndex(), matches);
+  }
+
+  private ReplicaStateMachine replica() {
+    return (ReplicaStateMachine) division.getStateMachine();
+  }
+
+  void closeClient() {
+    try {
+      client.close();
+    } catch (IOException e) {
+      // closing a client only releases its channels; nothing to keep
+    }
+  }
+}

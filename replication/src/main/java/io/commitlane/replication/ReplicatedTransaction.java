@@ -1,0 +1,220 @@
+package io.commitlane.replication;
+
+import io.commitlane.storage.Cursor;
+import io.commitlane.storage.Database;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
+import io.commitlane.storage.Store;
+import io.commitlane.storage.Transaction;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A transaction on a replicated database: it reads one snapshot of this node's replica (plus its
+ * own writes), and its commit is validated by every replica at the commit's place in the group's
+ * log against every commit before it. Serializable, like a local transaction.
+ *
+ * <p>A read on a follower may be a few milliseconds behind the leader; that costs a conflict at
+ * commit, never a wrong result. Not thread-safe: one thread at a time. Always end it with {@link
+ * #commit()} or {@link #close()}.
+ */
+public final class ReplicatedTransaction implements AutoCloseable {
+  private static final Comparator<byte[]> BYTES = Arrays::compareUnsigned;
+
+  private final ReplicatedDatabase database;
+  private final Database local;
+  private final Transaction snapshot;
+  private final List<ReplicatedCommit.ReadKey> readKeys = new ArrayList<>();
+  private final List<ReplicatedCommit.ReadRange> readRanges = new ArrayList<>();
+  /** Its writes by store, in key order; a null value is a delete. */
+  private final Map<String, TreeMap<byte[], byte[]>> writes = new TreeMap<>();
+  private boolean ended;
+
+  ReplicatedTransaction(ReplicatedDatabase database, Database local) {
+    this.database = database;
+    this.local = local;
+    this.snapshot = local.begin();
+  }
+
+  /** The value of {@code key} in the default store, or null; the commit conflicts if another commit wrote it first. */
+  public byte[] get(byte[] key) {
+    return get(Store.DEFAULT, key);
+  }
+
+  /** The value of {@code key} in the named store, or null (also when the store does not exist yet). */
+  public byte[] get(String store, byte[] key) {
+    requireOpen();
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(key, "key");
+    TreeMap<byte[], byte[]> own = writes.get(store);
+    if (own != null && own.containsKey(key)) {
+      byte[] v = own.get(key);
+      return v == null ? null : v.clone();
+    }
+    readKeys.add(new ReplicatedCommit.ReadKey(store, key.clone()));
+    Store s = local.findStore(store).orElse(null);
+    return s == null ? null : snapshot.getUntracked(s, key);
+  }
+
+  /**
+   * The keys and values of {@code range} in the default store, with this transaction's own writes.
+   * The commit conflicts if another commit wrote a key in the part of the range that was read.
+   */
+  public List<KeyValue> list(KeyRange range) {
+    return list(Store.DEFAULT, range);
+  }
+
+  /** {@link #list(KeyRange)} in the named store ({@code range}'s own store is not used). */
+  public List<KeyValue> list(String store, KeyRange range) {
+    requireOpen();
+    Objects.requireNonNull(store, "store");
+    byte[] start = start(range);
+    byte[] end = end(range);
+    TreeMap<byte[], byte[]> own = writes.getOrDefault(store, new TreeMap<>(BYTES));
+    Map<byte[], byte[]> ownInRange = start == null && end == null ? own
+        : start == null ? own.headMap(end, false) : end == null ? own.tailMap(start, true) : own.subMap(start, true, end, false);
+    // Read enough of the snapshot that own deletes cannot leave the page short.
+    KeyRange snapshotRange = range.limit() == 0 ? range : range.limit(range.limit() + ownInRange.size());
+    TreeMap<byte[], byte[]> merged = new TreeMap<>(BYTES);
+    Store s = local.findStore(store).orElse(null);
+    if (s != null) {
+      try (Cursor c = snapshot.scanUntracked(snapshotRange.in(s))) {
+        while (c.hasNext()) {
+          KeyValue kv = c.next();
+          merged.put(kv.key(), kv.value());
+        }
+      }
+    }
+    for (Map.Entry<byte[], byte[]> w : ownInRange.entrySet()) {
+      if (w.getValue() == null) {
+        merged.remove(w.getKey());
+      } else {
+        merged.put(w.getKey().clone(), range.isKeysOnly() ? null : w.getValue().clone());
+      }
+    }
+    List<KeyValue> out = new ArrayList<>();
+    for (Map.Entry<byte[], byte[]> e : (range.isReverse() ? merged.descendingMap() : merged).entrySet()) {
+      if (range.limit() != 0 && out.size() == range.limit()) {
+        break;
+      }
+      out.add(new KeyValue(e.getKey(), e.getValue()));
+    }
+    trackRange(store, start, end, range, out);
+    return out;
+  }
+
+  /** A scan stopped by its limit covers only what it returned, as for local transactions. */
+  private void trackRange(String store, byte[] start, byte[] end, KeyRange range, List<KeyValue> out) {
+    if (range.limit() != 0 && out.size() == range.limit()) {
+      byte[] last = out.get(out.size() - 1).key();
+      if (range.isReverse()) {
+        start = last;
+      } else {
+        end = Arrays.copyOf(last, last.length + 1); // just past the last key returned
+      }
+    }
+    readRanges.add(new ReplicatedCommit.ReadRange(store, start, end));
+  }
+
+  private static byte[] start(KeyRange r) {
+    byte[] lower = r.lowerBound();
+    return lower == null || r.isLowerInclusive() ? lower : Arrays.copyOf(lower, lower.length + 1);
+  }
+
+  private static byte[] end(KeyRange r) {
+    byte[] upper = r.upperBound();
+    return upper == null || !r.isUpperInclusive() ? upper : Arrays.copyOf(upper, upper.length + 1);
+  }
+
+  public ReplicatedTransaction put(byte[] key, byte[] value) {
+    return put(Store.DEFAULT, key, value);
+  }
+
+  /** Buffers a put; a store that does not exist yet is created by the commit, on every replica. */
+  public ReplicatedTransaction put(String store, byte[] key, byte[] value) {
+    requireOpen();
+    Objects.requireNonNull(value, "value");
+    buffer(store, key, value.clone());
+    return this;
+  }
+
+  public ReplicatedTransaction remove(byte[] key) {
+    return remove(Store.DEFAULT, key);
+  }
+
+  public ReplicatedTransaction remove(String store, byte[] key) {
+    requireOpen();
+    buffer(store, key, null);
+    return this;
+  }
+
+  private void buffer(String store, byte[] key, byte[] value) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(key, "key");
+    writes.computeIfAbsent(store, s -> new TreeMap<>(BYTES)).put(key.clone(), value);
+  }
+
+  /**
+   * Proposes the commit to the group. The stage completes once a majority holds it and the leader
+   * applied it ({@link CommitReceipt}), or fails with {@link ReplicaConflictException} (run the
+   * transaction again), {@link CommitRefusedException}, or {@link ReplicaUnavailableException}
+   * (no leader in time: it may or may not have committed; use {@link #commit(byte[])} to resend
+   * safely).
+   */
+  public CompletionStage<CommitReceipt> commit() {
+    return commit(null);
+  }
+
+  /**
+   * {@link #commit()} with a request id: a commit with an id that committed before is answered
+   * from that first commit ({@link CommitReceipt#resent()}) and not applied again, whichever
+   * replica leads by then. Ids are kept for the replica's lifetime.
+   */
+  public CompletionStage<CommitReceipt> commit(byte[] requestId) {
+    requireOpen();
+    ended = true;
+    try {
+      byte[] applied = appliedInSnapshot();
+      long snapshotIndex = applied == null ? 0 : ReplicaRecords.readApplied(applied)[1];
+      List<ReplicatedCommit.Write> list = new ArrayList<>();
+      writes.forEach((store, kv) -> kv.forEach((k, v) -> list.add(new ReplicatedCommit.Write(store, k, v))));
+      ReplicatedCommit commit = new ReplicatedCommit(snapshotIndex, requestId == null ? null : requestId.clone(),
+          readKeys, readRanges, list);
+      return database.propose(commit);
+    } finally {
+      snapshot.close();
+    }
+  }
+
+  /** The applied position in the same snapshot the reads saw, so validation starts exactly after them. */
+  private byte[] appliedInSnapshot() {
+    List<KeyValue> r = snapshot.internalRecordsUntracked(ReplicaRecords.APPLIED,
+        Arrays.copyOf(ReplicaRecords.APPLIED, ReplicaRecords.APPLIED.length + 1));
+    return r.isEmpty() ? null : r.get(0).value();
+  }
+
+  /** Drops the buffered writes and the snapshot. */
+  public void abort() {
+    if (!ended) {
+      ended = true;
+      snapshot.close();
+    }
+  }
+
+  @Override
+  public void close() {
+    abort();
+  }
+
+  private void requireOpen() {
+    if (ended) {
+      throw new IllegalStateException("the transaction has ended (committed or aborted); begin a new one");
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.commitlane.replication;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Clients that commit through whichever replica is running, each a sequence of commits that write
+ * a new key {@code c<client>/<n>} and increment the client's counter {@code count/c<client>} by
+ * read-modify-write. Every commit carries a request id and is resent with it until it commits,
+ * through any replica, so the counter equals the number of acknowledged commits exactly when
+ * nothing was applied twice and nothing acknowledged was lost.
+ */
+final class CommitWorkload implements AutoCloseable {
+  private final ReplicaCluster cluster;
+  private final List<Thread> threads = new ArrayList<>();
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final AtomicLong acknowledged = new AtomicLong();
+  private final AtomicLong highestIndex = new AtomicLong();
+  /** Per client: how many of its commits were acknowledged. */
+  final Map<Integer, Long> acks = new ConcurrentHashMap<>();
+  /** Nanos of each acknowledgement, for the failover time. */
+  private final AtomicLong lastAckNanos = new AtomicLong();
+  final AtomicLong retries = new AtomicLong();
+
+  CommitWorkload(ReplicaCluster cluster, int clients) {
+    this.cluster = cluster;
+    for (int c = 0; c < clients; c++) {
+      int client = c;
+      acks.put(client, 0L);
+      Thread t = new Thread(() -> run(client), "workload-client-" + c);
+      t.setDaemon(true);
+      threads.add(t);
+      t.start();
+    }
+  }
+
+  private void run(int client) {
+    long n = 0;
+    int node = client % cluster.size();
+    while (running.get()) {
+      byte[] id = ("c" + client + "/" + n).getBytes(UTF_8);
+      while (running.get()) {
+        ReplicatedDatabase db = cluster.database(node);
+        if (db == null) {
+          node = (node + 1) % cluster.size();
+          continue;
+        }
+        try {
+          ReplicatedTransaction t = db.begin();
+          byte[] count = t.get(("count/c" + client).getBytes(UTF_8));
+          long next = (count == null ? 0 : Long.parseLong(new String(count, UTF_8))) + 1;
+          t.put(("count/c" + client).getBytes(UTF_8), Long.toString(next).getBytes(UTF_8));
+          t.put(id, ("v" + n).getBytes(UTF_8));
+          CommitReceipt r = t.commit(id).toCompletableFuture().get(60, TimeUnit.SECONDS);
+          highestIndex.accumulateAndGet(r.index(), Math::max);
+          acks.merge(client, 1L, Long::sum);
+          acknowledged.incrementAndGet();
+          lastAckNanos.set(System.nanoTime());
+          break;
+        } catch (Exception e) {
+          // A conflict (a lagging replica's snapshot), no leader yet, or a node stopped under the
+          // client: send the same request id again, through the next replica.
+          retries.incrementAndGet();
+          node = (node + 1) % cluster.size();
+        }
+      }
+      n++;
+    }
+  }
+
+  long acknowledged() {
+    return acknowledged.get();
+  }
+
+  long highestIndex() {
+    return highestIndex.get();
+  }
+
+  /** Waits until {@code count} more commits are acknowledged than when called; returns the nanos of the first of them. */
+  long awaitMore(long count, long timeoutMillis) throws InterruptedException {
+    long start = acknowledged.get();
+    long firstAt = 0;
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (acknowledged.get() < start + count) {
+      if (firstAt == 0 && acknowledged.get() > start) {
+        firstAt = lastAckNanos.get();
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new AssertionError("only " + (acknowledged.get() - start) + " of " + count + " commits acknowledged in " + timeoutMillis + " ms");
+      }
+      Thread.sleep(1);
+    }
+    return firstAt == 0 ? lastAckNanos.get() : firstAt;
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    running.set(false);
+    for (Thread t : threads) {
+      t.join(120_000);
+    }
+  }
+}
