@@ -1,54 +1,163 @@
 package io.commitlane.replication;
 
+import io.commitlane.storage.Cursor;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import io.commitlane.storage.Transaction;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 
 /**
- * A read that the leader answers after its read index (a linearizable read): the bytes of the
- * question and of the answer. A key read is {@code 'g', store length, store, key}; the answer is
- * {@code 0} for absent or {@code 1} followed by the value.
+ * Reads that a replica answers for a client that holds no replica: a key ({@code get}) or a page
+ * of a range ({@code scan}), each answered from one RocksDB snapshot together with the applied
+ * position of that snapshot, so the client knows exactly which commits its read saw. Sent to the
+ * leader, they wait for its read index first (linearizable).
  */
 final class ReadQuery {
   private static final byte GET = 'g';
+  private static final byte SCAN = 's';
+  /** Entries per answered page: a page stays far below Ratis's message limit. */
+  static final int PAGE = 1_000;
 
   private ReadQuery() {}
 
+  /** An answer: the applied index of the snapshot read, and what was found there. */
+  record Answer(long appliedIndex, byte[] value, List<KeyValue> entries) {}
+
   static byte[] get(String store, byte[] key) {
-    byte[] name = store.getBytes(StandardCharsets.UTF_8);
-    return ByteBuffer.allocate(1 + 2 + name.length + key.length).put(GET).putShort((short) name.length).put(name).put(key).array();
+    return encode(out -> {
+      out.writeByte(GET);
+      out.writeUTF(store);
+      writeBytes(out, key);
+    });
   }
 
+  /** A page of {@code [from, to)} in {@code store}: at most {@code limit} entries, from {@code to} down if reverse. */
+  static byte[] scan(String store, byte[] from, byte[] to, boolean reverse, int limit, boolean keysOnly) {
+    return encode(out -> {
+      out.writeByte(SCAN);
+      out.writeUTF(store);
+      writeBytes(out, from);
+      writeBytes(out, to);
+      out.writeBoolean(reverse);
+      out.writeInt(limit);
+      out.writeBoolean(keysOnly);
+    });
+  }
+
+  /** Answers {@code query} from one snapshot of {@code db}. */
   static byte[] answer(Database db, byte[] query) {
-    ByteBuffer b = ByteBuffer.wrap(query);
-    if (query.length < 3 || b.get() != GET) {
-      throw new MalformedEntryException("not a read this replica knows (" + query.length + " bytes)");
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(query)); Transaction snapshot = db.begin()) {
+      byte op = in.readByte();
+      String storeName = in.readUTF();
+      Store store = db.findStore(storeName).orElse(null);
+      long applied = appliedIn(snapshot);
+      if (op == GET) {
+        byte[] key = readBytes(in);
+        byte[] value = store == null ? null : snapshot.getUntracked(store, key);
+        return encode(out -> {
+          out.writeLong(applied);
+          writeBytes(out, value);
+        });
+      }
+      if (op == SCAN) {
+        byte[] from = readBytes(in);
+        byte[] to = readBytes(in);
+        boolean reverse = in.readBoolean();
+        int limit = Math.min(PAGE, Math.max(1, in.readInt()));
+        boolean keysOnly = in.readBoolean();
+        List<KeyValue> entries = new ArrayList<>();
+        if (store != null) {
+          KeyRange range = KeyRange.all();
+          range = from == null ? range : range.from(from);
+          range = to == null ? range : range.to(to);
+          range = reverse ? range.reverse() : range;
+          range = keysOnly ? range.keysOnly() : range;
+          try (Cursor c = snapshot.scanUntracked(range.limit(limit).in(store))) {
+            c.forEachRemaining(entries::add);
+          }
+        }
+        return encode(out -> {
+          out.writeLong(applied);
+          out.writeInt(entries.size());
+          for (KeyValue kv : entries) {
+            writeBytes(out, kv.key());
+            writeBytes(out, kv.value());
+          }
+        });
+      }
+      throw new MalformedEntryException("read operation '" + (char) op + "' is not known to this replica");
+    } catch (IOException e) {
+      throw new MalformedEntryException("a read that does not decode (" + query.length + " bytes): " + e.getMessage());
     }
-    int nameLength = Short.toUnsignedInt(b.getShort());
-    if (nameLength > b.remaining()) {
-      throw new MalformedEntryException("a store name of " + nameLength + " bytes in a read of " + query.length);
-    }
-    byte[] name = new byte[nameLength];
-    b.get(name);
-    byte[] key = Arrays.copyOfRange(query, b.position(), query.length);
-    Store store = db.findStore(new String(name, StandardCharsets.UTF_8)).orElse(null);
-    byte[] value = store == null ? null : db.get(store, key);
-    return value(value);
   }
 
-  static byte[] value(byte[] value) {
-    if (value == null) {
-      return new byte[] {0};
-    }
-    byte[] out = new byte[1 + value.length];
-    out[0] = 1;
-    System.arraycopy(value, 0, out, 1, value.length);
-    return out;
+  private static long appliedIn(Transaction snapshot) {
+    List<KeyValue> r = snapshot.internalRecordsUntracked(ReplicaRecords.APPLIED,
+        Arrays.copyOf(ReplicaRecords.APPLIED, ReplicaRecords.APPLIED.length + 1));
+    return r.isEmpty() ? 0 : ReplicaRecords.readApplied(r.get(0).value())[1];
   }
 
-  static byte[] readValue(byte[] answer) {
-    return answer.length == 0 || answer[0] == 0 ? null : Arrays.copyOfRange(answer, 1, answer.length);
+  static Answer readGet(byte[] answer) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(answer))) {
+      return new Answer(in.readLong(), readBytes(in), List.of());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static Answer readScan(byte[] answer) {
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(answer))) {
+      long applied = in.readLong();
+      int n = in.readInt();
+      List<KeyValue> entries = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        entries.add(new KeyValue(readBytes(in), readBytes(in)));
+      }
+      return new Answer(applied, null, entries);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface Writer {
+    void write(DataOutputStream out) throws IOException;
+  }
+
+  private static byte[] encode(Writer w) {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      w.write(out);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a byte array does not fail
+    }
+    return bytes.toByteArray();
+  }
+
+  private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+    if (b == null) {
+      out.writeInt(-1);
+    } else {
+      out.writeInt(b.length);
+      out.write(b);
+    }
+  }
+
+  private static byte[] readBytes(DataInputStream in) throws IOException {
+    int n = in.readInt();
+    if (n < -1 || n > in.available()) {
+      throw new IOException("a length of " + n + " with " + in.available() + " bytes left");
+    }
+    return n == -1 ? null : in.readNBytes(n);
   }
 }

@@ -56,13 +56,23 @@ public final class ReplicaNode implements AutoCloseable {
         .setStateMachineRegistry(groupId -> new ReplicaStateMachine(options))
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();
+    this.completions = completionThreads(settings.self().id());
+    server.start();
+  }
+
+  /** Two daemon threads where commits' and reads' stages complete. */
+  static ExecutorService completionThreads(String owner) {
     AtomicInteger threads = new AtomicInteger();
-    this.completions = Executors.newFixedThreadPool(2, r -> {
-      Thread t = new Thread(r, "commitlane-replica-" + settings.self().id() + "-completion-" + threads.incrementAndGet());
+    return Executors.newFixedThreadPool(2, r -> {
+      Thread t = new Thread(r, "commitlane-replica-" + owner + "-completion-" + threads.incrementAndGet());
       t.setDaemon(true);
       return t;
     });
-    server.start();
+  }
+
+  /** How long one attempt waits for a replica's reply before the client tries the next one. */
+  static Duration attemptTimeout(Duration electionTimeoutMax) {
+    return electionTimeoutMax.compareTo(Duration.ofSeconds(1)) > 0 ? electionTimeoutMax : Duration.ofSeconds(1);
   }
 
   /** Starts this node's Raft server; replicas found in its directory resume at once. */
@@ -116,8 +126,8 @@ public final class ReplicaNode implements AutoCloseable {
             throw new ReplicaUnavailableException("cannot create the replica of '" + group.database() + "': " + reply.getException());
           }
         }
-        Duration attempt = settings.electionTimeoutMax().compareTo(Duration.ofSeconds(1)) > 0 ? settings.electionTimeoutMax() : Duration.ofSeconds(1);
-        return new ReplicatedDatabase(group, server.getDivision(id), attempt, settings.requestTimeout(), completions);
+        return new ReplicatedDatabase(group, server.getDivision(id), attemptTimeout(settings.electionTimeoutMax()),
+            settings.requestTimeout(), completions, null);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot host the replica of '" + group.database() + "'", e);
       }
@@ -141,7 +151,7 @@ public final class ReplicaNode implements AutoCloseable {
   @Override
   public void close() {
     for (ReplicatedDatabase db : hosted.values()) {
-      db.closeClient();
+      db.close();
     }
     try {
       server.close();

@@ -11,7 +11,10 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -29,28 +32,34 @@ import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * A replicated database as seen from one node that holds a replica of it: transactions read this
- * replica and commit through the group's leader; reads outside transactions go to the leader
- * ({@link ReadConsistency#LINEARIZABLE}) or stay local ({@link ReadConsistency#LOCAL}).
+ * A replicated database, as seen from a node that holds a replica of it ({@link ReplicaNode#host})
+ * or from a client that holds none ({@link #connect}). Transactions read this node's replica, or
+ * the leader for a client, and commit through the group's leader; reads outside transactions go
+ * to the leader ({@link ReadConsistency#LINEARIZABLE}) or stay on the local replica ({@link
+ * ReadConsistency#LOCAL}).
  *
- * <p>Stages complete on the node's completion threads, never on a Ratis transport thread or the
- * common pool.
+ * <p>Stages complete on the node's (or the client's) completion threads, never on a Ratis
+ * transport thread or the common pool.
  */
-public final class ReplicatedDatabase {
+public final class ReplicatedDatabase implements AutoCloseable {
   /** How often a request to an unreachable group is tried again within its timeout. */
   private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
 
   private final ReplicationGroup group;
+  /** This node's replica; null for a client that holds none. */
   private final RaftServer.Division division;
+  /** The completion threads a client handle owns; null when the node's are used. */
+  private final ExecutorService ownCompletions;
   private final RaftClient client;
   private final Executor completions;
   private final Duration requestTimeout;
 
   ReplicatedDatabase(ReplicationGroup group, RaftServer.Division division, Duration attemptTimeout,
-      Duration requestTimeout, Executor completions) {
+      Duration requestTimeout, Executor completions, ExecutorService ownCompletions) {
     this.group = group;
     this.division = division;
     this.completions = completions;
+    this.ownCompletions = ownCompletions;
     this.requestTimeout = requestTimeout;
     RaftProperties p = new RaftProperties();
     // One attempt waits about one election for a reply, then the client tries the next replica;
@@ -65,6 +74,18 @@ public final class ReplicatedDatabase {
         .build();
   }
 
+  /**
+   * A handle for a process that holds no replica: transactions read through the leader (each
+   * read a round trip), commits and linearizable reads as from a replica. Close it when done.
+   *
+   * @param requestTimeout how long a commit or a read waits for a leader before it fails with
+   *     {@link ReplicaUnavailableException}
+   */
+  public static ReplicatedDatabase connect(ReplicationGroup group, Duration requestTimeout) {
+    ExecutorService own = ReplicaNode.completionThreads("client-" + group.database());
+    return new ReplicatedDatabase(group, null, ReplicaNode.attemptTimeout(Duration.ZERO), requestTimeout, own, own);
+  }
+
   public String name() {
     return group.database();
   }
@@ -73,9 +94,27 @@ public final class ReplicatedDatabase {
     return group;
   }
 
-  /** A transaction reading this node's replica. */
+  /** A transaction reading this node's replica, or the leader from a client without one. */
   public ReplicatedTransaction begin() {
-    return new ReplicatedTransaction(this, replica().database());
+    SnapshotReads reads = division == null ? new LeaderReads(this::readThroughLeader) : new LocalSnapshotReads(replica().database());
+    return new ReplicatedTransaction(this, reads);
+  }
+
+  /** A transaction's read, sent to the leader and waited for on the transaction's thread. */
+  private byte[] readThroughLeader(byte[] query) {
+    try {
+      return client.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(query)))
+          .handle((reply, error) -> content(reply, error, "read"))
+          .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof RuntimeException r ? r : new ReplicaUnavailableException("read failed", e.getCause());
+    } catch (TimeoutException e) {
+      throw new ReplicaUnavailableException("replicated database '" + name() + "': a read found no leader within "
+          + requestTimeout.toMillis() + " ms", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ReplicaUnavailableException("interrupted while reading through the leader", e);
+    }
   }
 
   /** The value of {@code key} in the default store, read through the leader (linearizable). */
@@ -89,6 +128,11 @@ public final class ReplicatedDatabase {
     Objects.requireNonNull(consistency, "consistency");
     if (consistency == ReadConsistency.LOCAL) {
       CompletableFuture<byte[]> local = new CompletableFuture<>();
+      if (division == null) {
+        local.completeExceptionally(new IllegalStateException(
+            "a client handle holds no replica to read locally; read LINEARIZABLE, through the leader"));
+        return local;
+      }
       try {
         Database db = replica().database();
         Store s = db.findStore(store).orElse(null);
@@ -100,7 +144,7 @@ public final class ReplicatedDatabase {
     }
     Message query = Message.valueOf(ByteString.copyFrom(ReadQuery.get(store, key)));
     return client.async().sendReadOnly(query).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .handleAsync((reply, error) -> ReadQuery.readValue(content(reply, error, "read")), completions);
+        .handleAsync((reply, error) -> ReadQuery.readGet(content(reply, error, "read")).value(), completions);
   }
 
   CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
@@ -135,7 +179,11 @@ public final class ReplicatedDatabase {
     return reply.getMessage().getContent().toByteArray();
   }
 
-  /** This replica's view of itself and its group. */
+  /**
+   * This replica's view of itself and its group.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
   public ReplicaStatus status() {
     DivisionInfo info = division.getInfo();
     RaftPeerId leader = info.getLeaderId();
@@ -156,14 +204,26 @@ public final class ReplicatedDatabase {
   }
 
   private ReplicaStateMachine replica() {
+    if (division == null) {
+      throw new IllegalStateException("a client handle holds no replica of '" + name() + "'");
+    }
     return (ReplicaStateMachine) division.getStateMachine();
   }
 
-  void closeClient() {
+  /**
+   * Closes a client handle: its connections and completion threads. A handle from {@link
+   * ReplicaNode#host} is closed with its node; closing it here only closes its connections.
+   */
+  @Override
+  public void close() {
     try {
       client.close();
     } catch (IOException e) {
       // closing a client only releases its channels; nothing to keep
+    } finally {
+      if (ownCompletions != null) {
+        ownCompletions.shutdown();
+      }
     }
   }
 }

@@ -1,11 +1,8 @@
 package io.commitlane.replication;
 
-import io.commitlane.storage.Cursor;
-import io.commitlane.storage.Database;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;
-import io.commitlane.storage.Transaction;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -16,9 +13,10 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 
 /**
- * A transaction on a replicated database: it reads one snapshot of this node's replica (plus its
- * own writes), and its commit is validated by every replica at the commit's place in the group's
- * log against every commit before it. Serializable, like a local transaction.
+ * A transaction on a replicated database: it reads one snapshot of this node's replica (or, from
+ * a client without a replica, reads through the leader), plus its own writes, and its commit is
+ * validated by every replica at the commit's place in the group's log against every commit
+ * before it. Serializable, like a local transaction.
  *
  * <p>A read on a follower may be a few milliseconds behind the leader; that costs a conflict at
  * commit, never a wrong result. Not thread-safe: one thread at a time. Always end it with {@link
@@ -28,18 +26,16 @@ public final class ReplicatedTransaction implements AutoCloseable {
   private static final Comparator<byte[]> BYTES = Arrays::compareUnsigned;
 
   private final ReplicatedDatabase database;
-  private final Database local;
-  private final Transaction snapshot;
+  private final SnapshotReads snapshot;
   private final List<ReplicatedCommit.ReadKey> readKeys = new ArrayList<>();
   private final List<ReplicatedCommit.ReadRange> readRanges = new ArrayList<>();
   /** Its writes by store, in key order; a null value is a delete. */
   private final Map<String, TreeMap<byte[], byte[]>> writes = new TreeMap<>();
   private boolean ended;
 
-  ReplicatedTransaction(ReplicatedDatabase database, Database local) {
+  ReplicatedTransaction(ReplicatedDatabase database, SnapshotReads snapshot) {
     this.database = database;
-    this.local = local;
-    this.snapshot = local.begin();
+    this.snapshot = snapshot;
   }
 
   /** The value of {@code key} in the default store, or null; the commit conflicts if another commit wrote it first. */
@@ -58,8 +54,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
       return v == null ? null : v.clone();
     }
     readKeys.add(new ReplicatedCommit.ReadKey(store, key.clone()));
-    Store s = local.findStore(store).orElse(null);
-    return s == null ? null : snapshot.getUntracked(s, key);
+    return snapshot.get(store, key);
   }
 
   /**
@@ -82,14 +77,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
     // Read enough of the snapshot that own deletes cannot leave the page short.
     KeyRange snapshotRange = range.limit() == 0 ? range : range.limit(range.limit() + ownInRange.size());
     TreeMap<byte[], byte[]> merged = new TreeMap<>(BYTES);
-    Store s = local.findStore(store).orElse(null);
-    if (s != null) {
-      try (Cursor c = snapshot.scanUntracked(snapshotRange.in(s))) {
-        while (c.hasNext()) {
-          KeyValue kv = c.next();
-          merged.put(kv.key(), kv.value());
-        }
-      }
+    for (KeyValue kv : snapshot.scan(store, snapshotRange)) {
+      merged.put(kv.key(), kv.value());
     }
     for (Map.Entry<byte[], byte[]> w : ownInRange.entrySet()) {
       if (w.getValue() == null) {
@@ -180,8 +169,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
     requireOpen();
     ended = true;
     try {
-      byte[] applied = appliedInSnapshot();
-      long snapshotIndex = applied == null ? 0 : ReplicaRecords.readApplied(applied)[1];
+      long snapshotIndex = snapshot.snapshotIndex();
       List<ReplicatedCommit.Write> list = new ArrayList<>();
       writes.forEach((store, kv) -> kv.forEach((k, v) -> list.add(new ReplicatedCommit.Write(store, k, v))));
       ReplicatedCommit commit = new ReplicatedCommit(snapshotIndex, requestId == null ? null : requestId.clone(),
@@ -190,13 +178,6 @@ public final class ReplicatedTransaction implements AutoCloseable {
     } finally {
       snapshot.close();
     }
-  }
-
-  /** The applied position in the same snapshot the reads saw, so validation starts exactly after them. */
-  private byte[] appliedInSnapshot() {
-    List<KeyValue> r = snapshot.internalRecordsUntracked(ReplicaRecords.APPLIED,
-        Arrays.copyOf(ReplicaRecords.APPLIED, ReplicaRecords.APPLIED.length + 1));
-    return r.isEmpty() ? null : r.get(0).value();
   }
 
   /** Drops the buffered writes and the snapshot. */

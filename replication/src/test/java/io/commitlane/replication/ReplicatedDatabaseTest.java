@@ -138,4 +138,33 @@ class ReplicatedDatabaseTest {
     assertInstanceOf(CommitRefusedException.class, refused.getCause());
     assertNull(await(cluster.database(1).get(b("also"))));
   }
+
+  @Test
+  void aClientWithoutAReplicaReadsThroughTheLeaderAndConflictsLikeAReplica() throws Exception {
+    cluster.awaitLeader(WAIT);
+    try (ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
+      ReplicatedTransaction fill = client.begin();
+      for (int i = 0; i < 2_500; i++) {
+        fill.put(b(String.format("item/%05d", i)), b("v" + i));
+      }
+      await(fill.commit());
+
+      ReplicatedTransaction reader = client.begin();
+      List<KeyValue> all = reader.list(KeyRange.prefix(b("item/")));
+      assertEquals(2_500, all.size(), "a scan longer than one page reads every page");
+      assertEquals("item/02499", new String(all.get(2_499).key(), UTF_8));
+      assertEquals(List.of("item/02499", "item/02498"),
+          reader.list(KeyRange.prefix(b("item/")).reverse().limit(2)).stream().map(kv -> new String(kv.key(), UTF_8)).toList());
+      assertArrayEquals(b("v7"), reader.get(b("item/00007")));
+      reader.put(b("item-count"), b("2500"));
+      await(cluster.database(0).begin().put(b("item/99999"), b("late")).commit());
+      CompletionException lost = assertThrows(CompletionException.class, () -> reader.commit().toCompletableFuture().join());
+      assertInstanceOf(ReplicaConflictException.class, lost.getCause());
+
+      assertArrayEquals(b("late"), await(client.get(b("item/99999"))));
+      CompletionException local = assertThrows(CompletionException.class,
+          () -> client.get("default", b("item/99999"), ReadConsistency.LOCAL).toCompletableFuture().join());
+      assertInstanceOf(IllegalStateException.class, local.getCause());
+    }
+  }
 }
