@@ -14,6 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import io.commitlane.replication.internal.SnapshotCatchUpRpcType;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
@@ -86,6 +88,7 @@ public final class ReplicaNode implements AutoCloseable {
 
   private static RaftProperties properties(ReplicaNodeSettings s) {
     RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, new SnapshotCatchUpRpcType());
     RaftServerConfigKeys.setStorageDir(p, List.of(s.directory().resolve("raft").toFile()));
     GrpcConfigKeys.Server.setHost(p, s.self().host());
     GrpcConfigKeys.Server.setPort(p, s.self().port());
@@ -96,9 +99,8 @@ public final class ReplicaNode implements AutoCloseable {
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
     RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(s.logSegmentBytes()));
-    // Keep some entries below each snapshot: a follower just behind the purge point then catches
-    // up from the log. Ratis 3.2.2 can stop sending to a follower whose next entry is exactly the
-    // first one the leader kept (fixed upstream after 3.2.2).
+    // Keep some entries below each snapshot: a follower just behind the purge point catches up
+    // from the log rather than from a whole snapshot.
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(1024, s.snapshotEveryEntries() / 10)));
     RaftServerConfigKeys.Log.setPurgePreservationLogNum(p, Math.max(200, s.snapshotEveryEntries() / 4));
     // A read through the leader waits for its read index: it sees every commit acknowledged before it.

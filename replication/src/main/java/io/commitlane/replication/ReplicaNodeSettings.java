@@ -52,8 +52,8 @@ public record ReplicaNodeSettings(
     if (max * 2 < min * 3) {
       errors.add(new SettingError("election-timeout-max", max + " ms", "at least 1.5x election-timeout-min (" + min + " ms)"));
     }
-    if (snapshotEveryEntries < 1_000) {
-      errors.add(new SettingError("snapshot-every-entries", snapshotEveryEntries, "at least 1000"));
+    if (snapshotEveryEntries < 100) {
+      errors.add(new SettingError("snapshot-every-entries", snapshotEveryEntries, "at least 100"));
     }
     if (requestTimeout.toMillis() < max) {
       errors.add(new SettingError("request-timeout", requestTimeout.toMillis() + " ms",

@@ -4,6 +4,7 @@ import io.commitlane.storage.Database;
 import io.commitlane.storage.Store;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +20,10 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos.LogInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -201,6 +205,40 @@ public final class ReplicatedDatabase implements AutoCloseable {
     return new ReplicaStatus(name(), division.getId().toString(), role.name(), leader == null ? null : leader.toString(),
         info.getCurrentTerm(), info.getLastAppliedIndex(), snapshot == null ? 0 : snapshot.getIndex(),
         division.getRaftLog().getStartIndex(), matches);
+  }
+
+  /**
+   * Every replica of the group as it answers now, asked over the network (1 s each, without
+   * retries): role, leader, term, log, commit and applied indexes. What {@code ./commitlane
+   * replica status} prints; works from a client handle too.
+   */
+  public List<ReplicaReport> groupStatus() {
+    List<ReplicaReport> reports = new ArrayList<>();
+    RaftProperties p = new RaftProperties();
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
+    try (RaftClient admin = RaftClient.newBuilder().setProperties(p).setRaftGroup(group.raftGroup())
+        .setRetryPolicy(RetryPolicies.noRetry()).build()) {
+      for (ReplicaPeer peer : group.voters()) {
+        try {
+          GroupInfoReply info = admin.getGroupManagementApi(RaftPeerId.valueOf(peer.id())).info(group.groupId());
+          RoleInfoProto role = info.getRoleInfoProto();
+          String leader = switch (role.getRole()) {
+            case LEADER -> peer.id();
+            case FOLLOWER, LISTENER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
+            default -> null;
+          };
+          LogInfoProto log = info.getLogInfoProto();
+          reports.add(new ReplicaReport(peer.id(), true, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
+              log.getLastEntry().getTerm(), log.getLastEntry().getIndex(), log.getCommitted().getIndex(),
+              log.getApplied().getIndex(), log.getLastSnapshot().getIndex(), null));
+        } catch (IOException | RuntimeException e) {
+          reports.add(ReplicaReport.unreachable(peer.id(), e.toString()));
+        }
+      }
+    } catch (IOException e) {
+      // closing the status client only releases its channels
+    }
+    return reports;
   }
 
   private ReplicaStateMachine replica() {

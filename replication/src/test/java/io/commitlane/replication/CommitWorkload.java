@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntFunction;
 
 /**
  * Clients that commit through whichever replica is running, each a sequence of commits that write
@@ -18,7 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * nothing was applied twice and nothing acknowledged was lost.
  */
 final class CommitWorkload implements AutoCloseable {
-  private final ReplicaCluster cluster;
+  private final IntFunction<ReplicatedDatabase> handles;
+  private final int nodes;
   private final List<Thread> threads = new ArrayList<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final AtomicLong acknowledged = new AtomicLong();
@@ -30,7 +32,13 @@ final class CommitWorkload implements AutoCloseable {
   final AtomicLong retries = new AtomicLong();
 
   CommitWorkload(ReplicaCluster cluster, int clients) {
-    this.cluster = cluster;
+    this(cluster::database, cluster.size(), clients);
+  }
+
+  /** Clients that commit through {@code handles.apply(node)}, trying the next node when one is null or fails. */
+  CommitWorkload(IntFunction<ReplicatedDatabase> handles, int nodes, int clients) {
+    this.handles = handles;
+    this.nodes = nodes;
     for (int c = 0; c < clients; c++) {
       int client = c;
       acks.put(client, 0L);
@@ -43,13 +51,13 @@ final class CommitWorkload implements AutoCloseable {
 
   private void run(int client) {
     long n = 0;
-    int node = client % cluster.size();
+    int node = client % nodes;
     while (running.get()) {
       byte[] id = ("c" + client + "/" + n).getBytes(UTF_8);
       while (running.get()) {
-        ReplicatedDatabase db = cluster.database(node);
+        ReplicatedDatabase db = handles.apply(node);
         if (db == null) {
-          node = (node + 1) % cluster.size();
+          node = (node + 1) % nodes;
           continue;
         }
         try {
@@ -68,7 +76,7 @@ final class CommitWorkload implements AutoCloseable {
           // A conflict (a lagging replica's snapshot), no leader yet, or a node stopped under the
           // client: send the same request id again, through the next replica.
           retries.incrementAndGet();
-          node = (node + 1) % cluster.size();
+          node = (node + 1) % nodes;
         }
       }
       n++;

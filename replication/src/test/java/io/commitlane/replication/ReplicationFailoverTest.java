@@ -69,7 +69,7 @@ class ReplicationFailoverTest {
   void aReplicaRestartedWithAnEmptyDirectoryCatchesUpFromASnapshot() throws Exception {
     try (ReplicaCluster cluster = new ReplicaCluster(dir, 3, s -> s
         .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600))
-        .withSnapshotEveryEntries(1_000)
+        .withSnapshotEveryEntries(200)
         .withLogSegmentBytes(64 * 1024))) {
       CommitWorkload load = new CommitWorkload(cluster, 4);
       try {
@@ -78,7 +78,7 @@ class ReplicationFailoverTest {
         int victim = (leader + 1) % 3;
         cluster.stop(victim);
         // Enough commits that every live replica snapshots and purges the entries the victim lacks.
-        load.awaitMore(1_500, WAIT.toMillis() * 2);
+        load.awaitMore(600, WAIT.toMillis());
         for (int i = 0; i < 3; i++) {
           if (i != victim) {
             assertTrue(cluster.database(i).status().logStartIndex() > 1,

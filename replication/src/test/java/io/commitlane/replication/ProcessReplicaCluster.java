@@ -1,0 +1,154 @@
+package io.commitlane.replication;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Replica nodes as child JVMs on loopback addresses (one {@link ReplicaNodeProcess} each), so a
+ * node can be killed with SIGKILL, frozen with SIGSTOP and thawed with SIGCONT, or restarted with
+ * its directory wiped; the test process talks to them as a client.
+ */
+final class ProcessReplicaCluster implements AutoCloseable {
+  private final Path root;
+  private final long snapshotEvery;
+  private final List<ReplicaPeer> peers = new ArrayList<>();
+  private final Process[] processes;
+
+  ProcessReplicaCluster(Path root, int size, long snapshotEvery) throws IOException, InterruptedException {
+    this.root = root;
+    this.snapshotEvery = snapshotEvery;
+    for (int i = 0; i < size; i++) {
+      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", freePort()));
+    }
+    processes = new Process[size];
+    for (int i = 0; i < size; i++) {
+      start(i);
+    }
+  }
+
+  ReplicationGroup group() {
+    return new ReplicationGroup(ReplicaCluster.DATABASE, peers);
+  }
+
+  int size() {
+    return processes.length;
+  }
+
+  Path directory(int i) {
+    return root.resolve(peers.get(i).id());
+  }
+
+  void start(int i) throws IOException, InterruptedException {
+    Path dir = directory(i);
+    Path tmp = root.resolve(peers.get(i).id() + "-tmp"); // the child's RocksDB native library, removed with root
+    Files.createDirectories(tmp);
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-Djava.io.tmpdir=" + tmp,
+        "-cp", System.getProperty("java.class.path"), ReplicaNodeProcess.class.getName(),
+        peers.get(i).id(), dir.toString(), ReplicaNodeProcess.formatPeers(peers), Long.toString(snapshotEvery));
+    pb.redirectErrorStream(true);
+    Path log = root.resolve(peers.get(i).id() + ".log"); // every start appends: read it when a test fails
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
+    long offset = Files.exists(log) ? Files.size(log) : 0;
+    Process p = pb.start();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!readySince(log, offset)) {
+      if (!p.isAlive()) {
+        throw new IllegalStateException("replica process " + peers.get(i).id() + " ended before it was ready: exit "
+            + p.exitValue() + "; see " + log);
+      }
+      if (System.nanoTime() > deadline) {
+        p.destroyForcibly();
+        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in 60 s; see " + log);
+      }
+      Thread.sleep(20); // the child prints READY once it hosts the group
+    }
+    processes[i] = p;
+  }
+
+  private static boolean readySince(Path log, long offset) throws IOException {
+    if (!Files.exists(log)) {
+      return false;
+    }
+    byte[] all = Files.readAllBytes(log);
+    String tail = new String(all, (int) Math.min(offset, all.length), (int) (all.length - Math.min(offset, all.length)), StandardCharsets.UTF_8);
+    return tail.contains("READY\n");
+  }
+
+  /** SIGKILL: the process ends at once, with whatever its files hold. */
+  void kill(int i) throws InterruptedException {
+    processes[i].destroyForcibly();
+    processes[i].waitFor(30, TimeUnit.SECONDS);
+    processes[i] = null;
+  }
+
+  /** SIGSTOP: the process stops running but keeps its sockets and state. */
+  void freeze(int i) throws IOException, InterruptedException {
+    signal(i, "-STOP");
+  }
+
+  /** SIGCONT after {@link #freeze}. */
+  void thaw(int i) throws IOException, InterruptedException {
+    signal(i, "-CONT");
+  }
+
+  private void signal(int i, String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", signal, Long.toString(processes[i].pid())).start();
+    if (kill.waitFor() != 0) {
+      throw new IllegalStateException("kill " + signal + " failed for " + peers.get(i).id());
+    }
+  }
+
+  /** Closes the node's input: it closes its replica and exits. */
+  void stop(int i) throws InterruptedException, IOException {
+    processes[i].getOutputStream().close();
+    if (!processes[i].waitFor(60, TimeUnit.SECONDS)) {
+      processes[i].destroyForcibly();
+    }
+    processes[i] = null;
+  }
+
+  /** The node that leads, as the replicas answer over the network; -1 if none within {@code timeout}. */
+  int awaitLeader(ReplicatedDatabase client, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < deadline) {
+      for (ReplicaReport r : client.groupStatus()) {
+        if ("LEADER".equals(r.role())) {
+          return peers.indexOf(peers.stream().filter(p -> p.id().equals(r.replica())).findFirst().orElseThrow());
+        }
+      }
+      Thread.sleep(50); // an election runs on the replicas' own timers
+    }
+    return -1;
+  }
+
+  @Override
+  public void close() {
+    for (int i = 0; i < processes.length; i++) {
+      if (processes[i] != null) {
+        processes[i].destroyForcibly();
+        try {
+          processes[i].waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket s = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+}

@@ -1,0 +1,134 @@
+package io.commitlane.replication;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.commitlane.storage.Database;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Replica nodes as separate processes under the faults a machine really has: SIGKILL of the
+ * leader, of a follower, of every node at once; SIGSTOP of the leader for longer than the
+ * election timeout; a node restarted with its directory gone. A client in this process runs
+ * exactly-once commits and a register that one writer sets and readers read linearizably.
+ * Afterwards: no stale or future read, every acknowledged commit present once, and every
+ * replica's database the same.
+ */
+class ReplicationCrashTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  /** Kept when the test fails: each node's log is there ({@code n0.log}, ...). */
+  @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir;
+
+  @Test
+  void noAcknowledgedCommitIsLostOrAppliedTwiceAndNoReadIsStaleUnderKillsFreezesAndWipes() throws Exception {
+    try (ProcessReplicaCluster cluster = new ProcessReplicaCluster(dir, 3, 200);
+        ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
+      CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
+      RegisterHistory register = new RegisterHistory(client, 2);
+      try {
+        load.awaitMore(100, WAIT.toMillis());
+
+        int leader = cluster.awaitLeader(client, WAIT);
+        cluster.kill(leader);
+        load.awaitMore(100, WAIT.toMillis());
+        cluster.start(leader);
+
+        int frozen = cluster.awaitLeader(client, WAIT);
+        cluster.freeze(frozen);
+        load.awaitMore(100, WAIT.toMillis()); // the others elected a leader while it was frozen
+        assertNotEquals(frozen, cluster.awaitLeader(client, WAIT));
+        cluster.thaw(frozen); // a deposed leader: it must step down, not answer reads
+        load.awaitMore(100, WAIT.toMillis());
+
+        int follower = (cluster.awaitLeader(client, WAIT) + 1) % 3;
+        cluster.kill(follower);
+        load.awaitMore(400, WAIT.toMillis()); // the others snapshot and purge what it lacks
+        Directories.delete(cluster.directory(follower));
+        cluster.start(follower);
+        load.awaitMore(100, WAIT.toMillis());
+
+        for (int i = 0; i < 3; i++) {
+          cluster.kill(i);
+        }
+        for (int i = 0; i < 3; i++) {
+          cluster.start(i);
+        }
+        load.awaitMore(100, WAIT.toMillis());
+      } finally {
+        load.close();
+        register.close();
+      }
+      List<String> violations = register.violations();
+      assertTrue(violations.isEmpty(), violations.size() + " of " + register.reads() + " reads break linearizability: "
+          + violations.subList(0, Math.min(5, violations.size())));
+      assertTrue(register.acknowledgedWrites() > 0 && register.reads() > 0, "the register was written and read");
+      assertEveryCommitOnceThroughTheLeader(client, load);
+      awaitEqualApplied(client);
+      for (int i = 0; i < 3; i++) {
+        cluster.stop(i);
+      }
+      assertReplicasEqual(cluster);
+    }
+  }
+
+  private static void assertEveryCommitOnceThroughTheLeader(ReplicatedDatabase client, CommitWorkload load) throws Exception {
+    for (Map.Entry<Integer, Long> c : load.acks.entrySet()) {
+      byte[] count = client.get(("count/c" + c.getKey()).getBytes(UTF_8)).toCompletableFuture().get();
+      assertEquals(c.getValue(), count == null ? 0 : Long.parseLong(new String(count, UTF_8)),
+          "client " + c.getKey() + ": acknowledged commits against its counter (lost or applied twice)");
+      for (long n = 0; n < c.getValue(); n += 37) {
+        byte[] v = client.get(("c" + c.getKey() + "/" + n).getBytes(UTF_8)).toCompletableFuture().get();
+        assertEquals("v" + n, v == null ? null : new String(v, UTF_8), "acknowledged commit c" + c.getKey() + "/" + n);
+      }
+    }
+  }
+
+  /** Waits until every replica applied what the leader committed. */
+  private static void awaitEqualApplied(ReplicatedDatabase client) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      List<ReplicaReport> reports = client.groupStatus();
+      long committed = reports.stream().mapToLong(ReplicaReport::committedIndex).max().orElse(0);
+      if (reports.stream().allMatch(r -> r.reachable() && r.appliedIndex() >= committed)) {
+        return;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("replicas did not converge: " + client.groupStatus());
+  }
+
+  /** Opens each stopped replica's database read-only and compares every key and value. */
+  private static void assertReplicasEqual(ProcessReplicaCluster cluster) throws Exception {
+    List<KeyValue> first = null;
+    for (int i = 0; i < cluster.size(); i++) {
+      Path db;
+      try (Stream<Path> found = Files.find(cluster.directory(i), 6, (p, a) -> p.endsWith("sm/db"))) {
+        db = found.findFirst().orElseThrow();
+      }
+      List<KeyValue> all;
+      try (Database d = Database.openReadOnly(db)) {
+        all = d.list(KeyRange.all());
+      }
+      if (first == null) {
+        first = all;
+        assertTrue(all.size() > 500, "replica 0 holds the history: " + all.size() + " keys");
+      } else {
+        assertEquals(first.size(), all.size(), "replica " + i + " key count");
+        assertEquals(first, all, "replica " + i + " differs from replica 0");
+      }
+    }
+  }
+}
