@@ -21,6 +21,7 @@ import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -117,13 +118,31 @@ public final class ReplicaNode implements AutoCloseable {
   public ReplicatedDatabase host(ReplicationGroup group) {
     if (!group.hasVoter(settings.self().id())) {
       throw new InvalidSettingsException(List.of(new SettingError("voters", group.voters(),
-          "must include this node (" + settings.self().id() + ") to host a replica of '" + group.database() + "'")));
+          "must include this node (" + settings.self().id() + ") to host a replica of '" + group.database()
+              + "'; to add this node to a running group, use join")));
     }
+    return hosted(group, group.raftGroup());
+  }
+
+  /**
+   * Hosts a new, empty replica of a running group that this node is not a member of yet: it takes
+   * no part until a member adds it ({@link ReplicatedDatabase#addReplica}), then catches up from
+   * the leader (by a snapshot if the leader purged its early log). {@code group} names the
+   * current voters, through which this node's handle reaches the leader; after a restart, host
+   * the replica with {@link #host} and the group as it is now.
+   */
+  public ReplicatedDatabase join(ReplicationGroup group) {
+    // An empty initial configuration: the replica waits for the leader's configuration entry
+    // instead of starting elections of its own.
+    return hosted(group, RaftGroup.valueOf(group.groupId()));
+  }
+
+  private ReplicatedDatabase hosted(ReplicationGroup group, RaftGroup initial) {
     return hosted.computeIfAbsent(group.groupId(), id -> {
       try {
         if (!contains(id)) {
           RaftClientReply reply = server.groupManagement(GroupManagementRequest.newAdd(
-              adminClient, server.getId(), adminCalls.incrementAndGet(), group.raftGroup()));
+              adminClient, server.getId(), adminCalls.incrementAndGet(), initial));
           if (!reply.isSuccess()) {
             throw new ReplicaUnavailableException("cannot create the replica of '" + group.database() + "': " + reply.getException());
           }

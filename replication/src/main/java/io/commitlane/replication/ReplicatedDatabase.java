@@ -4,7 +4,10 @@ import io.commitlane.storage.Database;
 import io.commitlane.storage.Store;
 import java.io.IOException;
 import java.time.Duration;
+import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +27,9 @@ import org.apache.ratis.proto.RaftProtos.LogInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -213,32 +219,110 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * replica status} prints; works from a client handle too.
    */
   public List<ReplicaReport> groupStatus() {
+    List<RaftPeer> peers = new ArrayList<>(group.raftGroup().getPeers());
+    if (division != null) {
+      peers = new ArrayList<>(division.getRaftConf().getCurrentPeers());
+      peers.addAll(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER));
+    }
+    return groupStatusOf(peers);
+  }
+
+  /** Each of {@code peers} as it answers now. */
+  private List<ReplicaReport> groupStatusOf(List<RaftPeer> peers) {
     List<ReplicaReport> reports = new ArrayList<>();
     RaftProperties p = new RaftProperties();
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
-    try (RaftClient admin = RaftClient.newBuilder().setProperties(p).setRaftGroup(group.raftGroup())
+    try (RaftClient admin = RaftClient.newBuilder().setProperties(p).setRaftGroup(RaftGroup.valueOf(group.groupId(), peers))
         .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-      for (ReplicaPeer peer : group.voters()) {
+      for (RaftPeer raftPeer : peers) {
+        String peerId = raftPeer.getId().toString();
         try {
-          GroupInfoReply info = admin.getGroupManagementApi(RaftPeerId.valueOf(peer.id())).info(group.groupId());
+          GroupInfoReply info = admin.getGroupManagementApi(RaftPeerId.valueOf(peerId)).info(group.groupId());
           RoleInfoProto role = info.getRoleInfoProto();
           String leader = switch (role.getRole()) {
-            case LEADER -> peer.id();
+            case LEADER -> peerId;
             case FOLLOWER, LISTENER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
             default -> null;
           };
           LogInfoProto log = info.getLogInfoProto();
-          reports.add(new ReplicaReport(peer.id(), true, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
+          reports.add(new ReplicaReport(peerId, true, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
               log.getLastEntry().getTerm(), log.getLastEntry().getIndex(), log.getCommitted().getIndex(),
               log.getApplied().getIndex(), log.getLastSnapshot().getIndex(), null));
         } catch (IOException | RuntimeException e) {
-          reports.add(ReplicaReport.unreachable(peer.id(), e.toString()));
+          reports.add(ReplicaReport.unreachable(peerId, e.toString()));
         }
       }
     } catch (IOException e) {
       // closing the status client only releases its channels
     }
     return reports;
+  }
+
+  /**
+   * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}), to
+   * the group: first as a non-voting listener that catches up, then as a voter once it holds
+   * what the leader had committed when it started. Blocks until the new configuration is
+   * committed. Called on a node that holds a replica.
+   *
+   * @throws ReplicaUnavailableException if the group refused the change or it did not complete in {@code timeout}
+   */
+  public void addReplica(ReplicaPeer peer, Duration timeout) throws InterruptedException {
+    RaftPeer joining = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build();
+    List<RaftPeer> voters = new ArrayList<>(currentVoters());
+    if (voters.stream().anyMatch(p -> p.getId().equals(joining.getId()))) {
+      return;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    setConfiguration(voters, List.of(RaftPeer.newBuilder(joining).setStartupRole(RaftPeerRole.LISTENER).build()), "add listener " + peer.id());
+    long target = division.getRaftLog().getLastCommittedIndex();
+    while (appliedBy(joining) < target) {
+      if (System.nanoTime() > deadline) {
+        throw new ReplicaUnavailableException("replica " + peer.id() + " did not catch up to index " + target + " in "
+            + timeout.toMillis() + " ms; it stays a listener");
+      }
+      Thread.sleep(50); // catching up runs on the leader's appender
+    }
+    voters.add(joining);
+    setConfiguration(voters, List.of(), "promote " + peer.id() + " to voter");
+  }
+
+  /**
+   * Removes the replica on node {@code id} from the group; its node can then be retired (its
+   * files are no longer needed). Removing the leader makes another replica lead. Keep an odd
+   * number of voters: the group needs a majority of them to commit.
+   */
+  public void removeReplica(String id) {
+    List<RaftPeer> voters = new ArrayList<>(currentVoters());
+    if (!voters.removeIf(p -> p.getId().toString().equals(id))) {
+      return;
+    }
+    if (voters.isEmpty()) {
+      throw new InvalidSettingsException(List.of(new SettingError("voters", id, "a group keeps at least one voter")));
+    }
+    setConfiguration(voters, List.of(), "remove " + id);
+  }
+
+  private Collection<RaftPeer> currentVoters() {
+    if (division == null) {
+      throw new IllegalStateException("membership changes go through a node that holds a replica of '" + name() + "'");
+    }
+    return division.getRaftConf().getCurrentPeers();
+  }
+
+  private long appliedBy(RaftPeer peer) {
+    return groupStatusOf(List.of(peer)).stream().filter(ReplicaReport::reachable).mapToLong(ReplicaReport::appliedIndex).findFirst().orElse(-1);
+  }
+
+  private void setConfiguration(List<RaftPeer> voters, List<RaftPeer> listeners, String what) {
+    try {
+      RaftClientReply reply = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+          .setServersInNewConf(voters).setListenersInNewConf(listeners).build());
+      if (!reply.isSuccess()) {
+        throw new ReplicaUnavailableException("replicated database '" + name() + "': " + what + " failed: " + reply.getException());
+      }
+    } catch (IOException e) {
+      throw new ReplicaUnavailableException("replicated database '" + name() + "': " + what + " failed", e);
+    }
   }
 
   private ReplicaStateMachine replica() {

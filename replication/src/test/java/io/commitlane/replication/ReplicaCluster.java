@@ -116,7 +116,7 @@ final class ReplicaCluster implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket s = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
     } catch (IOException e) {
