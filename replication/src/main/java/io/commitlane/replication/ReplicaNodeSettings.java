@@ -1,11 +1,15 @@
 package io.commitlane.replication;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.Objects;
 
 /**
@@ -47,33 +51,71 @@ public record ReplicaNodeSettings(
     long min = electionTimeoutMin.toMillis();
     long max = electionTimeoutMax.toMillis();
     if (min < 50 || min > 60_000) {
-      errors.add(new SettingError("election-timeout-min", min + " ms", "50 ms..60 s"));
+      errors.add(new SettingError(PATH + ".election-timeout-min", min + " ms", "50 ms..60 s"));
     }
     if (max * 2 < min * 3) {
-      errors.add(new SettingError("election-timeout-max", max + " ms", "at least 1.5x election-timeout-min (" + min + " ms)"));
+      errors.add(new SettingError(PATH + ".election-timeout-max", max + " ms", "at least 1.5x election-timeout-min (" + min + " ms)"));
     }
     if (snapshotEveryEntries < 100) {
-      errors.add(new SettingError("snapshot-every-entries", snapshotEveryEntries, "at least 100"));
+      errors.add(new SettingError(PATH + ".snapshot-every-entries", snapshotEveryEntries, "at least 100"));
     }
     if (requestTimeout.toMillis() < max) {
-      errors.add(new SettingError("request-timeout", requestTimeout.toMillis() + " ms",
+      errors.add(new SettingError(PATH + ".request-timeout", requestTimeout.toMillis() + " ms",
           "at least election-timeout-max (" + max + " ms), or every failover fails the requests it delays"));
     }
     if (logSegmentBytes < 64 * 1024 || logSegmentBytes > 1024L * 1024 * 1024) {
-      errors.add(new SettingError("log-segment-bytes", logSegmentBytes, "64 KiB..1 GiB"));
+      errors.add(new SettingError(PATH + ".log-segment-size", logSegmentBytes, "64 KiB..1 GiB"));
     }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
   }
 
+  private static final String PATH = "commitlane.replication";
+  private static final List<String> KEYS = List.of("election-timeout-min", "election-timeout-max",
+      "snapshot-every-entries", "request-timeout", "rocksdb-wal", "log-segment-size");
+
   /**
-   * Election timeouts 0.5-1 s, a snapshot every 100,000 entries, requests wait up to 10 s,
-   * RocksDB's WAL off, Raft log files of 8 MiB.
+   * The defaults of {@code reference.conf}: election timeouts 0.5-1 s, a snapshot every 100,000
+   * entries, requests wait up to 10 s, RocksDB's WAL off, Raft log files of 8 MiB.
    */
   public static ReplicaNodeSettings of(ReplicaPeer self, Path directory) {
-    return new ReplicaNodeSettings(self, directory, Duration.ofMillis(500), Duration.ofMillis(1000), 100_000,
-        Duration.ofSeconds(10), false, 8L * 1024 * 1024);
+    return fromConfig(self, directory, ConfigFactory.defaultReference());
+  }
+
+  /**
+   * The settings under {@code commitlane.replication} in {@code config} (with the defaults of
+   * {@code reference.conf} for keys it leaves out).
+   *
+   * @throws InvalidSettingsException naming every key that is unknown, of the wrong type or out of range
+   */
+  public static ReplicaNodeSettings fromConfig(ReplicaPeer self, Path directory, Config config) {
+    Config c = config.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);
+    List<SettingError> errors = new ArrayList<>();
+    for (String key : c.root().keySet()) {
+      if (!KEYS.contains(key)) {
+        errors.add(new SettingError(PATH + "." + key, c.getValue(key).unwrapped(), "not a setting; the settings are " + KEYS));
+      }
+    }
+    Duration min = read(errors, "election-timeout-min", () -> c.getDuration("election-timeout-min"));
+    Duration max = read(errors, "election-timeout-max", () -> c.getDuration("election-timeout-max"));
+    Long every = read(errors, "snapshot-every-entries", () -> c.getLong("snapshot-every-entries"));
+    Duration timeout = read(errors, "request-timeout", () -> c.getDuration("request-timeout"));
+    Boolean wal = read(errors, "rocksdb-wal", () -> c.getBoolean("rocksdb-wal"));
+    Long segment = read(errors, "log-segment-size", () -> c.getBytes("log-segment-size"));
+    if (!errors.isEmpty()) {
+      throw new InvalidSettingsException(errors);
+    }
+    return new ReplicaNodeSettings(self, directory, min, max, every, timeout, wal, segment);
+  }
+
+  private static <T> T read(List<SettingError> errors, String key, Supplier<T> value) {
+    try {
+      return value.get();
+    } catch (ConfigException e) {
+      errors.add(new SettingError(PATH + "." + key, null, e.getMessage()));
+      return null;
+    }
   }
 
   public ReplicaNodeSettings withElectionTimeouts(Duration min, Duration max) {

@@ -21,6 +21,8 @@ final class ProcessReplicaCluster implements AutoCloseable {
   private final long snapshotEvery;
   private final List<ReplicaPeer> peers = new ArrayList<>();
   private final Process[] processes;
+  /** Where each node's log stood when it was last started: READY is looked for after it. */
+  private final long[] logOffsets;
 
   ProcessReplicaCluster(Path root, int size, long snapshotEvery) throws IOException, InterruptedException {
     this.root = root;
@@ -29,9 +31,8 @@ final class ProcessReplicaCluster implements AutoCloseable {
       peers.add(new ReplicaPeer("n" + i, "127.0.0.1", freePort()));
     }
     processes = new Process[size];
-    for (int i = 0; i < size; i++) {
-      start(i);
-    }
+    logOffsets = new long[size];
+    startAll();
   }
 
   ReplicationGroup group() {
@@ -47,31 +48,59 @@ final class ProcessReplicaCluster implements AutoCloseable {
   }
 
   void start(int i) throws IOException, InterruptedException {
+    launch(i);
+    awaitReady(i);
+  }
+
+  /** Starts every node that is not running, all at once, and waits until each is ready. */
+  void startAll() throws IOException, InterruptedException {
+    List<Integer> started = new ArrayList<>();
+    for (int i = 0; i < processes.length; i++) {
+      if (processes[i] == null) {
+        launch(i);
+        started.add(i);
+      }
+    }
+    for (int i : started) {
+      awaitReady(i);
+    }
+  }
+
+  private void launch(int i) throws IOException {
     Path dir = directory(i);
     Path tmp = root.resolve(peers.get(i).id() + "-tmp"); // the child's RocksDB native library, removed with root
     Files.createDirectories(tmp);
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    // -Dreplica.child.logback=FILE gives the children another logging configuration, to diagnose.
     ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-Djava.io.tmpdir=" + tmp,
+        "-Dlogback.configurationFile=" + System.getProperty("replica.child.logback", "logback-test.xml"),
         "-cp", System.getProperty("java.class.path"), ReplicaNodeProcess.class.getName(),
         peers.get(i).id(), dir.toString(), ReplicaNodeProcess.formatPeers(peers), Long.toString(snapshotEvery));
     pb.redirectErrorStream(true);
-    Path log = root.resolve(peers.get(i).id() + ".log"); // every start appends: read it when a test fails
+    Path log = log(i); // every start appends: read it when a test fails
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-    long offset = Files.exists(log) ? Files.size(log) : 0;
-    Process p = pb.start();
+    logOffsets[i] = Files.exists(log) ? Files.size(log) : 0;
+    processes[i] = pb.start();
+  }
+
+  private Path log(int i) {
+    return root.resolve(peers.get(i).id() + ".log");
+  }
+
+  private void awaitReady(int i) throws IOException, InterruptedException {
+    Process p = processes[i];
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (!readySince(log, offset)) {
+    while (!readySince(log(i), logOffsets[i])) {
       if (!p.isAlive()) {
         throw new IllegalStateException("replica process " + peers.get(i).id() + " ended before it was ready: exit "
-            + p.exitValue() + "; see " + log);
+            + p.exitValue() + "; see " + log(i));
       }
       if (System.nanoTime() > deadline) {
         p.destroyForcibly();
-        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in 60 s; see " + log);
+        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in 60 s; see " + log(i));
       }
       Thread.sleep(20); // the child prints READY once it hosts the group
     }
-    processes[i] = p;
   }
 
   private static boolean readySince(Path log, long offset) throws IOException {

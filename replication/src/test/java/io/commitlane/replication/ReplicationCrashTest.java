@@ -63,9 +63,7 @@ class ReplicationCrashTest {
         for (int i = 0; i < 3; i++) {
           cluster.kill(i);
         }
-        for (int i = 0; i < 3; i++) {
-          cluster.start(i);
-        }
+        cluster.startAll();
         load.awaitMore(100, WAIT.toMillis());
       } finally {
         load.close();
