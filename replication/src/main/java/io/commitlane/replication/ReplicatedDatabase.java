@@ -19,6 +19,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
@@ -60,7 +62,13 @@ public final class ReplicatedDatabase implements AutoCloseable {
   private final RaftServer.Division division;
   /** The completion threads a client handle owns; null when the node's are used. */
   private final ExecutorService ownCompletions;
-  private final RaftClient client;
+  /**
+   * Replaced when a request gave up: Ratis fails every later request of an ordered client whose
+   * request ran out of retries, so the next request starts on a new one.
+   */
+  private final AtomicReference<RaftClient> client = new AtomicReference<>();
+  private final Duration attemptTimeout;
+  private volatile boolean closed;
   private final Executor completions;
   private final Duration requestTimeout;
 
@@ -71,17 +79,56 @@ public final class ReplicatedDatabase implements AutoCloseable {
     this.completions = completions;
     this.ownCompletions = ownCompletions;
     this.requestTimeout = requestTimeout;
+    this.attemptTimeout = attemptTimeout;
+    client.set(newClient());
+  }
+
+  private RaftClient newClient() {
     RaftProperties p = new RaftProperties();
     // One attempt waits about one election for a reply, then the client tries the next replica;
     // the whole request gives up after requestTimeout.
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
     int attempts = (int) Math.max(1, requestTimeout.toMillis() / RETRY_SLEEP.toMillis());
-    this.client = RaftClient.newBuilder()
+    return RaftClient.newBuilder()
         .setProperties(p)
         .setRaftGroup(group.raftGroup())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
             TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
         .build();
+  }
+
+  /** Runs {@code request} on the current client; replaces that client if the request gave up. */
+  private CompletableFuture<RaftClientReply> send(Function<RaftClient, CompletableFuture<RaftClientReply>> request) {
+    RaftClient used = client.get();
+    return request.apply(used).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+        .whenComplete((reply, error) -> {
+          if (error != null) {
+            renew(used);
+          }
+        });
+  }
+
+  private void renew(RaftClient failed) {
+    if (closed) {
+      return;
+    }
+    RaftClient fresh = newClient();
+    if (client.compareAndSet(failed, fresh)) {
+      closeQuietly(failed);
+      if (closed) { // closed meanwhile: close what close() could not see
+        closeQuietly(fresh);
+      }
+    } else {
+      closeQuietly(fresh);
+    }
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException e) {
+      // closing a client only releases its channels; nothing to keep
+    }
   }
 
   /**
@@ -113,7 +160,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
   /** A transaction's read, sent to the leader and waited for on the transaction's thread. */
   private byte[] readThroughLeader(byte[] query) {
     try {
-      return client.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(query)))
+      return send(c -> c.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(query))))
           .handle((reply, error) -> content(reply, error, "read"))
           .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
@@ -153,13 +200,13 @@ public final class ReplicatedDatabase implements AutoCloseable {
       return local;
     }
     Message query = Message.valueOf(ByteString.copyFrom(ReadQuery.get(store, key)));
-    return client.async().sendReadOnly(query).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
+    return send(c -> c.async().sendReadOnly(query))
         .handleAsync((reply, error) -> ReadQuery.readGet(content(reply, error, "read")).value(), completions);
   }
 
   CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
     Message entry = Message.valueOf(ByteString.copyFrom(commit.encode()));
-    return client.async().send(entry).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS).handleAsync((reply, error) -> receipt(content(reply, error, "commit")), completions);
+    return send(c -> c.async().send(entry)).handleAsync((reply, error) -> receipt(content(reply, error, "commit")), completions);
   }
 
   private static CommitReceipt receipt(byte[] content) {
@@ -315,7 +362,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
 
   private void setConfiguration(List<RaftPeer> voters, List<RaftPeer> listeners, String what) {
     try {
-      RaftClientReply reply = client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+      RaftClientReply reply = client.get().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
           .setServersInNewConf(voters).setListenersInNewConf(listeners).build());
       if (!reply.isSuccess()) {
         throw new ReplicaUnavailableException("replicated database '" + name() + "': " + what + " failed: " + reply.getException());
@@ -338,10 +385,9 @@ public final class ReplicatedDatabase implements AutoCloseable {
    */
   @Override
   public void close() {
+    closed = true;
     try {
-      client.close();
-    } catch (IOException e) {
-      // closing a client only releases its channels; nothing to keep
+      closeQuietly(client.get());
     } finally {
       if (ownCompletions != null) {
         ownCompletions.shutdown();

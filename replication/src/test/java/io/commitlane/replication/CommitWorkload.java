@@ -74,12 +74,23 @@ final class CommitWorkload implements AutoCloseable {
           break;
         } catch (Exception e) {
           // A conflict (a lagging replica's snapshot), no leader yet, or a node stopped under the
-          // client: send the same request id again, through the next replica.
+          // client: send the same request id again, through the next replica, after a pause that
+          // keeps a failing loop from taking the cores the replicas need.
           retries.incrementAndGet();
+          pause();
           node = (node + 1) % nodes;
         }
       }
       n++;
+    }
+  }
+
+  /** 10 ms between a failed attempt and the next: a backoff, not a wait for anything. */
+  static void pause() {
+    try {
+      Thread.sleep(10);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -19,14 +19,16 @@ import java.util.concurrent.TimeUnit;
 final class ProcessReplicaCluster implements AutoCloseable {
   private final Path root;
   private final long snapshotEvery;
+  private final boolean rocksDbWal;
   private final List<ReplicaPeer> peers = new ArrayList<>();
   private final Process[] processes;
   /** Where each node's log stood when it was last started: READY is looked for after it. */
   private final long[] logOffsets;
 
-  ProcessReplicaCluster(Path root, int size, long snapshotEvery) throws IOException, InterruptedException {
+  ProcessReplicaCluster(Path root, int size, long snapshotEvery, boolean rocksDbWal) throws IOException, InterruptedException {
     this.root = root;
     this.snapshotEvery = snapshotEvery;
+    this.rocksDbWal = rocksDbWal;
     for (int i = 0; i < size; i++) {
       peers.add(new ReplicaPeer("n" + i, "127.0.0.1", freePort()));
     }
@@ -75,7 +77,8 @@ final class ProcessReplicaCluster implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-Djava.io.tmpdir=" + tmp,
         "-Dlogback.configurationFile=" + System.getProperty("replica.child.logback", "logback-test.xml"),
         "-cp", System.getProperty("java.class.path"), ReplicaNodeProcess.class.getName(),
-        peers.get(i).id(), dir.toString(), ReplicaNodeProcess.formatPeers(peers), Long.toString(snapshotEvery));
+        peers.get(i).id(), dir.toString(), ReplicaNodeProcess.formatPeers(peers), Long.toString(snapshotEvery),
+        rocksDbWal ? "on" : "off");
     pb.redirectErrorStream(true);
     Path log = log(i); // every start appends: read it when a test fails
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

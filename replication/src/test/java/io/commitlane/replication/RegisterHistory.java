@@ -51,7 +51,7 @@ final class RegisterHistory implements AutoCloseable {
           client.begin().put(KEY, Long.toString(value).getBytes(UTF_8)).commit(id).toCompletableFuture().get(60, TimeUnit.SECONDS);
           ack = System.nanoTime();
         } catch (Exception e) {
-          // no leader yet: resend with the same id
+          CommitWorkload.pause(); // no leader yet: resend with the same id
         }
       }
       synchronized (writes) {
@@ -70,7 +70,7 @@ final class RegisterHistory implements AutoCloseable {
           reads.add(new Read(start, end, v == null ? 0 : Long.parseLong(new String(v, UTF_8))));
         }
       } catch (Exception e) {
-        // a read that failed returned nothing: no constraint
+        CommitWorkload.pause(); // a read that failed returned nothing: no constraint
       }
     }
   }

@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * One replica node in a process of its own, for the kill -9 and SIGSTOP tests. Arguments: its id,
- * its directory, the group's voters as {@code id=host:port,...}, and the snapshot interval in
- * entries. Prints {@code READY} once it hosts the group; closes when its standard input closes.
+ * its directory, the group's voters as {@code id=host:port,...}, the snapshot interval in entries,
+ * and whether RocksDB writes its WAL ({@code on}/{@code off}). Prints {@code READY} once it hosts the group; closes when its standard input closes.
  */
 public final class ReplicaNodeProcess {
   private ReplicaNodeProcess() {}
@@ -18,11 +18,13 @@ public final class ReplicaNodeProcess {
     Path dir = Path.of(args[1]);
     List<ReplicaPeer> peers = parsePeers(args[2]);
     long snapshotEvery = Long.parseLong(args[3]);
+    boolean wal = args[4].equals("on");
     ReplicaPeer self = peers.stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
     ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(self, dir)
         .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600))
         .withSnapshotEveryEntries(snapshotEvery)
-        .withLogSegmentBytes(64 * 1024));
+        .withLogSegmentBytes(64 * 1024)
+        .withRocksDbWal(wal));
     node.host(new ReplicationGroup(ReplicaCluster.DATABASE, peers));
     System.out.println("READY");
     System.out.flush();

@@ -1,0 +1,103 @@
+package io.commitlane.replication;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The snippet of docs/replication.md, run on three nodes in this JVM, and checked to be the text shown there. */
+class ReplicationDocsExamplesTest {
+  @TempDir Path dir;
+
+  @Test
+  void firstExample() throws Exception {
+    List<String> printed = new ArrayList<>();
+    int[] ports = {ReplicaCluster.freePort(), ReplicaCluster.freePort(), ReplicaCluster.freePort()};
+    List<ReplicaNode> nodes = new ArrayList<>();
+    try {
+      // docs: first-example
+      ReplicationGroup shop = ReplicationGroup.of("shop",                      // one Raft group per database
+          new ReplicaPeer("a", "127.0.0.1", ports[0]),
+          new ReplicaPeer("b", "127.0.0.1", ports[1]),
+          new ReplicaPeer("c", "127.0.0.1", ports[2]));
+      List<ReplicatedDatabase> replicas = new ArrayList<>();
+      for (ReplicaPeer peer : shop.voters()) {                                 // in production: one node per machine
+        ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(peer, dir.resolve(peer.id())));
+        nodes.add(node);
+        replicas.add(node.host(shop));                                        // this node's replica of "shop"
+      }
+
+      ReplicatedDatabase db = replicas.get(2);                                 // any replica takes commits
+      byte[] stock = "stock/apples".getBytes(UTF_8);
+      CommitReceipt receipt;
+      while (true) {
+        ReplicatedTransaction t = db.begin();                                  // reads this node's replica
+        byte[] have = t.get(stock);
+        long next = (have == null ? 10 : Long.parseLong(new String(have, UTF_8))) - 1;
+        t.put(stock, Long.toString(next).getBytes(UTF_8));
+        try {
+          receipt = t.commit("sale-1".getBytes(UTF_8))                         // a request id: a resend applies once
+              .toCompletableFuture().get(30, TimeUnit.SECONDS);                // a majority holds it now
+          break;
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof ReplicaConflictException)               // lost a race: run it again
+              && !(e.getCause() instanceof ReplicaUnavailableException)) {    // no leader yet: resend, same id
+            throw e;
+          }
+        }
+      }
+      printed.add("committed at log index " + receipt.index());
+      byte[] left = db.get(stock).toCompletableFuture().get(30, TimeUnit.SECONDS); // linearizable, through the leader
+      printed.add("apples left: " + new String(left, UTF_8));
+      // end docs: first-example
+    } finally {
+      for (ReplicaNode node : nodes) {
+        node.close();
+      }
+    }
+    assertEquals(2, printed.size());
+    assertTrue(printed.get(0).startsWith("committed at log index "), printed.get(0));
+    assertEquals("apples left: 9", printed.get(1));
+  }
+
+  @Test
+  void theDocsShowTheCodeThatRunsHere() throws IOException {
+    Path root = Path.of("").toAbsolutePath().getParent();
+    String source = Files.readString(Path.of("src/test/java/io/commitlane/replication/ReplicationDocsExamplesTest.java"));
+    String snippet = between(source, "// docs: first-example\n", "// end docs: first-example\n");
+    assertEquals(snippet, fenced(Files.readString(root.resolve("docs/replication.md")), "<!-- docs: first-example"));
+  }
+
+  /** The lines between two markers of the source, without their common indentation. */
+  private static String between(String text, String start, String end) {
+    int from = text.indexOf(start) + start.length();
+    List<String> lines = new ArrayList<>(text.substring(from, text.indexOf(end, from)).lines().toList());
+    while (!lines.isEmpty() && lines.get(lines.size() - 1).isBlank()) {
+      lines.remove(lines.size() - 1);
+    }
+    int indent = lines.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
+    StringBuilder out = new StringBuilder();
+    for (String l : lines) {
+      out.append(l.isBlank() ? "" : l.substring(indent)).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** The body of the java code fence that follows {@code marker} in a Markdown text. */
+  private static String fenced(String markdown, String marker) {
+    int at = markdown.indexOf(marker);
+    assertTrue(at >= 0, "no " + marker);
+    int open = markdown.indexOf("```java\n", at) + "```java\n".length();
+    return markdown.substring(open, markdown.indexOf("```\n", open));
+  }
+}
