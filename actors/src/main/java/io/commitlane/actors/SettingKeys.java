@@ -28,10 +28,11 @@ final class SettingKeys {
 
   /**
    * Sections whose insides are not settings of a database: the dispatchers this module defines
-   * (Pekko dispatcher configuration), the cluster module's own section, which it validates, and
-   * the stream stages' section, which their settings classes validate.
+   * (Pekko dispatcher configuration), the cluster and replication modules' own sections, which
+   * they validate, and the stream stages' section, which their settings classes validate.
    */
-  static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster", "stream");
+  static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster", "replication",
+      "stream");
 
   /** A section whose keys are store names (checked by {@link RocksDbTuningReader}), not settings. */
   static final String STORE_COMPRESSION = "rocksdb.store-compression";

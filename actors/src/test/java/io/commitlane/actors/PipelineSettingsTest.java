@@ -134,8 +134,9 @@ class PipelineSettingsTest {
         + " commitlane.txlog.durability"), e.getMessage());
     assertTrue(e.getMessage().contains("nearest known key is commitlane.commit-threads"), e.getMessage());
     assertTrue(e.getMessage().contains("nearest known key is commitlane.write-groups.max-members"), e.getMessage());
-    // Another module's section and the dispatcher sections are not settings of a database.
-    parse(Map.of("cluster.ask-timeout", "3 s", "commit-dispatcher.throughput", 5, "lifecycle-dispatcher.throughput", 2));
+    // Other modules' sections and the dispatcher sections are not settings of a database.
+    parse(Map.of("cluster.ask-timeout", "3 s", "replication.request-timeout", "10 s", "commit-dispatcher.throughput", 5,
+        "lifecycle-dispatcher.throughput", 2));
   }
 
   @Test
