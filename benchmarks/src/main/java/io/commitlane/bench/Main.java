@@ -15,7 +15,8 @@ import picocli.CommandLine.Spec;
         + " With no command: the default comparison (compare, about 2 minutes).",
     subcommands = {CompareCommand.class, BenchCommand.class, InspectCommand.class, JmhCommand.class, StorageBench.class, PipelineBench.class,
         TxlogBench.class, IngestBench.class, MemoryBench.class, LogAppendBench.class,
-        ClusterBench.class, RecoveryCommand.class, ReadBench.class, DbCommand.class, BackupCommand.class, BackupBench.class, StrainCommand.class, ScaleCommand.class})
+        ClusterBench.class, RecoveryCommand.class, ReadBench.class, DbCommand.class, BackupCommand.class, BackupBench.class, StrainCommand.class, ScaleCommand.class,
+        ReplicationBench.class})
 public final class Main implements Callable<Integer> {
   /** Exit codes: 0 ok, 1 failed, 2 bad usage, 130 stopped by Ctrl-C (after reporting what was measured). */
   static final int FAILED = 1;

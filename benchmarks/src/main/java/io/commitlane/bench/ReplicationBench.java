@@ -1,0 +1,252 @@
+package io.commitlane.bench;
+
+import io.commitlane.replication.ReplicaNodeSettings;
+import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.storage.InvalidSettingsException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
+import org.apache.pekko.actor.typed.ActorSystem;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * Replicated databases (three Raft voters in this JVM, on loopback) measured in four parts: commits/s
+ * and latency against today's single-owner cluster under the same loads ({@link
+ * ReplicationThroughput}), the time from stopping the leader to the next acknowledged commit
+ * ({@link ReplicationFailover}), the catch-up of a replica many commits behind ({@link
+ * ReplicationCatchUp}), and the Raft log's size under a sustained load ({@link ReplicationSoak}).
+ * Each part runs on replicas of its own, in a fresh directory; a part that fails is reported and
+ * the next one runs.
+ */
+@Command(name = "replication", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Raft-replicated databases (3 voters in this JVM, loopback) in four parts, chosen with --parts:",
+        "throughput: commits/s and p50/p99 of 1 client x 1 commit in flight and 8 clients x 8 in flight (one-key commits, 100-byte values,"
+            + " random keys) against one database of the single-owner Pekko cluster (3 nodes in this JVM), variants rotated per round;",
+        "failover: the leader's node stops (close()) after --warmup s (at least 1) of load; time to the first acknowledged commit,"
+            + " --failover-trials times (goal: 2 s);",
+        "catch-up: a follower stops, --catch-up-commits are committed, it starts again; time until it applied as far as the leader, and"
+            + " whether by log replay or snapshot;",
+        "soak: the Raft log's size on every node under a sustained load for --soak-seconds (max and end; bounded by snapshots).",
+        "Prints Markdown tables and writes replication.md, replication.json, replication.csv and replication-soak.csv.",
+        "Ctrl-C stops the run and reports what was measured, marked partial."})
+final class ReplicationBench implements Callable<Integer> {
+  static final List<String> PARTS = List.of("throughput", "failover", "catch-up", "soak");
+  /** The replication module's defaults, for the options that change them. */
+  private static final ReplicaNodeSettings DEFAULTS = ReplicaNodeSettings.of(new ReplicaPeer("defaults", "127.0.0.1", 1), Path.of("."));
+
+  @Mixin
+  TimingOptions timing = new TimingOptions(3, 2, 5);
+
+  @Option(names = "--parts", split = ",", paramLabel = "PART", defaultValue = "throughput,failover,catch-up,soak",
+      description = "Which parts to run, in this order: throughput, failover, catch-up, soak. Default: ${DEFAULT-VALUE}")
+  List<String> parts;
+
+  @Option(names = "--failover-trials", defaultValue = "5", description = "Times the leader is stopped. Default: ${DEFAULT-VALUE}")
+  int failoverTrials;
+
+  @Option(names = "--catch-up-commits", defaultValue = "1000000", description = "Commits the stopped follower misses. Default: ${DEFAULT-VALUE}")
+  long catchUpCommits;
+
+  @Option(names = "--catch-up-in-flight", defaultValue = "128",
+      description = "Commits in flight while they are made, over 4 clients on the 2 running nodes, 1..192. Default: ${DEFAULT-VALUE}")
+  int catchUpInFlight;
+
+  @Option(names = "--soak-seconds", defaultValue = "600", description = "Seconds of sustained load (8 clients x 8 in flight) for the log size. Default: ${DEFAULT-VALUE}")
+  double soakSeconds;
+
+  @Option(names = "--sample-seconds", defaultValue = "5", description = "How often the soak samples each node's log. Default: ${DEFAULT-VALUE}")
+  double sampleSeconds;
+
+  @Option(names = "--snapshot-every", paramLabel = "ENTRIES",
+      description = "ReplicaNodeSettings.snapshotEveryEntries for every part, at least 1000. Default: the module's, ${DEFAULT-VALUE}")
+  long snapshotEvery = DEFAULTS.snapshotEveryEntries();
+
+  @Option(names = "--log-segment-kib", paramLabel = "KIB",
+      description = "ReplicaNodeSettings.logSegmentBytes in KiB for every part, 64..1048576. Default: the module's, ${DEFAULT-VALUE}")
+  long logSegmentKib = DEFAULTS.logSegmentBytes() / 1024;
+
+  @Mixin
+  DirOption dir = new DirOption();
+
+  @Option(names = "--out", description = "Directory for the result files. Default: ./commitlane-results/<date-time>")
+  Path out;
+
+  @Mixin
+  ProgressOption progress = new ProgressOption();
+
+  @Spec
+  CommandSpec spec;
+
+  /** What the run is doing now, for the progress line. */
+  private volatile String phase = "starting";
+
+  @Override
+  public Integer call() throws Exception {
+    timing.validate();
+    if (parts.isEmpty()) {
+      throw Checks.usage("--parts: name at least one of " + String.join(", ", PARTS));
+    }
+    parts.forEach(p -> Checks.oneOf("--parts", p, PARTS));
+    Checks.range("--failover-trials", failoverTrials, 1, 1000);
+    Checks.range("--catch-up-commits", catchUpCommits, 1, 1_000_000_000);
+    Checks.range("--catch-up-in-flight", catchUpInFlight, 1, 192);
+    Checks.positive("--soak-seconds", soakSeconds);
+    Checks.positive("--sample-seconds", sampleSeconds);
+    Checks.range("--log-segment-kib", logSegmentKib, 64, 1024 * 1024);
+    UnaryOperator<ReplicaNodeSettings> tuning = s -> s.withSnapshotEveryEntries(snapshotEvery).withLogSegmentBytes(logSegmentKib * 1024);
+    ReplicaNodeSettings effective;
+    try {
+      effective = tuning.apply(DEFAULTS);
+    } catch (InvalidSettingsException e) {
+      throw Checks.usage("--snapshot-every / --log-segment-kib: " + e.getMessage());
+    }
+    Path outDir = ResultsDirectory.create(out);
+    PrintStream stdout = System.out;
+    MachineInfo machine = MachineInfo.current();
+    ReplicationReport report = new ReplicationReport(TypedCommand.of(spec), machine, ZonedDateTime.now(), settingsJson(effective));
+    Path root = dir.root("commitlane-replication-bench");
+    StopSignal.arm();
+    try (ProgressLine line = ProgressLine.start(System.err, progress.progress, () -> "replication: " + phase)) {
+      stdout.printf(Locale.ROOT, "replication: parts %s in %s%n", String.join(", ", parts), root);
+      stdout.printf(Locale.ROOT, "  replicas: 3 voters in this JVM on loopback; election timeouts %d-%d ms, a snapshot every %,d entries,"
+              + " Raft log segments of %s, RocksDB WAL %s%n", effective.electionTimeoutMin().toMillis(), effective.electionTimeoutMax().toMillis(),
+          effective.snapshotEveryEntries(), Units.bytes(effective.logSegmentBytes()), effective.rocksDbWal() ? "on" : "off");
+      stdout.printf(Locale.ROOT, "  machine: %s%n", machine.describe());
+      try {
+        for (String part : PARTS) {
+          if (parts.contains(part)) {
+            runPart(part, root.resolve(part), tuning, report, stdout);
+          }
+        }
+      } catch (StopSignal.StoppedException e) {
+        report.partial = true;
+        stdout.println("  stopped (Ctrl-C): reporting what was measured");
+      }
+      stdout.println();
+      stdout.print(report.tables());
+      Files.writeString(outDir.resolve("replication.md"), report.markdownSection(), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("replication.json"), report.json(), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("replication.csv"), report.throughputCsv(), StandardCharsets.UTF_8);
+      Files.writeString(outDir.resolve("replication-soak.csv"), report.soakCsv(), StandardCharsets.UTF_8);
+      stdout.println("results" + (report.partial ? " (partial)" : "") + ": " + outDir.toAbsolutePath()
+          + "  (replication.md, replication.json, replication.csv, replication-soak.csv)");
+      return report.partial ? CompareCommand.STOPPED : report.failed() ? Main.FAILED : 0;
+    } finally {
+      dir.cleanUp(root);
+      StopSignal.finished();
+    }
+  }
+
+  /** Runs one part on fresh replicas in {@code partDir}; a failure is reported and the run goes on, a stop request is not caught. */
+  private void runPart(String part, Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out)
+      throws Exception {
+    phase = part;
+    out.printf(Locale.ROOT, "%n== %s%n", part);
+    ContentionRunner.deleteRecursively(partDir); // a kept --dir from an earlier run: replicas there know other ports
+    try {
+      switch (part) {
+        case "throughput" -> throughput(partDir, tuning, report, out);
+        case "failover" -> {
+          try (ReplicaLoopback replicas = new ReplicaLoopback(partDir, 3, tuning)) {
+            new ReplicationFailover(timing.warmup).measure(replicas, failoverTrials, report.failover, out);
+          }
+        }
+        case "catch-up" -> {
+          try (ReplicaLoopback replicas = new ReplicaLoopback(partDir, 3, tuning)) {
+            report.catchUp = new ReplicationCatchUp(catchUpCommits, catchUpInFlight).measure(replicas, out);
+          }
+        }
+        case "soak" -> soak(partDir, tuning, report, out);
+        default -> throw new IllegalArgumentException(part);
+      }
+    } catch (StopSignal.StoppedException e) {
+      throw e;
+    } catch (Exception e) {
+      report.failures.put(part, e.toString());
+      out.println("  " + part + " failed: " + e);
+      e.printStackTrace();
+    } finally {
+      if (dir.dir == null) {
+        ContentionRunner.deleteRecursively(partDir); // the catch-up's replicas hold every commit three times
+      }
+    }
+  }
+
+  private void throughput(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out) throws Exception {
+    out.println("  starting 3 replica nodes and a 3-node single-owner cluster in this JVM (loopback)...");
+    List<ActorSystem<Void>> owners = List.of();
+    long start = System.nanoTime();
+    try (ReplicaLoopback replicas = new ReplicaLoopback(partDir.resolve("replicated"), 3, tuning)) {
+      int leader = replicas.awaitLeader(Duration.ofSeconds(120));
+      long replicated = System.nanoTime();
+      owners = LoopbackCluster.start("bench-single-owner", 3, partDir.resolve("single-owner"));
+      out.printf(Locale.ROOT, "  replica nodes up in %.1f s (%s leads), the single-owner cluster in %.1f s%n", (replicated - start) / 1e9,
+          replicas.id(leader), (System.nanoTime() - replicated) / 1e9);
+      new ReplicationThroughput(timing.runs, timing.warmup, timing.seconds).measure(replicas, owners, report.throughput, out);
+    } finally {
+      List<ActorSystem<Void>> reversed = new ArrayList<>(owners);
+      Collections.reverse(reversed); // the first node (the seed) last, as the cluster bench does
+      reversed.forEach(LoopbackCluster::terminate);
+    }
+  }
+
+  private void soak(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out) throws Exception {
+    ReplicationSoak soak = new ReplicationSoak(soakSeconds, sampleSeconds);
+    long segment = logSegmentKib * 1024;
+    try (ReplicaLoopback replicas = new ReplicaLoopback(partDir, 3, tuning)) {
+      report.soak = soak.measure(replicas, segment, report.soakSamples, out);
+    } catch (StopSignal.StoppedException e) {
+      if (!report.soakSamples.isEmpty()) {
+        List<ReplicationSoak.Sample> s = report.soakSamples;
+        double seconds = s.get(s.size() - 1).atSeconds();
+        report.soak = new ReplicationSoak.Result(seconds, 0, 0, List.copyOf(s), ReplicationSoak.summarize(s, seconds, segment));
+      }
+      throw e;
+    }
+  }
+
+  private Map<String, Object> settingsJson(ReplicaNodeSettings s) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("description", String.format(Locale.ROOT, "Everything in one JVM on loopback. Replicated: 3 voters (ReplicaNode, Apache Ratis), election"
+            + " timeouts %d-%d ms, a snapshot every %,d entries, Raft log segments of %s, the Raft log fsynced by Ratis in batches, RocksDB's"
+            + " WAL %s. Single owner: 3 Pekko cluster nodes, one database, commitlane's default settings (RocksDB WAL on, not fsynced)."
+            + " Commits write one random key of %,d with a %d-byte value and read nothing. Throughput: %d round%s, variants rotated,"
+            + " %s s warm-up + %s s measured each. Failover: %d trial%s under %d clients x %d in flight, after %s s of load. Catch-up: %,d commits, %d"
+            + " in flight."
+            + " Soak: %s s of 8 clients x 8 in flight, sampled every %s s.",
+        s.electionTimeoutMin().toMillis(), s.electionTimeoutMax().toMillis(), s.snapshotEveryEntries(), Units.bytes(s.logSegmentBytes()),
+        s.rocksDbWal() ? "on" : "off", ShardedWriteLoad.KEY_SPACE, ShardedWriteLoad.VALUE_BYTES, timing.runs, timing.runs == 1 ? "" : "s",
+        timing.warmup, timing.seconds, failoverTrials, failoverTrials == 1 ? "" : "s", ReplicationFailover.BACKGROUND_CLIENTS,
+        ReplicationFailover.BACKGROUND_IN_FLIGHT, Math.max(1, timing.warmup), catchUpCommits, catchUpInFlight, soakSeconds, sampleSeconds));
+    m.put("parts", parts);
+    m.put("runs", timing.runs);
+    m.put("warmupSeconds", timing.warmup);
+    m.put("seconds", timing.seconds);
+    m.put("failoverTrials", failoverTrials);
+    m.put("catchUpCommits", catchUpCommits);
+    m.put("catchUpInFlight", catchUpInFlight);
+    m.put("soakSeconds", soakSeconds);
+    m.put("sampleSeconds", sampleSeconds);
+    m.put("electionTimeoutMinMillis", s.electionTimeoutMin().toMillis());
+    m.put("electionTimeoutMaxMillis", s.electionTimeoutMax().toMillis());
+    m.put("snapshotEveryEntries", s.snapshotEveryEntries());
+    m.put("logSegmentBytes", s.logSegmentBytes());
+    m.put("rocksDbWal", s.rocksDbWal());
+    return m;
+  }
+}
