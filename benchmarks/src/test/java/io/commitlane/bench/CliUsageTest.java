@@ -85,7 +85,12 @@ class CliUsageTest {
       "scale                                                | --dir",
       "scale --dir d --keys 1Q                              | --keys",
       "scale --dir d --value-sizes 0                        | --value-sizes",
-      "scale --dir d --seconds 0                            | --seconds"})
+      "scale --dir d --seconds 0                            | --seconds",
+      "replication --parts throughput,nonsense              | --parts",
+      "replication --failover-trials 0                      | --failover-trials",
+      "replication --catch-up-in-flight 500                 | --catch-up-in-flight",
+      "replication --snapshot-every 10                      | --snapshot-every",
+      "replication --log-segment-kib 1                      | --log-segment-kib"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());

@@ -1,0 +1,112 @@
+package io.commitlane.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * replication end to end at tiny sizes, in two runs: throughput and failover with the module's
+ * settings, then catch-up and the soak with a snapshot every 1,000 entries, so that the catch-up
+ * needs a snapshot and the soak sees purges. Asserts on the figures and files, not on how fast.
+ */
+class ReplicationBenchTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void throughputAndFailoverReportEveryVariantAndTrial() throws Exception {
+    Path out = dir.resolve("out");
+    CliRun run = CliRun.of("replication", "--parts", "throughput,failover", "--runs", "1", "--warmup", "0.2", "--seconds", "0.5",
+        "--failover-trials", "1", "--out", out.toString());
+    assertEquals(0, run.code(), run.out() + run.err());
+    for (String load : List.of(ReplicationThroughput.ONE, ReplicationThroughput.EIGHT)) {
+      for (String v : ReplicationThroughput.variants(load)) {
+        assertTrue(Pattern.compile("\\| " + Pattern.quote(v) + " \\| [0-9.]+k? \\[").matcher(run.out()).find(), v + " in:\n" + run.out());
+      }
+    }
+    List<String> csv = Files.readAllLines(out.resolve("replication.csv"));
+    assertEquals(6, csv.size(), "a header and a row per variant: " + csv);
+    for (String row : csv.subList(1, csv.size())) {
+      String[] cells = row.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)");
+      assertEquals(7, cells.length, row);
+      double commits = Double.parseDouble(cells[3]);
+      double p50 = Double.parseDouble(cells[5]);
+      double p99 = Double.parseDouble(cells[6]);
+      assertTrue(commits > 0 && p50 > 0 && p99 >= p50, "commits/s and latency: " + row);
+      assertEquals(0, Double.parseDouble(cells[4]), "no commit failed: " + row);
+    }
+
+    String json = Files.readString(out.resolve("replication.json"));
+    assertTrue(json.contains("\"partial\":false") && json.contains("\"failures\":{}"), json);
+    assertEquals(1, count(json, "\"firstAckSeconds\":"), json);
+    double elected = number(json, "electedSeconds");
+    double firstAck = number(json, "firstAckSeconds");
+    assertTrue(elected > 0 && firstAck > 0, "a new leader and an acknowledged commit after the stop: " + json);
+    assertNotEquals(string(json, "stopped"), string(json, "newLeader"), json);
+    assertTrue(number(json, "newTerm") > number(json, "oldTerm"), json);
+    assertTrue(run.out().contains("Failover over 1 trial: first acknowledged commit after") && run.out().contains("47-50 s"), run.out());
+    assertTrue(Files.readString(out.resolve("replication.md")).startsWith("```bash\n./commitlane replication --parts throughput,failover"));
+  }
+
+  @Test
+  void catchUpAndSoakReportHowTheReplicaCaughtUpAndTheLogSize() throws Exception {
+    Path out = dir.resolve("out");
+    CliRun run = CliRun.of("replication", "--parts", "catch-up,soak", "--catch-up-commits", "1500", "--catch-up-in-flight", "32",
+        "--soak-seconds", "4", "--sample-seconds", "1", "--snapshot-every", "1000", "--log-segment-kib", "64", "--out", out.toString());
+    assertEquals(0, run.code(), run.out() + run.err());
+    String json = Files.readString(out.resolve("replication.json"));
+    assertEquals(1500, number(json, "commits"), json);
+    assertTrue(number(json, "caughtUpSeconds") > 0, json);
+    assertTrue(number(json, "afterAppliedIndex") >= number(json, "leaderApplied"), "applied as far as the leader: " + json);
+    // 1,500 commits are more than a snapshot's worth of entries: the leader purged what the follower lacked.
+    assertTrue(number(json, "leaderLogStartIndex") > number(json, "matchAtStop") + 1, json);
+    assertEquals("snapshot", string(json, "mode"), json);
+    assertTrue(number(json, "afterSnapshotIndex") >= number(json, "leaderSnapshotIndex"), json);
+    assertTrue(run.out().contains("| 1,500 |") && run.out().contains("How it caught up: snapshot: "), run.out());
+
+    List<String> samples = Files.readAllLines(out.resolve("replication-soak.csv"));
+    assertTrue(samples.size() >= 1 + 3 * 5, "a header and a sample per node per second, and one at the start: " + samples.size());
+    List<String> nodes = new ArrayList<>();
+    Matcher m = Pattern.compile("\\{\"node\":\"(n\\d)\",\"maxBytes\":(\\d+),\"endBytes\":(\\d+),\"maxEntries\":(\\d+),\"endEntries\":(\\d+),"
+        + "\"purges\":(\\d+),\"lastSnapshotIndex\":(\\d+),\"bounded\":(true|false)").matcher(json);
+    while (m.find()) {
+      nodes.add(m.group(1));
+      long max = Long.parseLong(m.group(2));
+      long end = Long.parseLong(m.group(3));
+      assertTrue(end > 0 && max >= end, "log size max and end of " + m.group(1) + ": " + json);
+      assertTrue(Long.parseLong(m.group(7)) > 0, "snapshots every 1,000 entries were taken on " + m.group(1) + ": " + json);
+    }
+    assertEquals(List.of("n0", "n1", "n2"), nodes, json);
+    assertTrue(run.out().contains("### Raft log size under load") && run.out().contains("Bounded means: "), run.out());
+  }
+
+  private static double number(String json, String field) {
+    Matcher m = Pattern.compile("\"" + field + "\":(-?[0-9.eE+-]+)").matcher(json);
+    assertTrue(m.find(), field + " in " + json);
+    return Double.parseDouble(m.group(1));
+  }
+
+  private static String string(String json, String field) {
+    Matcher m = Pattern.compile("\"" + field + "\":\"([^\"]*)\"").matcher(json);
+    assertTrue(m.find(), field + " in " + json);
+    return m.group(1);
+  }
+
+  private static int count(String text, String what) {
+    Matcher m = Pattern.compile(Pattern.quote(what)).matcher(text);
+    int n = 0;
+    while (m.find()) {
+      n++;
+    }
+    return n;
+  }
+}
