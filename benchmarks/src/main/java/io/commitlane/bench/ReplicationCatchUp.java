@@ -107,10 +107,15 @@ final class ReplicationCatchUp {
     boolean expectSnapshot = before.logStartIndex() > past + 1;
     boolean jumped = before.snapshotIndex() > past && firstAdvance >= before.snapshotIndex();
     String mode = expectSnapshot == jumped ? (jumped ? "snapshot" : "log replay") : "unclear";
-    String evidence = String.format(Locale.ROOT, "the leader's log started at %d, %s the follower's last entry (%d); the follower's first"
-            + " applied index past %d was %d, %s the leader's snapshot index %d; afterwards its snapshot index is %d, its log starts at %d",
-        before.logStartIndex(), expectSnapshot ? "past" : "not past", past, past, firstAdvance,
-        firstAdvance >= before.snapshotIndex() ? "at or past" : "below", before.snapshotIndex(), after.snapshotIndex(), after.logStartIndex());
+    String observed = before.snapshotIndex() > past
+        ? String.format(Locale.ROOT, "the follower's first applied index past %d was %d, %s the leader's snapshot index %d", past, firstAdvance,
+            firstAdvance >= before.snapshotIndex() ? "at or past" : "below", before.snapshotIndex())
+        : before.snapshotIndex() > 0 ? String.format(Locale.ROOT, "the leader's latest snapshot (index %d) held nothing the follower lacked",
+            before.snapshotIndex())
+        : "the leader had taken no snapshot";
+    String evidence = String.format(Locale.ROOT, "the leader's log started at %d, %s the follower's last entry (%d); %s; afterwards the"
+            + " follower's snapshot index is %d, its log starts at %d", before.logStartIndex(), expectSnapshot ? "past" : "not past", past,
+        observed, after.snapshotIndex(), after.logStartIndex());
     Result r = new Result(commits, perClient * CLIENTS, commitSeconds, failures, id, appliedAtStop, match, before.appliedIndex(),
         before.snapshotIndex(), before.logStartIndex(), started, caughtUp, firstAdvance, after, mode, evidence);
     out.printf(Locale.ROOT, "  catch-up: %s caught up in %.2f s (start() took %.2f s) by %s: %s%n", id, caughtUp, started, mode, evidence);

@@ -150,7 +150,8 @@ final class ReplicationReport {
       sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %,d | %,d | %d | %d | %s |%n", n.node(), Units.bytes(n.maxBytes()),
           Units.bytes(n.endBytes()), n.maxEntries(), n.endEntries(), n.purges(), n.lastSnapshot(), n.verdict()));
     }
-    sb.append("\nBounded means: ").append(ReplicationSoak.RULE).append(". Log size: the files under `raft/<group>/current` of each node's directory.\n\n");
+    sb.append("\nBounded means: ").append(ReplicationSoak.RULE).append(". Log size: the files under `raft/<group>/current` of each node's"
+        + " directory; Ratis preallocates the segment it writes (up to 4 MiB), so the size moves in steps while the entries grow.\n\n");
   }
 
   /** A README-ready section: the command, the machine and date, what was run, then {@link #tables()}. */
