@@ -73,7 +73,7 @@ final class ReplicationBench implements Callable<Integer> {
   double sampleSeconds;
 
   @Option(names = "--snapshot-every", paramLabel = "ENTRIES",
-      description = "ReplicaNodeSettings.snapshotEveryEntries for every part, at least 1000. Default: the module's, ${DEFAULT-VALUE}")
+      description = "ReplicaNodeSettings.snapshotEveryEntries for every part, as the module validates it. Default: the module's, ${DEFAULT-VALUE}")
   long snapshotEvery = DEFAULTS.snapshotEveryEntries();
 
   @Option(names = "--log-segment-kib", paramLabel = "KIB",
