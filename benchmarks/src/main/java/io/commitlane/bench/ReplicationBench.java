@@ -52,6 +52,10 @@ final class ReplicationBench implements Callable<Integer> {
   @Mixin
   TimingOptions timing = new TimingOptions(3, 2, 5);
 
+  @Option(names = "--warmup-rounds", defaultValue = "1",
+      description = "Throughput rounds run first and not counted (JIT and connections of a fresh JVM). Default: ${DEFAULT-VALUE}")
+  int warmupRounds;
+
   @Option(names = "--parts", split = ",", paramLabel = "PART", defaultValue = "throughput,failover,catch-up,soak",
       description = "Which parts to run, in this order: throughput, failover, catch-up, soak. Default: ${DEFAULT-VALUE}")
   List<String> parts;
@@ -102,6 +106,7 @@ final class ReplicationBench implements Callable<Integer> {
       throw Checks.usage("--parts: name at least one of " + String.join(", ", PARTS));
     }
     parts.forEach(p -> Checks.oneOf("--parts", p, PARTS));
+    Checks.range("--warmup-rounds", warmupRounds, 0, 100);
     Checks.range("--failover-trials", failoverTrials, 1, 1000);
     Checks.range("--catch-up-commits", catchUpCommits, 1, 1_000_000_000);
     Checks.range("--catch-up-in-flight", catchUpInFlight, 1, 192);
@@ -197,7 +202,7 @@ final class ReplicationBench implements Callable<Integer> {
       owners = LoopbackCluster.start("bench-single-owner", 3, partDir.resolve("single-owner"));
       out.printf(Locale.ROOT, "  replica nodes up in %.1f s (%s leads), the single-owner cluster in %.1f s%n", (replicated - start) / 1e9,
           replicas.id(leader), (System.nanoTime() - replicated) / 1e9);
-      new ReplicationThroughput(timing.runs, timing.warmup, timing.seconds).measure(replicas, owners, report.throughput, out);
+      new ReplicationThroughput(timing.runs, warmupRounds, timing.warmup, timing.seconds).measure(replicas, owners, report.throughput, out);
     } finally {
       List<ActorSystem<Void>> reversed = new ArrayList<>(owners);
       Collections.reverse(reversed); // the first node (the seed) last, as the cluster bench does
@@ -225,16 +230,17 @@ final class ReplicationBench implements Callable<Integer> {
     m.put("description", String.format(Locale.ROOT, "Everything in one JVM on loopback. Replicated: 3 voters (ReplicaNode, Apache Ratis), election"
             + " timeouts %d-%d ms, a snapshot every %,d entries, Raft log segments of %s, the Raft log fsynced by Ratis in batches, RocksDB's"
             + " WAL %s. Single owner: 3 Pekko cluster nodes, one database, commitlane's default settings (RocksDB WAL on, not fsynced)."
-            + " Commits write one random key of %,d with a %d-byte value and read nothing. Throughput: %d round%s, variants rotated,"
-            + " %s s warm-up + %s s measured each. Failover: %d trial%s under %d clients x %d in flight, after %s s of load. Catch-up: %,d commits, %d"
+            + " Commits write one random key of %,d with a %d-byte value and read nothing. Throughput: %d round%s after %d not counted,"
+            + " variants rotated, %s s warm-up + %s s measured each. Failover: %d trial%s under %d clients x %d in flight, after %s s of load. Catch-up: %,d commits, %d"
             + " in flight."
             + " Soak: %s s of 8 clients x 8 in flight, sampled every %s s.",
         s.electionTimeoutMin().toMillis(), s.electionTimeoutMax().toMillis(), s.snapshotEveryEntries(), Units.bytes(s.logSegmentBytes()),
         s.rocksDbWal() ? "on" : "off", ShardedWriteLoad.KEY_SPACE, ShardedWriteLoad.VALUE_BYTES, timing.runs, timing.runs == 1 ? "" : "s",
-        timing.warmup, timing.seconds, failoverTrials, failoverTrials == 1 ? "" : "s", ReplicationFailover.BACKGROUND_CLIENTS,
+        warmupRounds, timing.warmup, timing.seconds, failoverTrials, failoverTrials == 1 ? "" : "s", ReplicationFailover.BACKGROUND_CLIENTS,
         ReplicationFailover.BACKGROUND_IN_FLIGHT, Math.max(1, timing.warmup), catchUpCommits, catchUpInFlight, soakSeconds, sampleSeconds));
     m.put("parts", parts);
     m.put("runs", timing.runs);
+    m.put("warmupRounds", warmupRounds);
     m.put("warmupSeconds", timing.warmup);
     m.put("seconds", timing.seconds);
     m.put("failoverTrials", failoverTrials);

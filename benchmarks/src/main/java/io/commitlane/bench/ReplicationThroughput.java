@@ -23,6 +23,10 @@ import org.apache.pekko.cluster.typed.Cluster;
  *       another node (one remote hop) and from the owner's own node (none);
  *   <li>8 clients, 8 commits in flight each, client {@code c} on node {@code c % 3}, on both.
  * </ul>
+ *
+ * <p>Warm-up rounds run every variant first without counting it: in a fresh JVM the replicated
+ * path and the remote hop keep speeding up for the first rounds (JIT, connections), which would
+ * otherwise land in round 1 only.
  */
 final class ReplicationThroughput {
   static final String ONE = "1 client x 1 in flight";
@@ -40,11 +44,13 @@ final class ReplicationThroughput {
   record Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates) {}
 
   private final int runs;
+  private final int warmupRounds;
   private final double warmup;
   private final double seconds;
 
-  ReplicationThroughput(int runs, double warmup, double seconds) {
+  ReplicationThroughput(int runs, int warmupRounds, double warmup, double seconds) {
     this.runs = runs;
+    this.warmupRounds = warmupRounds;
     this.warmup = warmup;
     this.seconds = seconds;
   }
@@ -68,16 +74,19 @@ final class ReplicationThroughput {
     List<DatabaseSharding> sharding = owners.stream().map(DatabaseSharding::init).toList();
     new ShardedWriteLoad(1, 1, 1, 0, 0).openAll(sharding.get(0));
     replicas.awaitLeader(DRAIN);
-    for (int r = 0; r < runs; r++) {
+    for (int r = -warmupRounds; r < runs; r++) {
       for (String load : List.of(ONE, EIGHT)) {
         List<String> variants = variants(load);
         for (int i = 0; i < variants.size(); i++) {
           StopSignal.checkpoint();
-          String v = variants.get((i + r) % variants.size());
+          String v = variants.get(Math.floorMod(i + r, variants.size()));
           ShardedWriteLoad.Rates m = v.startsWith("replicated") ? replicated(replicas, load) : singleOwner(owners, sharding, v);
-          samples.add(new Sample(load, v, r, m));
-          out.printf(Locale.ROOT, "  throughput run %d  %-22s %-50s %9s commits/s  p50 %9s µs  p99 %9s µs  %s failed/s%n", r + 1, load, v,
-              Units.count(m.committed()), Units.micros(m.p50Nanos()), Units.micros(m.p99Nanos()), Units.count(m.failed()));
+          if (r >= 0) {
+            samples.add(new Sample(load, v, r, m));
+          }
+          out.printf(Locale.ROOT, "  throughput %-8s %-22s %-50s %9s commits/s  p50 %9s µs  p99 %9s µs  %s failed/s%n",
+              r < 0 ? "warm-up" : "run " + (r + 1), load, v, Units.count(m.committed()), Units.micros(m.p50Nanos()), Units.micros(m.p99Nanos()),
+              Units.count(m.failed()));
         }
       }
     }
