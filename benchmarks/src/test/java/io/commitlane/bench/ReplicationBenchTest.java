@@ -26,8 +26,8 @@ class ReplicationBenchTest {
   @Test
   void throughputAndFailoverReportEveryVariantAndTrial() throws Exception {
     Path out = dir.resolve("out");
-    CliRun run = CliRun.of("replication", "--parts", "throughput,failover", "--runs", "1", "--warmup", "0.5", "--seconds", "1",
-        "--failover-trials", "1", "--out", out.toString());
+    CliRun run = CliRun.of("replication", "--parts", "throughput,failover", "--runs", "1", "--warmup-rounds", "0", "--warmup", "0.5",
+        "--seconds", "1", "--failover-trials", "1", "--out", out.toString());
     assertEquals(0, run.code(), run.out() + run.err());
     for (String load : List.of(ReplicationThroughput.ONE, ReplicationThroughput.EIGHT)) {
       for (String v : ReplicationThroughput.variants(load)) {
@@ -61,7 +61,7 @@ class ReplicationBenchTest {
   @Test
   void catchUpAndSoakReportHowTheReplicaCaughtUpAndTheLogSize() throws Exception {
     Path out = dir.resolve("out");
-    CliRun run = CliRun.of("replication", "--parts", "catch-up,soak", "--catch-up-commits", "1500", "--catch-up-in-flight", "32",
+    CliRun run = CliRun.of("replication", "--parts", "catch-up,soak", "--catch-up-commits", "1500", "--catch-up-in-flight", "96",
         "--soak-seconds", "4", "--sample-seconds", "1", "--snapshot-every", "1000", "--log-segment-kib", "64", "--out", out.toString());
     assertEquals(0, run.code(), run.out() + run.err());
     String json = Files.readString(out.resolve("replication.json"));
