@@ -1,0 +1,47 @@
+package io.commitlane.bench;
+
+import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicationGroup;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+/** Replicated databases on Apache Ratis: {@code ./commitlane replica run|status ...}. */
+@Command(name = "replica", mixinStandardHelpOptions = true,
+    description = "Replicated databases on Apache Ratis: run a replica node, or print each replica's role, leader,"
+        + " term, indexes and lag. Exit code 0: done, 1: failed, 2: bad arguments.",
+    subcommands = {ReplicaRunCommand.class, ReplicaStatusCommand.class})
+final class ReplicaCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    throw new Checks.UsageException("name a subcommand: " + String.join(", ", spec.subcommands().keySet()));
+  }
+
+  /** {@code n0=127.0.0.1:7001,n1=127.0.0.1:7002,...} as peers. */
+  static List<ReplicaPeer> peers(String spec) {
+    List<ReplicaPeer> peers = new ArrayList<>();
+    for (String p : spec.split(",")) {
+      String[] idAddress = p.trim().split("=", 2);
+      int colon = idAddress.length == 2 ? idAddress[1].lastIndexOf(':') : -1;
+      if (colon < 0) {
+        throw new Checks.UsageException("--peers: '" + p + "' is not id=host:port");
+      }
+      try {
+        peers.add(new ReplicaPeer(idAddress[0], idAddress[1].substring(0, colon), Integer.parseInt(idAddress[1].substring(colon + 1))));
+      } catch (NumberFormatException e) {
+        throw new Checks.UsageException("--peers: the port of '" + p + "' is not a number");
+      }
+    }
+    return peers;
+  }
+
+  static List<ReplicationGroup> groups(List<String> databases, List<ReplicaPeer> peers) {
+    return databases.stream().map(d -> new ReplicationGroup(d, peers)).toList();
+  }
+}

@@ -1,0 +1,65 @@
+package io.commitlane.bench;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.replication.ReplicaNode;
+import io.commitlane.replication.ReplicaNodeSettings;
+import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicationGroup;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** A replica node in the foreground until it is stopped (Ctrl-C or SIGTERM close it cleanly). */
+@Command(name = "run", mixinStandardHelpOptions = true,
+    description = "Run a replica node: host this node's replica of each database and serve until stopped (Ctrl-C or"
+        + " SIGTERM close it; kill -9 loses no acknowledged commit). Settings come from commitlane.replication in"
+        + " --config (defaults: the module's reference.conf). Exit code 0: stopped, 1: failed to start, 2: bad arguments.")
+final class ReplicaRunCommand implements Callable<Integer> {
+  @Option(names = "--id", required = true, description = "This node's id, one of --peers")
+  String id;
+
+  @Option(names = "--peers", required = true, paramLabel = "ID=HOST:PORT,...", description = "The group's voters")
+  String peers;
+
+  @Option(names = "--database", required = true, split = ",", paramLabel = "NAME", description = "Replicated databases to host")
+  List<String> databases;
+
+  @Option(names = "--dir", required = true, paramLabel = "DIR", description = "This node's directory (its replicas live there)")
+  Path directory;
+
+  @Option(names = "--config", paramLabel = "FILE", description = "A HOCON file with commitlane.replication { ... }")
+  Path config;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    List<ReplicaPeer> voters = ReplicaCommand.peers(peers);
+    ReplicaPeer self = voters.stream().filter(p -> p.id().equals(id)).findFirst()
+        .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers"));
+    Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
+    ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
+    PrintWriter out = spec.commandLine().getOut();
+    for (ReplicationGroup group : ReplicaCommand.groups(databases, voters)) {
+      node.host(group);
+      out.printf("hosting %s as %s at %s:%d in %s%n", group.database(), self.id(), self.host(), self.port(), directory);
+    }
+    out.flush();
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      node.close();
+      stopped.countDown();
+    }, "commitlane-replica-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    stopped.await();
+    return 0;
+  }
+}

@@ -1,0 +1,68 @@
+package io.commitlane.bench;
+
+import io.commitlane.replication.ReplicaReport;
+import io.commitlane.replication.ReplicatedDatabase;
+import io.commitlane.replication.ReplicationGroup;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** Each replica of each named database as it answers now. */
+@Command(name = "status", mixinStandardHelpOptions = true,
+    description = "Ask every replica of each database (one second each) for its role, leader, term, last, committed"
+        + " and applied log indexes and latest snapshot, and print them with each replica's lag behind the leader's"
+        + " commit index. Exit code 0: every database has a leader and every replica answered, 1: otherwise,"
+        + " 2: bad arguments.")
+final class ReplicaStatusCommand implements Callable<Integer> {
+  @Option(names = "--peers", required = true, paramLabel = "ID=HOST:PORT,...", description = "The group's voters")
+  String peers;
+
+  @Option(names = "--database", required = true, split = ",", paramLabel = "NAME", description = "Replicated databases to ask about")
+  List<String> databases;
+
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    boolean healthy = true;
+    for (ReplicationGroup group : ReplicaCommand.groups(databases, ReplicaCommand.peers(peers))) {
+      List<ReplicaReport> reports;
+      try (ReplicatedDatabase client = ReplicatedDatabase.connect(group, Duration.ofSeconds(5))) {
+        reports = client.groupStatus();
+      }
+      healthy &= print(out, group.database(), reports);
+    }
+    out.flush();
+    return healthy ? 0 : Main.FAILED;
+  }
+
+  /** Prints one group's table; whether it has a leader and every replica answered. */
+  static boolean print(PrintWriter out, String database, List<ReplicaReport> reports) {
+    long committed = reports.stream().filter(r -> "LEADER".equals(r.role())).mapToLong(ReplicaReport::committedIndex).max().orElse(-1);
+    out.printf("database %s%n", database);
+    out.printf("%-10s %-9s %-10s %6s %10s %10s %10s %8s %10s%n",
+        "replica", "role", "leader", "term", "last", "committed", "applied", "lag", "snapshot");
+    boolean healthy = committed >= 0;
+    for (ReplicaReport r : reports) {
+      if (!r.reachable()) {
+        healthy = false;
+        out.printf("%-10s %-9s %s%n", r.replica(), "-", "no answer: " + r.error());
+        continue;
+      }
+      out.printf("%-10s %-9s %-10s %6d %10d %10d %10d %8s %10d%n", r.replica(), r.role(), r.leader() == null ? "-" : r.leader(),
+          r.term(), r.lastIndex(), r.committedIndex(), r.appliedIndex(),
+          committed < 0 ? "-" : Long.toString(Math.max(0, committed - r.appliedIndex())), r.snapshotIndex());
+    }
+    if (committed < 0) {
+      out.println("no leader: fewer than a majority of replicas answered or an election is under way");
+    }
+    return healthy;
+  }
+}
