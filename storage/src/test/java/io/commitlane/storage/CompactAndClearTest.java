@@ -84,6 +84,9 @@ class CompactAndClearTest {
       record Committed(String key, long version) {}
       ConcurrentLinkedQueue<Committed> committed = new ConcurrentLinkedQueue<>();
       CountDownLatch started = new CountDownLatch(2);
+      // Writers wait half-way for the first clear, so at least one clear runs while they commit
+      // (without it a fast pair of writers could finish before the first clear).
+      CountDownLatch firstClear = new CountDownLatch(1);
       List<Thread> writers = new ArrayList<>();
       List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
       for (int w = 0; w < 2; w++) {
@@ -91,6 +94,14 @@ class CompactAndClearTest {
         Thread t = new Thread(() -> {
           started.countDown();
           for (int i = 0; i < 400; i++) {
+            if (i == 200) {
+              try {
+                firstClear.await();
+              } catch (InterruptedException e) {
+                failures.add(e);
+                return;
+              }
+            }
             String key = "w" + id + "-" + i;
             try (Transaction txn = db.begin()) {
               txn.put(items, of(key + "/a"), of("x"));
@@ -110,10 +121,11 @@ class CompactAndClearTest {
       started.await();
       long lastClear = 0;
       int clears = 0;
-      while (writers.stream().anyMatch(Thread::isAlive)) {
+      do {
         lastClear = clearOnce(db, KeyRange.all().in(items));
         clears++;
-      }
+        firstClear.countDown();
+      } while (writers.stream().anyMatch(Thread::isAlive));
       for (Thread t : writers) {
         t.join();
       }
