@@ -16,23 +16,26 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
+/** One three-node group for the whole class (starting one takes seconds); each test uses keys of its own. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ReplicatedDatabaseTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 
-  @TempDir Path dir;
+  @TempDir static Path dir;
   private ReplicaCluster cluster;
 
-  @BeforeEach
+  @BeforeAll
   void start() {
     cluster = new ReplicaCluster(dir, 3);
   }
 
-  @AfterEach
+  @AfterAll
   void stop() {
     cluster.close();
   }
@@ -106,14 +109,14 @@ class ReplicatedDatabaseTest {
   @Test
   void aTransactionSeesItsOwnWritesInReadsAndScans() throws Exception {
     cluster.awaitLeader(WAIT);
-    CommitReceipt written = await(cluster.database(0).begin().put(b("k1"), b("v1")).put(b("k2"), b("v2")).commit());
+    CommitReceipt written = await(cluster.database(0).begin().put(b("own/k1"), b("v1")).put(b("own/k2"), b("v2")).commit());
     cluster.awaitApplied(written.index(), WAIT);
     ReplicatedTransaction t = cluster.database(2).begin();
-    t.remove(b("k1")).put(b("k3"), b("v3"));
-    assertNull(t.get(b("k1")));
-    assertArrayEquals(b("v3"), t.get(b("k3")));
-    assertEquals(List.of("k2", "k3"), t.list(KeyRange.prefix(b("k"))).stream().map(kv -> new String(kv.key(), UTF_8)).toList());
-    assertEquals(List.of("k3", "k2"), t.list(KeyRange.prefix(b("k")).reverse()).stream().map(kv -> new String(kv.key(), UTF_8)).toList());
+    t.remove(b("own/k1")).put(b("own/k3"), b("v3"));
+    assertNull(t.get(b("own/k1")));
+    assertArrayEquals(b("v3"), t.get(b("own/k3")));
+    assertEquals(List.of("own/k2", "own/k3"), t.list(KeyRange.prefix(b("own/"))).stream().map(kv -> new String(kv.key(), UTF_8)).toList());
+    assertEquals(List.of("own/k3", "own/k2"), t.list(KeyRange.prefix(b("own/")).reverse()).stream().map(kv -> new String(kv.key(), UTF_8)).toList());
     t.abort();
   }
 
