@@ -173,8 +173,7 @@ final class CommitPath {
     try {
       checkNotStopped();
       if (ordered.active()) { // read under the locks: see OrderedWrites for why
-        ordered.publish(c, c);
-        published = true;
+        published = ordered.publish(c, c); // a lone commit holds no fence yet: it always publishes
       }
       if (c.isTransactional()) {
         // Under BlindWrites.ORDERED only the reads are checked; the write buckets are still
@@ -410,8 +409,12 @@ final class CommitPath {
     CommitValidatedEvent validation = events.beginValidation(c);
     try {
       if (token != null) {
-        ordered.publish(c, token);
-        published = true;
+        published = ordered.publish(c, token);
+        if (!published) { // an earlier member's fence is the group's: it must not wait for another's
+          conflicts.increment();
+          events.validated(validation, c, CommitEvents.CONFLICTED, groupSize);
+          throw new ConflictException(c.transactionId());
+        }
       }
       // The ordered record sees the earlier members' writes as pending: scanning over one conflicts.
       if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, groupWrites) || conflictsInRanges(c, token)) {

@@ -31,7 +31,10 @@ import java.util.function.LongSupplier;
  * version: commit order stays a serial order, as bucket locks make it for point reads. A committer
  * waits for fences only before it holds one, and a fence holder never waits for a fence, so the
  * waits cannot form a cycle. Members of one merged group share a token and never wait for each
- * other (a later member is ordered after an earlier one anyway).
+ * other (a later member is ordered after an earlier one anyway). A group holds a fence as soon as
+ * one member's scan passed, and its later members publish after that: a later member that meets
+ * another commit's fence does not wait (two groups could then wait for each other's fences) but
+ * conflicts, and its transaction runs again.
  *
  * <p>Cost: the record runs only while a transaction with tracked scans is registered ({@link
  * #enterScanning}); otherwise a commit pays one volatile read of {@link #active()}. Turning it on
@@ -117,11 +120,18 @@ final class OrderedWrites {
   /**
    * Publish a commit's writes as pending, after waiting out every other commit's fence over them.
    * The caller holds the commit's locks and then calls exactly one of {@link #committed} and
-   * {@link #abandon} for {@code c}.
+   * {@link #abandon} for {@code c}. Returns false, publishing nothing, when {@code token} already
+   * holds a fence and another commit's fence covers the writes: a fence holder must not wait.
    */
-  synchronized void publish(PendingCommit c, Object token) {
+  synchronized boolean publish(PendingCommit c, Object token) {
     boolean interrupted = false;
     while (fenced(c.writes(), token)) {
+      if (holdsFence(token)) {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+        return false;
+      }
       try {
         wait();
       } catch (InterruptedException e) {
@@ -148,6 +158,7 @@ final class OrderedWrites {
     if (size > MAX_ENTRIES) {
       prune();
     }
+    return true;
   }
 
   /** The published writes of {@code c} were written at {@code version}. */
@@ -224,6 +235,15 @@ final class OrderedWrites {
   /** Keys held (tests and stats). */
   synchronized int size() {
     return size;
+  }
+
+  private boolean holdsFence(Object token) {
+    for (Fence f : fences) {
+      if (f.token == token) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private boolean fenced(WriteBuffer w, Object token) {
