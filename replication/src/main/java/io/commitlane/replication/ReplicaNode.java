@@ -41,7 +41,6 @@ import org.apache.ratis.util.TimeDuration;
  */
 public final class ReplicaNode implements AutoCloseable {
   private final ReplicaNodeSettings settings;
-  private final RaftProperties properties;
   private final RaftServer server;
   /** Where commits' and reads' stages complete: never a Ratis transport thread or the common pool. */
   private final ExecutorService completions;
@@ -51,11 +50,10 @@ public final class ReplicaNode implements AutoCloseable {
 
   private ReplicaNode(ReplicaNodeSettings settings) throws IOException {
     this.settings = settings;
-    this.properties = properties(settings);
     DatabaseOptions options = DatabaseOptions.defaults().withWal(settings.rocksDbWal());
     this.server = RaftServer.newBuilder()
         .setServerId(RaftPeerId.valueOf(settings.self().id()))
-        .setProperties(properties)
+        .setProperties(properties(settings))
         .setStateMachineRegistry(groupId -> new ReplicaStateMachine(options))
         .setOption(RaftStorage.StartupOption.RECOVER)
         .build();

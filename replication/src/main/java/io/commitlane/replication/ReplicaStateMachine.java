@@ -2,7 +2,6 @@ package io.commitlane.replication;
 
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
-import io.commitlane.storage.Store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -189,10 +188,6 @@ final class ReplicaStateMachine extends BaseStateMachine {
       throw new ReplicaUnavailableException("the replica's database is closed or being restored from a snapshot; retry");
     }
     return d;
-  }
-
-  Store store(String name) {
-    return database().findStore(name).orElse(null);
   }
 
   @Override
