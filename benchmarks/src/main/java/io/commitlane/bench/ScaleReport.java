@@ -107,12 +107,7 @@ final class ScaleReport {
   }
 
   String json() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("command", command);
-    m.put("date", date.toString());
-    m.put("machine", machine.toJson());
-    m.put("partial", partial);
-    m.put("settings", settings);
+    Map<String, Object> m = RunHeader.json(command, date, machine, partial, settings);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (ScaleSample s : samples) {
       Map<String, Object> r = new LinkedHashMap<>();

@@ -130,12 +130,7 @@ final class StrainReport {
   }
 
   String json() {
-    Map<String, Object> m = new LinkedHashMap<>();
-    m.put("command", command);
-    m.put("date", date.toString());
-    m.put("machine", machine.toJson());
-    m.put("partial", partial);
-    m.put("settings", settings);
+    Map<String, Object> m = RunHeader.json(command, date, machine, partial, settings);
     m.put("dataset", dataset);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (StrainSample s : samples) {
