@@ -4,6 +4,8 @@ import io.commitlane.storage.Batch;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.InvalidStoreNameException;
 import io.commitlane.storage.Store;
+import java.nio.ByteBuffer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -12,8 +14,8 @@ import java.util.Optional;
  * Validates and applies replicated commits to one replica's database, in log order, on one thread.
  *
  * <p>The invariant: after an entry is applied, the database holds its writes, the version of each
- * key it wrote, its request record and the applied position, all from one RocksDB write, or none
- * of them. Validation reads only what earlier entries wrote, so every replica reaches the same
+ * key it wrote, its request record, its transaction-log records and the applied position, all
+ * from one RocksDB write, or none of them. Validation reads only what earlier entries wrote, so every replica reaches the same
  * outcome for the same entry, whether it applies it live, after a restart or after installing a
  * snapshot.
  */
@@ -21,6 +23,8 @@ final class ReplicaApplier {
   private final Database db;
   private long appliedTerm;
   private long appliedIndex;
+  /** The timestamp of the newest log record: the next one gets a later one. */
+  private long logClock;
 
   ReplicaApplier(Database db) {
     this.db = db;
@@ -30,6 +34,8 @@ final class ReplicaApplier {
       appliedTerm = ti[0];
       appliedIndex = ti[1];
     }
+    byte[] clock = db.internalRecords().get(ReplicaRecords.LOG_CLOCK);
+    logClock = clock == null ? 0 : ReplicaRecords.readLong(clock);
   }
 
   /** The term of the last commit applied to the database (0 before the first). */
@@ -124,11 +130,53 @@ final class ReplicaApplier {
       keys.add(ReplicaRecords.request(c.requestId()));
       values.add(version);
     }
+    long clock = logClock;
+    if (!c.logs().isEmpty()) {
+      // Every replica computes the same timestamp from the log alone: the proposer's clock, made
+      // to rise past the record before it.
+      clock = Math.max(c.proposedAtMillis(), logClock + 1);
+      for (ReplicatedCommit.LogAppend log : c.logs()) {
+        keys.add(ReplicaRecords.change(index, log.log()));
+        values.add(ReplicaLogRecord.encode(clock, log.entries()));
+      }
+      keys.add(ReplicaRecords.LOG_CLOCK);
+      values.add(ReplicaRecords.longValue(clock));
+    }
     keys.add(ReplicaRecords.APPLIED);
     values.add(ReplicaRecords.applied(term, index));
     db.writeWithInternalRecords(batch, keys, values);
     appliedTerm = term;
     appliedIndex = index;
+    logClock = clock;
+  }
+
+  /**
+   * Removes the log records older than {@code retention} before the newest one, measured on the
+   * records' own timestamps (so a replica that was down trims what the others trimmed, whatever
+   * its clock says). Returns how many it removed.
+   */
+  long trimLogs(Duration retention) {
+    if (logClock == 0 || retention.isZero()) {
+      return 0;
+    }
+    long cutoff = logClock - retention.toMillis();
+    long[] lastOld = {0};
+    long[] count = {0};
+    db.internalRecords().scan(ReplicaRecords.CHANGES, ReplicaRecords.CHANGES_END, (key, value) -> {
+      if (ByteBuffer.wrap(value).getLong() >= cutoff) {
+        return false;
+      }
+      lastOld[0] = ReplicaRecords.changeIndex(key);
+      count[0]++;
+      return true;
+    });
+    if (count[0] > 0) {
+      // The mark first: a crash between the two leaves records a feed may no longer read, never
+      // a gap a feed would skip unseen.
+      db.internalRecords().write(List.of(ReplicaRecords.TRIMMED), List.of(ReplicaRecords.longValue(lastOld[0])));
+      db.internalRecords().deleteRange(ReplicaRecords.CHANGES, ReplicaRecords.changesFrom(lastOld[0] + 1));
+    }
+    return count[0];
   }
 
   /** Moves the applied position to {@code index} if it is behind (entries with nothing to write). */

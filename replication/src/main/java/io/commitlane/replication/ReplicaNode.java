@@ -51,14 +51,20 @@ public final class ReplicaNode implements AutoCloseable {
   private ReplicaNode(ReplicaNodeSettings settings) throws IOException {
     this.settings = settings;
     DatabaseOptions options = DatabaseOptions.defaults().withWal(settings.rocksDbWal());
-    this.server = RaftServer.newBuilder()
-        .setServerId(RaftPeerId.valueOf(settings.self().id()))
-        .setProperties(properties(settings))
-        .setStateMachineRegistry(groupId -> new ReplicaStateMachine(options))
-        .setOption(RaftStorage.StartupOption.RECOVER)
-        .build();
-    this.completions = completionThreads(settings.self().id());
-    server.start();
+    ExecutorService threads = completionThreads(settings.self().id());
+    this.completions = threads;
+    try {
+      this.server = RaftServer.newBuilder()
+          .setServerId(RaftPeerId.valueOf(settings.self().id()))
+          .setProperties(properties(settings))
+          .setStateMachineRegistry(groupId -> new ReplicaStateMachine(options, settings.logRetention(), threads))
+          .setOption(RaftStorage.StartupOption.RECOVER)
+          .build();
+      server.start();
+    } catch (IOException | RuntimeException e) {
+      threads.shutdown();
+      throw e;
+    }
   }
 
   /** Two daemon threads where commits' and reads' stages complete. */

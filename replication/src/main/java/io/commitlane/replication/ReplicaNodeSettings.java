@@ -30,6 +30,8 @@ import java.util.Objects;
  *     Raft log already holds every entry a replica's database may lose in a crash
  * @param logSegmentBytes the size of one Raft log file: the log is purged a whole file at a time,
  *     so after a snapshot it keeps at most about one file of entries below it
+ * @param logRetention how long transaction-log records ({@link ReplicatedTransaction#log}) are
+ *     kept, measured back from the newest; trimmed when a snapshot is taken; zero keeps them all
  */
 public record ReplicaNodeSettings(
     ReplicaPeer self,
@@ -39,7 +41,8 @@ public record ReplicaNodeSettings(
     long snapshotEveryEntries,
     Duration requestTimeout,
     boolean rocksDbWal,
-    long logSegmentBytes) {
+    long logSegmentBytes,
+    Duration logRetention) {
 
   public ReplicaNodeSettings {
     Objects.requireNonNull(self, "self");
@@ -47,6 +50,7 @@ public record ReplicaNodeSettings(
     Objects.requireNonNull(electionTimeoutMin, "electionTimeoutMin");
     Objects.requireNonNull(electionTimeoutMax, "electionTimeoutMax");
     Objects.requireNonNull(requestTimeout, "requestTimeout");
+    Objects.requireNonNull(logRetention, "logRetention");
     List<SettingError> errors = new ArrayList<>();
     long min = electionTimeoutMin.toMillis();
     long max = electionTimeoutMax.toMillis();
@@ -66,6 +70,9 @@ public record ReplicaNodeSettings(
     if (logSegmentBytes < 64 * 1024 || logSegmentBytes > 1024L * 1024 * 1024) {
       errors.add(new SettingError(PATH + ".log-segment-size", logSegmentBytes, "64 KiB..1 GiB"));
     }
+    if (logRetention.isNegative() || logRetention.compareTo(Duration.ofDays(3650)) > 0) {
+      errors.add(new SettingError(PATH + ".log-retention", logRetention, "0 (keep every record)..3650 days"));
+    }
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
@@ -73,11 +80,12 @@ public record ReplicaNodeSettings(
 
   private static final String PATH = "commitlane.replication";
   private static final List<String> KEYS = List.of("election-timeout-min", "election-timeout-max",
-      "snapshot-every-entries", "request-timeout", "rocksdb-wal", "log-segment-size");
+      "snapshot-every-entries", "request-timeout", "rocksdb-wal", "log-segment-size", "log-retention");
 
   /**
    * The defaults of {@code reference.conf}: election timeouts 0.5-1 s, a snapshot every 100,000
-   * entries, requests wait up to 10 s, RocksDB's WAL off, Raft log files of 8 MiB.
+   * entries, requests wait up to 10 s, RocksDB's WAL off, Raft log files of 8 MiB, transaction-log
+   * records kept 3 days.
    */
   public static ReplicaNodeSettings of(ReplicaPeer self, Path directory) {
     return fromConfig(self, directory, ConfigFactory.defaultReference());
@@ -103,10 +111,11 @@ public record ReplicaNodeSettings(
     Duration timeout = read(errors, "request-timeout", () -> c.getDuration("request-timeout"));
     Boolean wal = read(errors, "rocksdb-wal", () -> c.getBoolean("rocksdb-wal"));
     Long segment = read(errors, "log-segment-size", () -> c.getBytes("log-segment-size"));
+    Duration retention = read(errors, "log-retention", () -> c.getDuration("log-retention"));
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
-    return new ReplicaNodeSettings(self, directory, min, max, every, timeout, wal, segment);
+    return new ReplicaNodeSettings(self, directory, min, max, every, timeout, wal, segment, retention);
   }
 
   private static <T> T read(List<SettingError> errors, String key, Supplier<T> value) {
@@ -119,22 +128,27 @@ public record ReplicaNodeSettings(
   }
 
   public ReplicaNodeSettings withElectionTimeouts(Duration min, Duration max) {
-    return new ReplicaNodeSettings(self, directory, min, max, snapshotEveryEntries, requestTimeout, rocksDbWal, logSegmentBytes);
+    return new ReplicaNodeSettings(self, directory, min, max, snapshotEveryEntries, requestTimeout, rocksDbWal, logSegmentBytes, logRetention);
   }
 
   public ReplicaNodeSettings withSnapshotEveryEntries(long entries) {
-    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, entries, requestTimeout, rocksDbWal, logSegmentBytes);
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, entries, requestTimeout, rocksDbWal, logSegmentBytes, logRetention);
   }
 
   public ReplicaNodeSettings withRequestTimeout(Duration timeout) {
-    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, timeout, rocksDbWal, logSegmentBytes);
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, timeout, rocksDbWal, logSegmentBytes, logRetention);
   }
 
   public ReplicaNodeSettings withRocksDbWal(boolean enabled) {
-    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, enabled, logSegmentBytes);
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, enabled, logSegmentBytes, logRetention);
   }
 
   public ReplicaNodeSettings withLogSegmentBytes(long bytes) {
-    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, rocksDbWal, bytes);
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, rocksDbWal, bytes, logRetention);
+  }
+
+  public ReplicaNodeSettings withLogRetention(Duration retention) {
+    return new ReplicaNodeSettings(self, directory, electionTimeoutMin, electionTimeoutMax, snapshotEveryEntries, requestTimeout, rocksDbWal,
+        logSegmentBytes, retention);
   }
 }

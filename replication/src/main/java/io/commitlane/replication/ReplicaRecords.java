@@ -14,7 +14,13 @@ import java.util.Arrays;
  *   <li>{@code version(store, key)}: the index of the last commit that wrote the key, put or
  *       delete, which validation compares with a transaction's snapshot index;
  *   <li>{@code request(id)}: the index of the commit a request id committed, so a resend is
- *       answered from it instead of being applied twice.
+ *       answered from it instead of being applied twice;
+ *   <li>{@code change(index, log)}: the record a commit at {@code index} appended to a transaction
+ *       log, keyed by index first so that every replica holds it at the same position and the
+ *       oldest are trimmed with one range delete;
+ *   <li>{@code LOG_CLOCK}: the timestamp of the newest log record, which the next one must pass;
+ *   <li>{@code TRIMMED}: the index through which log records were trimmed, so a feed that asks
+ *       for older ones learns that they are gone instead of skipping them unseen.
  * </ul>
  *
  * The leading zero byte keeps them apart from other records of the internal store, which
@@ -22,6 +28,11 @@ import java.util.Arrays;
  */
 final class ReplicaRecords {
   static final byte[] APPLIED = {0, 'r', 'a'};
+  static final byte[] LOG_CLOCK = {0, 'r', 's'};
+  static final byte[] TRIMMED = {0, 'r', 't'};
+  /** Every change key starts with this; {@link #CHANGES_END} is just past the last. */
+  static final byte[] CHANGES = {0, 'r', 'c'};
+  static final byte[] CHANGES_END = {0, 'r', 'c' + 1};
   private static final byte VERSION = 'v';
   private static final byte REQUEST = 'q';
 
@@ -78,6 +89,25 @@ final class ReplicaRecords {
     k[2] = REQUEST;
     System.arraycopy(id, 0, k, 3, id.length);
     return k;
+  }
+
+  static byte[] change(long index, String log) {
+    byte[] name = log.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(CHANGES.length + 8 + name.length).put(CHANGES).putLong(index).put(name).array();
+  }
+
+  /** The first change key of a commit at {@code index} or after it. */
+  static byte[] changesFrom(long index) {
+    return ByteBuffer.allocate(CHANGES.length + 8).put(CHANGES).putLong(index).array();
+  }
+
+  static long changeIndex(byte[] key) {
+    return ByteBuffer.wrap(key, CHANGES.length, 8).getLong();
+  }
+
+  static String changeLog(byte[] key) {
+    int from = CHANGES.length + 8;
+    return new String(key, from, key.length - from, StandardCharsets.UTF_8);
   }
 
   static byte[] longValue(long v) {

@@ -7,8 +7,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -39,13 +41,17 @@ final class ReplicaStateMachine extends BaseStateMachine {
 
   private final ReplicaSnapshots snapshots = new ReplicaSnapshots();
   private final DatabaseOptions options;
+  private final Duration logRetention;
+  private final AppliedWaiters applied;
   /** Replaced when a snapshot is installed; null while closed. */
   private volatile Database db;
   /** Touched only by Ratis's apply thread (and by initialize and reinitialize before it runs). */
   private ReplicaApplier applier;
 
-  ReplicaStateMachine(DatabaseOptions options) {
+  ReplicaStateMachine(DatabaseOptions options, Duration logRetention, Executor completions) {
     this.options = options;
+    this.logRetention = logRetention;
+    this.applied = new AppliedWaiters(completions);
   }
 
   @Override
@@ -100,6 +106,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
     }
     applier = opening;
     db = opened;
+    applied.advanced(opening.appliedIndex());
     // Ratis replays the log from the latest snapshot on, whatever the database holds beyond it:
     // the applied position starts there and moves through the replayed entries, which the
     // applier skips up to the database's own position.
@@ -136,6 +143,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
       return CompletableFuture.failedFuture(e);
     }
     updateLastAppliedTermIndex(term, index);
+    applied.advanced(index);
     return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(outcome.encode())));
   }
 
@@ -161,6 +169,10 @@ final class ReplicaStateMachine extends BaseStateMachine {
     // Entries Ratis applied without us (configuration, metadata) moved the position past the
     // database's own record; record it, so a restart finds the database level with the snapshot.
     applier.markApplied(last.getTerm(), last.getIndex());
+    long trimmed = applier.trimLogs(logRetention);
+    if (trimmed > 0) {
+      LOG.info("{}: trimmed {} transaction-log records older than {} before the newest", getId(), trimmed, logRetention);
+    }
     Path staging = snapshots.stagingFor(last);
     Directories.delete(staging);
     Files.createDirectories(staging.getParent());
@@ -190,8 +202,14 @@ final class ReplicaStateMachine extends BaseStateMachine {
     return d;
   }
 
+  /** Waits for this replica to apply past an index; see {@link AppliedWaiters}. */
+  AppliedWaiters applied() {
+    return applied;
+  }
+
   @Override
   public void close() throws IOException {
+    applied.close(new ReplicaUnavailableException("the replica's node closed"));
     closeDatabase();
     super.close();
   }

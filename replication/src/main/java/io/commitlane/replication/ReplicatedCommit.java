@@ -12,23 +12,30 @@ import java.util.Objects;
 
 /**
  * One transaction as the replicated log carries it: the log index its reads saw, what it read
- * (keys and ranges) and what it writes. Every replica validates and applies it the same way, so
- * the outcome is a function of the log alone.
+ * (keys and ranges), what it writes and the records it appends to transaction logs. Every replica
+ * validates and applies it the same way, so the outcome is a function of the log alone.
  *
  * @param snapshotIndex the last log index applied in the snapshot the transaction read
  * @param requestId the caller's id for an exactly-once commit, or null
+ * @param proposedAtMillis the proposing node's clock; log records get their timestamps from it
  */
 record ReplicatedCommit(
-    long snapshotIndex, byte[] requestId, List<ReadKey> readKeys, List<ReadRange> readRanges, List<Write> writes) {
+    long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys, List<ReadRange> readRanges,
+    List<Write> writes, List<LogAppend> logs) {
 
-  /** The first byte of every encoded commit; a replica refuses an entry in a format it does not know. */
-  static final byte FORMAT = 1;
+  /**
+   * The first byte of every encoded commit; a replica refuses an entry in a format it does not
+   * know. Format 1 had no timestamp and no log records; it is still read.
+   */
+  static final byte FORMAT = 2;
+  private static final byte FORMAT_WITHOUT_LOGS = 1;
   private static final int NULL_BYTES = -1;
 
   ReplicatedCommit {
     readKeys = List.copyOf(readKeys);
     readRanges = List.copyOf(readRanges);
     writes = List.copyOf(writes);
+    logs = List.copyOf(logs);
   }
 
   /** A key the transaction read: it conflicts with a later commit that wrote it. */
@@ -54,11 +61,20 @@ record ReplicatedCommit(
     }
   }
 
+  /** The record a commit appends to the transaction log {@code log}: its entries, in order. */
+  record LogAppend(String log, List<byte[]> entries) {
+    LogAppend {
+      Objects.requireNonNull(log, "log");
+      entries = List.copyOf(entries);
+    }
+  }
+
   byte[] encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 32 * writes.size());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(FORMAT);
       out.writeLong(snapshotIndex);
+      out.writeLong(proposedAtMillis);
       writeBytes(out, requestId);
       out.writeInt(readKeys.size());
       for (ReadKey r : readKeys) {
@@ -77,6 +93,14 @@ record ReplicatedCommit(
         writeBytes(out, w.key());
         writeBytes(out, w.value());
       }
+      out.writeInt(logs.size());
+      for (LogAppend l : logs) {
+        out.writeUTF(l.log());
+        out.writeInt(l.entries().size());
+        for (byte[] e : l.entries()) {
+          writeBytes(out, e);
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
@@ -92,10 +116,12 @@ record ReplicatedCommit(
   static ReplicatedCommit decode(byte[] entry) {
     try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(entry))) {
       byte format = in.readByte();
-      if (format != FORMAT) {
-        throw new MalformedEntryException("entry format " + format + " is not known to this replica (it reads " + FORMAT + ")");
+      if (format != FORMAT && format != FORMAT_WITHOUT_LOGS) {
+        throw new MalformedEntryException("entry format " + format + " is not known to this replica (it reads "
+            + FORMAT_WITHOUT_LOGS + " and " + FORMAT + ")");
       }
       long snapshot = in.readLong();
+      long proposedAt = format == FORMAT ? in.readLong() : 0;
       byte[] requestId = readBytes(in, entry.length);
       int nKeys = count(in, entry.length);
       List<ReadKey> keys = new ArrayList<>(nKeys);
@@ -112,10 +138,23 @@ record ReplicatedCommit(
       for (int i = 0; i < nWrites; i++) {
         writes.add(new Write(in.readUTF(), required(readBytes(in, entry.length), "written key"), readBytes(in, entry.length)));
       }
-      if (in.available() > 0) {
-        throw new MalformedEntryException(in.available() + " bytes follow the last write");
+      List<LogAppend> logs = new ArrayList<>();
+      if (format == FORMAT) {
+        int nLogs = count(in, entry.length);
+        for (int i = 0; i < nLogs; i++) {
+          String log = in.readUTF();
+          int nEntries = count(in, entry.length);
+          List<byte[]> entries = new ArrayList<>(nEntries);
+          for (int j = 0; j < nEntries; j++) {
+            entries.add(required(readBytes(in, entry.length), "log entry"));
+          }
+          logs.add(new LogAppend(log, entries));
+        }
       }
-      return new ReplicatedCommit(snapshot, requestId, keys, ranges, writes);
+      if (in.available() > 0) {
+        throw new MalformedEntryException(in.available() + " bytes follow the last log record");
+      }
+      return new ReplicatedCommit(snapshot, requestId, proposedAt, keys, ranges, writes, logs);
     } catch (EOFException e) {
       throw new MalformedEntryException("entry ends early (" + entry.length + " bytes)");
     } catch (IOException e) {

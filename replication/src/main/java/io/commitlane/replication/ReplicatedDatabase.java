@@ -174,6 +174,22 @@ public final class ReplicatedDatabase implements AutoCloseable {
     }
   }
 
+  /**
+   * A change feed of the transaction log {@code log} on this node's replica: the records that
+   * commits after index {@code afterIndex} appended ({@link ReplicatedTransaction#log}), from
+   * the oldest retained one when {@code afterIndex} is negative. A follower's feed trails the
+   * leader by what it has not applied yet; every replica gives the same records at the same
+   * indexes.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   * @throws IllegalArgumentException if the log name is invalid
+   */
+  public ReplicaChangeFeed changes(String log, long afterIndex) {
+    ReplicaLogRecord.checkName(log);
+    ReplicaStateMachine replica = replica();
+    return new ReplicaChangeFeed(replica::database, replica.applied(), log, afterIndex);
+  }
+
   /** The value of {@code key} in the default store, read through the leader (linearizable). */
   public CompletionStage<byte[]> get(byte[] key) {
     return get(Store.DEFAULT, key, ReadConsistency.LINEARIZABLE);

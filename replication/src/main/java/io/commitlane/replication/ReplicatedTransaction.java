@@ -6,6 +6,7 @@ import io.commitlane.storage.Store;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -31,6 +32,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
   private final List<ReplicatedCommit.ReadRange> readRanges = new ArrayList<>();
   /** Its writes by store, in key order; a null value is a delete. */
   private final Map<String, TreeMap<byte[], byte[]>> writes = new TreeMap<>();
+  /** The entries of the record it appends to each transaction log, by log name. */
+  private final Map<String, List<byte[]>> logs = new LinkedHashMap<>();
   private boolean ended;
 
   ReplicatedTransaction(ReplicatedDatabase database, SnapshotReads snapshot) {
@@ -150,6 +153,26 @@ public final class ReplicatedTransaction implements AutoCloseable {
   }
 
   /**
+   * Appends {@code entries} to the record this commit adds to the transaction log {@code log}
+   * (one record per log and commit; a second call adds entries to it). Every replica that applies
+   * the commit holds the record at the commit's index, and change feeds ({@link
+   * ReplicatedDatabase#changes}) read it from any replica. A commit that conflicts or is refused
+   * appends nothing; a resent request id appends nothing again.
+   *
+   * @throws IllegalArgumentException if the name is not 1..128 of A-Z a-z 0-9 . _ - starting
+   *     with a letter or digit
+   */
+  public ReplicatedTransaction log(String log, byte[]... entries) {
+    requireOpen();
+    ReplicaLogRecord.checkName(log);
+    List<byte[]> record = logs.computeIfAbsent(log, l -> new ArrayList<>());
+    for (byte[] e : entries) {
+      record.add(Objects.requireNonNull(e, "log entry").clone());
+    }
+    return this;
+  }
+
+  /**
    * Proposes the commit to the group. The stage completes once a majority holds it and the leader
    * applied it ({@link CommitReceipt}), or fails with {@link ReplicaConflictException} (run the
    * transaction again), {@link CommitRefusedException}, or {@link ReplicaUnavailableException}
@@ -172,8 +195,10 @@ public final class ReplicatedTransaction implements AutoCloseable {
       long snapshotIndex = snapshot.snapshotIndex();
       List<ReplicatedCommit.Write> list = new ArrayList<>();
       writes.forEach((store, kv) -> kv.forEach((k, v) -> list.add(new ReplicatedCommit.Write(store, k, v))));
+      List<ReplicatedCommit.LogAppend> appends = new ArrayList<>(logs.size());
+      logs.forEach((log, entries) -> appends.add(new ReplicatedCommit.LogAppend(log, entries)));
       ReplicatedCommit commit = new ReplicatedCommit(snapshotIndex, requestId == null ? null : requestId.clone(),
-          readKeys, readRanges, list);
+          System.currentTimeMillis(), readKeys, readRanges, list, appends);
       return database.propose(commit);
     } finally {
       snapshot.close();

@@ -49,6 +49,9 @@ final class CommitWorkload implements AutoCloseable {
     }
   }
 
+  /** Each commit appends its request id to this transaction log. */
+  static final String LOG = "commits";
+
   private void run(int client) {
     long n = 0;
     int node = client % nodes;
@@ -66,6 +69,7 @@ final class CommitWorkload implements AutoCloseable {
           long next = (count == null ? 0 : Long.parseLong(new String(count, UTF_8))) + 1;
           t.put(("count/c" + client).getBytes(UTF_8), Long.toString(next).getBytes(UTF_8));
           t.put(id, ("v" + n).getBytes(UTF_8));
+          t.log(LOG, id);
           CommitReceipt r = t.commit(id).toCompletableFuture().get(60, TimeUnit.SECONDS);
           highestIndex.accumulateAndGet(r.index(), Math::max);
           acks.merge(client, 1L, Long::sum);

@@ -13,6 +13,7 @@ import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -169,5 +170,79 @@ class ReplicatedDatabaseTest {
           () -> client.get("default", b("item/99999"), ReadConsistency.LOCAL).toCompletableFuture().join());
       assertInstanceOf(IllegalStateException.class, local.getCause());
     }
+  }
+
+  @Test
+  void everyReplicaHoldsTheSameLogRecordsAtTheCommitsIndexes() throws Exception {
+    cluster.awaitLeader(WAIT);
+    List<Long> orders = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      ReplicatedTransaction t = cluster.database(i % 3).begin();
+      t.put(b("order/" + i), b("placed")).log("orders", b("placed " + i), b("by replica " + (i % 3)));
+      if (i % 2 == 0) {
+        t.log("audit", b("order " + i));
+      }
+      orders.add(await(t.commit(b("order-request-" + i))).index());
+    }
+    await(cluster.database(1).begin().put(b("order/unlogged"), b("x")).commit());
+    CommitReceipt resent = await(cluster.database(2).begin().put(b("order/0"), b("placed")).log("orders", b("placed 0"))
+        .commit(b("order-request-0")));
+    assertTrue(resent.resent(), "a resent request id appends no second record");
+
+    ReplicatedTransaction stale = cluster.database(0).begin();
+    stale.get(b("order/1"));
+    await(cluster.database(1).begin().put(b("order/1"), b("shipped")).commit());
+    stale.put(b("order/1"), b("cancelled")).log("orders", b("cancelled 1"));
+    CompletionException conflict = assertThrows(CompletionException.class, () -> stale.commit().toCompletableFuture().join());
+    assertInstanceOf(ReplicaConflictException.class, conflict.getCause());
+    CommitReceipt last = await(cluster.database(0).begin().put(b("order/5"), b("placed")).log("orders", b("placed 5")).commit());
+    orders.add(last.index());
+    cluster.awaitApplied(last.index(), WAIT);
+
+    List<String> seen = null;
+    for (int r = 0; r < 3; r++) {
+      try (ReplicaChangeFeed feed = cluster.database(r).changes("orders", orders.get(0) - 1)) {
+        List<ReplicaLogRecord> records = feed.poll(100);
+        assertEquals(orders, records.stream().map(ReplicaLogRecord::index).toList(), "record positions on replica " + r);
+        assertEquals(last.index(), feed.position());
+        for (int i = 1; i < records.size(); i++) {
+          assertTrue(records.get(i).timestamp() > records.get(i - 1).timestamp(), "timestamps rise with the index");
+        }
+        List<String> text = records.stream().map(rec -> rec.index() + "@" + rec.timestamp() + ":"
+            + rec.entries().stream().map(e -> new String(e, UTF_8)).toList()).toList();
+        assertEquals(List.of("placed 0", "by replica 0"), records.get(0).entries().stream().map(e -> new String(e, UTF_8)).toList());
+        if (seen != null) {
+          assertEquals(seen, text, "replica " + r + " holds the same records, timestamps included");
+        }
+        seen = text;
+      }
+      try (ReplicaChangeFeed audit = cluster.database(r).changes("audit", orders.get(1))) {
+        assertEquals(List.of(orders.get(2), orders.get(4)), audit.poll(10).stream().map(ReplicaLogRecord::index).toList(),
+            "a feed resumes after an index, and reads its own log only");
+      }
+    }
+  }
+
+  @Test
+  void aFeedThatCaughtUpCompletesWhenMoreWhenTheNextCommitIsApplied() throws Exception {
+    cluster.awaitLeader(WAIT);
+    CommitReceipt first = await(cluster.database(0).begin().put(b("shipment/1"), b("x")).log("shipments", b("one")).commit());
+    cluster.awaitApplied(first.index(), WAIT);
+    int follower = (cluster.awaitLeader(WAIT) + 1) % 3;
+    try (ReplicaChangeFeed feed = cluster.database(follower).changes("shipments", first.index())) {
+      assertEquals(List.of(), feed.poll(10), "nothing after the first record yet");
+      java.util.concurrent.CompletableFuture<Void> more = feed.whenMore().toCompletableFuture();
+      CommitReceipt second = await(cluster.database(1).begin().put(b("shipment/2"), b("y")).log("shipments", b("two")).commit());
+      await(more);
+      List<ReplicaLogRecord> next = feed.poll(10);
+      while (next.isEmpty()) { // woken by an entry applied before the second commit: wait again
+        await(feed.whenMore());
+        next = feed.poll(10);
+      }
+      assertEquals(second.index(), next.get(0).index());
+      assertEquals("two", new String(next.get(0).entries().get(0), UTF_8));
+    }
+    assertThrows(IllegalArgumentException.class, () -> cluster.database(0).changes("no spaces", 0));
+    assertThrows(IllegalArgumentException.class, () -> cluster.database(0).begin().log("", b("x")));
   }
 }

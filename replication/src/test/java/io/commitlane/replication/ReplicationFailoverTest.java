@@ -114,6 +114,26 @@ class ReplicationFailoverTest {
         assertEquals(first, all, "replica " + i + " differs from replica 0");
       }
     }
+    List<String> firstLog = null;
+    for (int i = 0; i < cluster.size(); i++) {
+      List<String> log = new java.util.ArrayList<>();
+      try (ReplicaChangeFeed feed = cluster.database(i).changes(CommitWorkload.LOG, -1)) {
+        for (List<ReplicaLogRecord> page = feed.poll(1000); !page.isEmpty(); page = feed.poll(1000)) {
+          page.forEach(r -> log.add(r.index() + ":" + new String(r.entries().get(0), UTF_8)));
+        }
+      }
+      if (firstLog == null) {
+        firstLog = log;
+        long acknowledged = load.acks.values().stream().mapToLong(Long::longValue).sum();
+        assertEquals(log.stream().map(r -> r.substring(r.indexOf(':') + 1)).distinct().count(), log.size(),
+            "a resent request id appended no second record");
+        assertTrue(log.size() >= acknowledged, log.size() + " log records for " + acknowledged + " acknowledged commits");
+      } else {
+        assertEquals(firstLog, log, "replica " + i + " holds the same log records at the same indexes as replica 0");
+      }
+    }
+    java.util.Set<String> logged = new java.util.HashSet<>();
+    firstLog.forEach(r -> logged.add(r.substring(r.indexOf(':') + 1)));
     ReplicatedDatabase db = cluster.database(0);
     for (Map.Entry<Integer, Long> client : load.acks.entrySet()) {
       byte[] count = db.get("default", ("count/c" + client.getKey()).getBytes(UTF_8), ReadConsistency.LOCAL).toCompletableFuture().get();
@@ -122,6 +142,7 @@ class ReplicationFailoverTest {
       for (long n = 0; n < client.getValue(); n++) {
         byte[] v = db.get("default", ("c" + client.getKey() + "/" + n).getBytes(UTF_8), ReadConsistency.LOCAL).toCompletableFuture().get();
         assertEquals("v" + n, v == null ? null : new String(v, UTF_8), "acknowledged commit c" + client.getKey() + "/" + n);
+        assertTrue(logged.contains("c" + client.getKey() + "/" + n), "the log record of acknowledged commit c" + client.getKey() + "/" + n);
       }
     }
   }

@@ -1,0 +1,80 @@
+package io.commitlane.replication;
+
+import java.util.PriorityQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Stages that wait for a replica to apply past an index (a change feed waiting for its next
+ * record). The apply thread only reads a volatile when nobody waits; stages complete on the
+ * node's completion threads, never on Ratis's apply thread.
+ */
+final class AppliedWaiters {
+  private record Waiter(long index, CompletableFuture<Void> stage) {}
+
+  private final Executor completions;
+  private final PriorityQueue<Waiter> waiting = new PriorityQueue<>((a, b) -> Long.compare(a.index(), b.index()));
+  private volatile long applied;
+  /** The smallest index waited on, or Long.MAX_VALUE: the apply thread's fast check. */
+  private volatile long lowest = Long.MAX_VALUE;
+  private RuntimeException closedWith;
+
+  AppliedWaiters(Executor completions) {
+    this.completions = completions;
+  }
+
+  /** The last index reported applied. */
+  long applied() {
+    return applied;
+  }
+
+  /** Completes once an index greater than {@code index} is applied (at once if it is already). */
+  CompletableFuture<Void> whenAppliedBeyond(long index) {
+    CompletableFuture<Void> stage = new CompletableFuture<>();
+    synchronized (this) {
+      if (closedWith != null) {
+        stage.completeExceptionally(closedWith);
+        return stage;
+      }
+      waiting.add(new Waiter(index, stage));
+      lowest = waiting.peek().index();
+    }
+    // Written lowest, then read applied; advanced() writes applied, then reads lowest: one of the
+    // two sees the other, so no stage is left waiting for an index already applied.
+    long now = applied;
+    if (now > index) {
+      release(now);
+    }
+    return stage;
+  }
+
+  /** Called after each apply (and after a snapshot is installed) with the applied index. */
+  void advanced(long index) {
+    applied = index;
+    if (index > lowest) {
+      release(index);
+    }
+  }
+
+  private void release(long index) {
+    synchronized (this) {
+      while (!waiting.isEmpty() && waiting.peek().index() < index) {
+        CompletableFuture<Void> stage = waiting.poll().stage();
+        completions.execute(() -> stage.complete(null));
+      }
+      lowest = waiting.isEmpty() ? Long.MAX_VALUE : waiting.peek().index();
+    }
+  }
+
+  /** Fails every waiting stage, and every later one, with {@code reason}. */
+  void close(RuntimeException reason) {
+    synchronized (this) {
+      closedWith = reason;
+      while (!waiting.isEmpty()) {
+        CompletableFuture<Void> stage = waiting.poll().stage();
+        completions.execute(() -> stage.completeExceptionally(reason));
+      }
+      lowest = Long.MAX_VALUE;
+    }
+  }
+}
