@@ -48,8 +48,14 @@ final class AppliedWaiters {
     return stage;
   }
 
-  /** Called after each apply (and after a snapshot is installed) with the applied index. */
+  /**
+   * Called on the apply thread after each entry (and after the replica opened) with its index;
+   * a lower index (an entry replayed at restart) changes nothing.
+   */
   void advanced(long index) {
+    if (index <= applied) {
+      return;
+    }
     applied = index;
     if (index > lowest) {
       release(index);

@@ -12,6 +12,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -25,6 +26,7 @@ import java.util.List;
 final class ReadQuery {
   private static final byte GET = 'g';
   private static final byte SCAN = 's';
+  private static final byte APPLIED = 'a';
   /** Entries per answered page: a page stays far below Ratis's message limit. */
   static final int PAGE = 1_000;
 
@@ -38,6 +40,14 @@ final class ReadQuery {
       out.writeByte(GET);
       out.writeUTF(store);
       writeBytes(out, key);
+    });
+  }
+
+  /** Only the applied index of the replica that answers: through the leader, a read barrier. */
+  static byte[] applied() {
+    return encode(out -> {
+      out.writeByte(APPLIED);
+      out.writeUTF("");
     });
   }
 
@@ -59,8 +69,11 @@ final class ReadQuery {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(query)); Transaction snapshot = db.begin()) {
       byte op = in.readByte();
       String storeName = in.readUTF();
-      Store store = db.findStore(storeName).orElse(null);
       long applied = appliedIn(snapshot);
+      if (op == APPLIED) {
+        return encode(out -> out.writeLong(applied));
+      }
+      Store store = db.findStore(storeName).orElse(null);
       if (op == GET) {
         byte[] key = readBytes(in);
         byte[] value = store == null ? null : snapshot.getUntracked(store, key);
@@ -113,6 +126,10 @@ final class ReadQuery {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
+  }
+
+  static long readApplied(byte[] answer) {
+    return ByteBuffer.wrap(answer).getLong();
   }
 
   static Answer readScan(byte[] answer) {

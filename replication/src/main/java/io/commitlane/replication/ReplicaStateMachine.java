@@ -147,6 +147,13 @@ final class ReplicaStateMachine extends BaseStateMachine {
     return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(outcome.encode())));
   }
 
+  /** Configuration and leader entries: applied by Ratis without us, but a barrier may wait for them. */
+  @Override
+  public void notifyTermIndexUpdated(long term, long index) {
+    super.notifyTermIndexUpdated(term, index);
+    applied.advanced(index);
+  }
+
   @Override
   public CompletableFuture<Message> query(Message request) {
     try {

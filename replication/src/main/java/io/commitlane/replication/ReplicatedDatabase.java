@@ -220,6 +220,22 @@ public final class ReplicatedDatabase implements AutoCloseable {
         .handleAsync((reply, error) -> ReadQuery.readGet(content(reply, error, "read")).value(), completions);
   }
 
+  /**
+   * A read barrier: completes, with the index it waited for, once this node's replica has applied
+   * every commit acknowledged before the call (the leader's applied index, learned with a
+   * linearizable read). Reads of the local replica after it are linearizable: one round trip to
+   * the leader for any number of local reads and scans.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public CompletionStage<Long> sync() {
+    AppliedWaiters applied = replica().applied();
+    Message query = Message.valueOf(ByteString.copyFrom(ReadQuery.applied()));
+    return send(c -> c.async().sendReadOnly(query))
+        .handleAsync((reply, error) -> ReadQuery.readApplied(content(reply, error, "read barrier")), completions)
+        .thenCompose(index -> applied.whenAppliedBeyond(index - 1).thenApply(v -> index));
+  }
+
   CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
     Message entry = Message.valueOf(ByteString.copyFrom(commit.encode()));
     return send(c -> c.async().send(entry)).handleAsync((reply, error) -> receipt(content(reply, error, "commit")), completions);

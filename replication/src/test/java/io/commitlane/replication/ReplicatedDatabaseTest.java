@@ -245,4 +245,14 @@ class ReplicatedDatabaseTest {
     assertThrows(IllegalArgumentException.class, () -> cluster.database(0).changes("no spaces", 0));
     assertThrows(IllegalArgumentException.class, () -> cluster.database(0).begin().log("", b("x")));
   }
+
+  @Test
+  void afterSyncAFollowersLocalReadsSeeEveryAcknowledgedCommit() throws Exception {
+    int leader = cluster.awaitLeader(WAIT);
+    int follower = (leader + 1) % 3;
+    CommitReceipt written = await(cluster.database(leader).begin().put(b("synced"), b("yes")).commit());
+    long index = await(cluster.database(follower).sync());
+    assertTrue(index >= written.index(), "the barrier waited for the leader's applied index " + index + ", past " + written.index());
+    assertArrayEquals(b("yes"), await(cluster.database(follower).get("default", b("synced"), ReadConsistency.LOCAL)));
+  }
 }
