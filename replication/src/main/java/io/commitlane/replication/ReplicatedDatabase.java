@@ -151,6 +151,11 @@ public final class ReplicatedDatabase implements AutoCloseable {
     return group;
   }
 
+  /** Whether this handle reads a replica on this node ({@link ReplicaNode#host}), not a client's ({@link #connect}). */
+  public boolean holdsReplica() {
+    return division != null;
+  }
+
   /** A transaction reading this node's replica, or the leader from a client without one. */
   public ReplicatedTransaction begin() {
     SnapshotReads reads = division == null ? new LeaderReads(this::readThroughLeader) : new LocalSnapshotReads(replica().database());

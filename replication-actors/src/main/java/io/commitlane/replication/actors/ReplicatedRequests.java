@@ -1,0 +1,375 @@
+package io.commitlane.replication.actors;
+
+import static java.nio.charset.StandardCharsets.UTF_8;
+
+import io.commitlane.actors.ChangeRecord;
+import io.commitlane.actors.CommitStamp;
+import io.commitlane.actors.DatabaseProtocol.Backup;
+import io.commitlane.actors.DatabaseProtocol.Checkpoint;
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
+import io.commitlane.actors.DatabaseProtocol.ConflictCause;
+import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.Count;
+import io.commitlane.actors.DatabaseProtocol.Counted;
+import io.commitlane.actors.DatabaseProtocol.CreateStore;
+import io.commitlane.actors.DatabaseProtocol.DropStore;
+import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.DatabaseProtocol.FeedOpened;
+import io.commitlane.actors.DatabaseProtocol.Get;
+import io.commitlane.actors.DatabaseProtocol.GetStats;
+import io.commitlane.actors.DatabaseProtocol.MultiGet;
+import io.commitlane.actors.DatabaseProtocol.OpenChangeFeed;
+import io.commitlane.actors.DatabaseProtocol.Page;
+import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.DatabaseProtocol.Scan;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
+import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Expectation;
+import io.commitlane.actors.InvalidRequestException;
+import io.commitlane.actors.Key;
+import io.commitlane.actors.LogEntries;
+import io.commitlane.actors.Mutation;
+import io.commitlane.actors.RequestId;
+import io.commitlane.actors.ScanRange;
+import io.commitlane.replication.ChangesTrimmedException;
+import io.commitlane.replication.CommitReceipt;
+import io.commitlane.replication.CommitRefusedException;
+import io.commitlane.replication.ReadConsistency;
+import io.commitlane.replication.ReplicaChangeFeed;
+import io.commitlane.replication.ReplicaConflictException;
+import io.commitlane.replication.ReplicaLogRecord;
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.ReplicatedDatabase;
+import io.commitlane.replication.ReplicatedTransaction;
+import io.commitlane.storage.InvalidRangeException;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
+import io.commitlane.storage.Store;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
+import org.apache.pekko.stream.Materializer;
+import org.apache.pekko.stream.SourceRef;
+import org.apache.pekko.stream.javadsl.Source;
+import org.apache.pekko.stream.javadsl.StreamRefs;
+
+/**
+ * Serves the actor protocol's requests from one replica: each request gets exactly one reply,
+ * told from whichever thread finishes it (the actor's for local work, the replica node's
+ * completion threads after a commit or a read barrier).
+ */
+final class ReplicatedRequests {
+  /** An entry's bytes in a page beyond its key and value, as a serializer adds them (as local databases count). */
+  private static final int ENTRY_OVERHEAD_BYTES = 64;
+  private static final int COUNT_PAGE = 10_000;
+  private static final int FEED_PAGE = 256;
+
+  private final ReplicatedDatabase db;
+  private final ReplicatedActorSettings settings;
+  private final Materializer materializer;
+
+  ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer) {
+    this.db = db;
+    this.settings = settings;
+    this.materializer = materializer;
+  }
+
+  void serve(Request request) {
+    try {
+      if (request instanceof Write w) {
+        write(w);
+      } else if (request instanceof ConditionalWrite c) {
+        conditionalWrite(c, 1, settings.reads() == ReadConsistency.LINEARIZABLE);
+      } else if (request instanceof Get g) {
+        read(g, settings.reads() == ReadConsistency.LINEARIZABLE, () -> g.replyTo().tell(values(g.correlation(), List.of(g.key()))));
+      } else if (request instanceof MultiGet m) {
+        read(m, settings.reads() == ReadConsistency.LINEARIZABLE, () -> m.replyTo().tell(values(m.correlation(), m.keys())));
+      } else if (request instanceof Scan s) {
+        read(s, settings.reads() == ReadConsistency.LINEARIZABLE, () -> s.replyTo().tell(page(s)));
+      } else if (request instanceof Count c) {
+        read(c, settings.reads() == ReadConsistency.LINEARIZABLE, () -> c.replyTo().tell(count(c)));
+      } else if (request instanceof OpenChangeFeed f) {
+        openFeed(f);
+      } else if (request instanceof CreateStore c) {
+        c.answer(notServed(c, "a replicated database creates a store with the first commit that writes to it; write to '"
+            + c.name() + "' instead"));
+      } else if (request instanceof DropStore d) {
+        d.answer(notServed(d, "a replicated database does not drop stores; remove the store's keys instead"));
+      } else if (request instanceof GetStats s) {
+        s.answer(notServed(s, "a replicated database reports its replicas' state instead: ReplicatedDatabase.status() and"
+            + " groupStatus(), or ./commitlane replica status"));
+      } else if (request instanceof Backup b) {
+        b.answer(notServed(b, "a replicated database is backed up by its replicas: every replica holds a full copy and"
+            + " snapshots are RocksDB checkpoints; see docs/replication.md"));
+      } else if (request instanceof Checkpoint c) {
+        c.answer(notServed(c, "a replicated database is backed up by its replicas: every replica holds a full copy and"
+            + " snapshots are RocksDB checkpoints; see docs/replication.md"));
+      } else {
+        request.answer(notServed(request, "not a request a replicated database serves: " + request.getClass().getSimpleName()));
+      }
+    } catch (RuntimeException e) {
+      request.answer(refusal(request.correlation(), e));
+    }
+  }
+
+  /** Runs {@code answer} now, or after a read barrier; a failure of either is the request's refusal. */
+  private void read(Request r, boolean linearizable, Runnable answer) {
+    if (!linearizable) {
+      answer.run();
+      return;
+    }
+    db.sync().whenComplete((index, error) -> {
+      if (error != null) {
+        r.answer(refusal(r.correlation(), error));
+        return;
+      }
+      try {
+        answer.run();
+      } catch (RuntimeException e) {
+        r.answer(refusal(r.correlation(), e));
+      }
+    });
+  }
+
+  private void write(Write w) {
+    ReplicatedTransaction t = db.begin();
+    apply(t, w.mutations(), w.log());
+    t.commit(requestId(w.requestId())).whenComplete((receipt, error) -> w.replyTo().tell(error == null
+        ? committed(w.correlation(), receipt, w.log() != null)
+        : writeRefusal(w.correlation(), error, List.of(), 1)));
+  }
+
+  /**
+   * Reads the expectations in one snapshot (after a read barrier when linearizable), then commits
+   * if they hold. A validation conflict means a commit changed what was read: read again (after
+   * a barrier, so the local replica holds that commit) and try again while the expectations hold.
+   */
+  private void conditionalWrite(ConditionalWrite c, int attempt, boolean barrier) {
+    read(c, barrier, () -> {
+      ReplicatedTransaction t = db.begin();
+      List<Expectation> failed = new ArrayList<>();
+      for (Expectation e : c.expected()) {
+        byte[] now = t.get(store(e.store()), e.key());
+        if (!Arrays.equals(now, e.value())) {
+          failed.add(new Expectation(e.store(), e.key(), now));
+        }
+      }
+      if (!failed.isEmpty()) {
+        t.abort();
+        c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, failed, attempt));
+        return;
+      }
+      apply(t, c.mutations(), c.log());
+      t.commit(requestId(c.requestId())).whenComplete((receipt, error) -> {
+        if (error == null) {
+          c.replyTo().tell(committed(c.correlation(), receipt, c.log() != null));
+        } else if (cause(error) instanceof ReplicaConflictException && attempt <= settings.conflictRetries()) {
+          conditionalWrite(c, attempt + 1, true);
+        } else {
+          c.replyTo().tell(writeRefusal(c.correlation(), error, currentValues(c.expected()), attempt));
+        }
+      });
+    });
+  }
+
+  private List<Expectation> currentValues(List<Expectation> expected) {
+    try (ReplicatedTransaction t = db.begin()) {
+      List<Expectation> now = new ArrayList<>(expected.size());
+      for (Expectation e : expected) {
+        now.add(new Expectation(e.store(), e.key(), t.get(store(e.store()), e.key())));
+      }
+      return now;
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+  }
+
+  private static void apply(ReplicatedTransaction t, List<Mutation> mutations, LogEntries log) {
+    for (Mutation m : mutations) {
+      if (m.value() == null) {
+        t.remove(store(m.store()), m.key());
+      } else {
+        t.put(store(m.store()), m.key(), m.value());
+      }
+    }
+    if (log != null) {
+      t.log(log.log(), log.entries().toArray(byte[][]::new));
+    }
+  }
+
+  private static byte[] requestId(RequestId id) {
+    return id == null ? null : id.value().getBytes(UTF_8);
+  }
+
+  /** A replicated commit's stamp is its index in the group's log; so is its log position, when it logged. */
+  private static Committed committed(long correlation, CommitReceipt receipt, boolean logged) {
+    return new Committed(correlation, new CommitStamp(0, receipt.index()), logged ? receipt.index() : -1);
+  }
+
+  private Values values(long correlation, List<Key> keys) {
+    try (ReplicatedTransaction t = db.begin()) {
+      List<byte[]> values = new ArrayList<>(keys.size());
+      for (Key k : keys) {
+        values.add(t.get(store(k.store()), k.key()));
+      }
+      return new Values(correlation, values);
+    }
+  }
+
+  /**
+   * One page from one snapshot. The continuation holds what is left of the range's limit (0: no
+   * limit) and the last key returned, so nothing is kept between pages.
+   */
+  private Page page(Scan s) {
+    ScanRange sr = s.range();
+    KeyRange range = keyRange(sr);
+    int left = sr.limit();
+    if (s.after() != null) {
+      ByteBuffer c = ByteBuffer.wrap(s.after());
+      if (s.after().length < 4 || (left = c.getInt()) < 0 || (sr.limit() == 0) != (left == 0) || left > sr.limit()) {
+        throw new InvalidRequestException("a scan's continuation must be one a Page of this scan returned");
+      }
+      range = range.after(Arrays.copyOfRange(s.after(), 4, s.after().length));
+    }
+    int ask = left > 0 ? Math.min(left, s.pageSize()) : s.pageSize();
+    List<KeyValue> read;
+    try (ReplicatedTransaction t = db.begin()) {
+      read = t.list(store(sr.store()), range.limit(ask + 1)); // one more: is there a next page?
+    }
+    List<KeyValue> page = new ArrayList<>(Math.min(ask, read.size()));
+    long bytes = 0;
+    for (KeyValue kv : read) {
+      long size = ENTRY_OVERHEAD_BYTES + kv.key().length + (kv.value() == null ? 0 : kv.value().length);
+      if (page.size() == ask || (!page.isEmpty() && bytes + size > settings.maxPageBytes())) {
+        break;
+      }
+      page.add(kv);
+      bytes += size;
+    }
+    int leftAfter = left > 0 ? left - page.size() : 0;
+    boolean last = read.size() == page.size() || (left > 0 && leftAfter == 0);
+    byte[] continuation = null;
+    if (!last) {
+      byte[] lastKey = page.get(page.size() - 1).key();
+      continuation = ByteBuffer.allocate(4 + lastKey.length).putInt(leftAfter).put(lastKey).array();
+    }
+    return new Page(s.correlation(), page, continuation, last);
+  }
+
+  /** Exact, from one snapshot, a page of keys at a time; an estimate is answered exactly too. */
+  private Counted count(Count c) {
+    ScanRange sr = c.range();
+    KeyRange range = keyRange(sr).keysOnly();
+    long n = 0;
+    try (ReplicatedTransaction t = db.begin()) {
+      while (true) {
+        int ask = sr.limit() > 0 ? (int) Math.min(COUNT_PAGE, sr.limit() - n) : COUNT_PAGE;
+        if (ask == 0) {
+          break;
+        }
+        List<KeyValue> keys = t.list(store(sr.store()), range.limit(ask));
+        n += keys.size();
+        if (keys.size() < ask) {
+          break;
+        }
+        range = range.after(keys.get(keys.size() - 1).key());
+      }
+    }
+    return new Counted(c.correlation(), n, true);
+  }
+
+  /** The range's bounds, direction and keys-only flag; its limit is applied page by page. */
+  private static KeyRange keyRange(ScanRange sr) {
+    try {
+      KeyRange r = KeyRange.all();
+      if (sr.lower() != null) {
+        r = sr.lowerInclusive() ? r.from(sr.lower()) : r.fromExclusive(sr.lower());
+      }
+      if (sr.upper() != null) {
+        r = sr.upperInclusive() ? r.toInclusive(sr.upper()) : r.to(sr.upper());
+      }
+      r = sr.reversed() ? r.reverse() : r;
+      return sr.withoutValues() ? r.keysOnly() : r;
+    } catch (InvalidRangeException e) {
+      throw new InvalidRequestException(e.getMessage());
+    }
+  }
+
+  /**
+   * A live feed of this replica's records of the log, from after the position (the oldest
+   * retained when negative); positions are commit indexes, the same on every replica.
+   */
+  private void openFeed(OpenChangeFeed f) {
+    ReplicaChangeFeed feed = db.changes(f.log(), f.afterPosition());
+    SourceRef<ChangeRecord> ref = Source.unfoldResourceAsync(
+            () -> CompletableFuture.completedFuture(feed),
+            ReplicatedRequests::nextRecords,
+            open -> {
+              open.close();
+              return CompletableFuture.completedFuture(Done.getInstance());
+            })
+        .mapConcat(records -> records)
+        .map(r -> new ChangeRecord(r.index(), r.timestamp(), r.index(), r.entries()))
+        .runWith(StreamRefs.sourceRef(), materializer);
+    f.replyTo().tell(new FeedOpened(f.correlation(), ref));
+  }
+
+  /** The next records, waiting for the replica to apply more when there are none yet; a live feed never ends. */
+  private static CompletionStage<Optional<List<ReplicaLogRecord>>> nextRecords(ReplicaChangeFeed feed) {
+    List<ReplicaLogRecord> records = feed.poll(FEED_PAGE);
+    if (!records.isEmpty()) {
+      return CompletableFuture.completedFuture(Optional.of(records));
+    }
+    return feed.whenMore().thenCompose(v -> nextRecords(feed));
+  }
+
+  private static String store(String name) {
+    return name == null ? Store.DEFAULT : name;
+  }
+
+  private static Failed notServed(Request r, String why) {
+    return new Failed(r.correlation(), FailureReason.INVALID_REQUEST, why, false);
+  }
+
+  private static WriteReply writeRefusal(long correlation, Throwable error,
+      List<Expectation> actual, int attempts) {
+    if (cause(error) instanceof ReplicaConflictException) {
+      return new Conflicted(correlation, ConflictCause.VALIDATION, actual, attempts);
+    }
+    return refusal(correlation, error);
+  }
+
+  /** The protocol's refusal for a failure of the replicated database. */
+  static Refusal refusal(long correlation, Throwable error) {
+    Throwable e = cause(error);
+    String message = String.valueOf(e.getMessage());
+    if (e instanceof ReplicaUnavailableException) {
+      return new Unavailable(correlation, UnavailableReason.NO_REPLY, message);
+    }
+    if (e instanceof CommitRefusedException || e instanceof InvalidRequestException || e instanceof IllegalArgumentException
+        || e instanceof ChangesTrimmedException) {
+      return new Failed(correlation, FailureReason.INVALID_REQUEST, message, false);
+    }
+    return new Failed(correlation, FailureReason.STORAGE, e.toString(), false);
+  }
+
+  private static Throwable cause(Throwable error) {
+    Throwable e = error;
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+}
