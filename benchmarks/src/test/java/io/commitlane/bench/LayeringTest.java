@@ -48,6 +48,12 @@ class LayeringTest {
           "io.commitlane.examples..")
       .because("the testkit and the benchmarks are for tests and measurements, not for production code");
 
+  static final ArchRule REPLICATION_RUNS_WITHOUT_PEKKO = noClasses()
+      .that().resideInAnyPackage("io.commitlane.replication", "io.commitlane.replication.internal..")
+      .should().dependOnClassesThat().resideInAnyPackage("org.apache.pekko..", "scala..", "io.commitlane.actors..",
+          "io.commitlane.cluster..", "io.commitlane.replication.actors..", "io.commitlane.testkit..", "io.commitlane.bench..")
+      .because("replication needs storage and Ratis only; its actor front is the replication-actors module");
+
   static final ArchRule NO_MODULE_CYCLES = slices().matching("io.commitlane.(*)..").should().beFreeOfCycles();
 
   @Test
@@ -68,6 +74,11 @@ class LayeringTest {
   @Test
   void clusterAndMicrometerNeverUseTheTestkitOrBenchmarks() {
     LIBRARIES_NEVER_USE_THE_TESTKIT_OR_BENCHMARKS.check(main);
+  }
+
+  @Test
+  void replicationImportsNoPekkoAndNoModuleAboveIt() {
+    REPLICATION_RUNS_WITHOUT_PEKKO.check(main);
   }
 
   @Test

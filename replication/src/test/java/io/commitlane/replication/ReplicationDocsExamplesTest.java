@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The snippet of docs/replication.md, run on three nodes in this JVM, and checked to be the text shown there. */
+/** The snippets of docs/replication.md, run on three nodes in this JVM, and checked to be the text shown there. */
 class ReplicationDocsExamplesTest {
   @TempDir Path dir;
 
@@ -60,14 +60,33 @@ class ReplicationDocsExamplesTest {
       byte[] left = db.get(stock).toCompletableFuture().get(30, TimeUnit.SECONDS); // linearizable, through the leader
       printed.add("apples left: " + new String(left, UTF_8));
       // end docs: first-example
+
+      // docs: change-feed
+      ReplicatedTransaction t = db.begin();
+      t.put("order/7".getBytes(UTF_8), "placed".getBytes(UTF_8))
+          .log("order-events", "order 7 placed".getBytes(UTF_8));    // a record of log "order-events"
+      long index = t.commit().toCompletableFuture().get(30, TimeUnit.SECONDS).index();
+
+      ReplicatedDatabase other = replicas.get(1);                      // any replica: same records, same positions
+      try (ReplicaChangeFeed feed = other.changes("order-events", index - 1)) { // the records after index - 1
+        List<ReplicaLogRecord> records = feed.poll(100);
+        while (records.isEmpty()) {                                   // that replica has not applied it yet
+          feed.whenMore().toCompletableFuture().get(30, TimeUnit.SECONDS);
+          records = feed.poll(100);
+        }
+        ReplicaLogRecord r = records.get(0);
+        printed.add(r.log() + " at " + r.index() + ": " + new String(r.entries().get(0), UTF_8));
+      }
+      // end docs: change-feed
     } finally {
       for (ReplicaNode node : nodes) {
         node.close();
       }
     }
-    assertEquals(2, printed.size());
+    assertEquals(3, printed.size());
     assertTrue(printed.get(0).startsWith("committed at log index "), printed.get(0));
     assertEquals("apples left: 9", printed.get(1));
+    assertTrue(printed.get(2).matches("order-events at [0-9]+: order 7 placed"), printed.get(2));
   }
 
   @Test
@@ -76,6 +95,8 @@ class ReplicationDocsExamplesTest {
     String source = Files.readString(Path.of("src/test/java/io/commitlane/replication/ReplicationDocsExamplesTest.java"));
     String snippet = between(source, "// docs: first-example\n", "// end docs: first-example\n");
     assertEquals(snippet, fenced(Files.readString(root.resolve("docs/replication.md")), "<!-- docs: first-example"));
+    assertEquals(between(source, "// docs: change-feed\n", "// end docs: change-feed\n"),
+        fenced(Files.readString(root.resolve("docs/replication.md")), "<!-- docs: change-feed"));
   }
 
   /** The lines between two markers of the source, without their common indentation. */
