@@ -23,25 +23,32 @@ final class ReplicaCommand implements Callable<Integer> {
     throw new Checks.UsageException("name a subcommand: " + String.join(", ", spec.subcommands().keySet()));
   }
 
-  /** {@code n0=127.0.0.1:7001,n1=127.0.0.1:7002,...} as peers. */
+  /** {@code n0=127.0.0.1:7001,n1=127.0.0.1:7002,...} as peers; null or empty: none. */
   static List<ReplicaPeer> peers(String spec) {
+    return peers(spec, "--peers");
+  }
+
+  static List<ReplicaPeer> peers(String spec, String option) {
     List<ReplicaPeer> peers = new ArrayList<>();
+    if (spec == null || spec.isBlank()) {
+      return peers;
+    }
     for (String p : spec.split(",")) {
       String[] idAddress = p.trim().split("=", 2);
       int colon = idAddress.length == 2 ? idAddress[1].lastIndexOf(':') : -1;
       if (colon < 0) {
-        throw new Checks.UsageException("--peers: '" + p + "' is not id=host:port");
+        throw new Checks.UsageException(option + ": '" + p + "' is not id=host:port");
       }
       try {
         peers.add(new ReplicaPeer(idAddress[0], idAddress[1].substring(0, colon), Integer.parseInt(idAddress[1].substring(colon + 1))));
       } catch (NumberFormatException e) {
-        throw new Checks.UsageException("--peers: the port of '" + p + "' is not a number");
+        throw new Checks.UsageException(option + ": the port of '" + p + "' is not a number");
       }
     }
     return peers;
   }
 
-  static List<ReplicationGroup> groups(List<String> databases, List<ReplicaPeer> peers) {
-    return databases.stream().map(d -> new ReplicationGroup(d, peers)).toList();
+  static List<ReplicationGroup> groups(List<String> databases, List<ReplicaPeer> voters, List<ReplicaPeer> listeners) {
+    return databases.stream().map(d -> new ReplicationGroup(d, voters, listeners)).toList();
   }
 }

@@ -9,6 +9,7 @@ import io.commitlane.replication.ReplicationGroup;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -22,11 +23,15 @@ import picocli.CommandLine.Spec;
         + " SIGTERM close it; kill -9 loses no acknowledged commit). Settings come from commitlane.replication in"
         + " --config (defaults: the module's reference.conf). Exit code 0: stopped, 1: failed to start, 2: bad arguments.")
 final class ReplicaRunCommand implements Callable<Integer> {
-  @Option(names = "--id", required = true, description = "This node's id, one of --peers")
+  @Option(names = "--id", required = true, description = "This node's id, one of --peers or --listeners")
   String id;
 
   @Option(names = "--peers", required = true, paramLabel = "ID=HOST:PORT,...", description = "The group's voters")
   String peers;
+
+  @Option(names = "--listeners", paramLabel = "ID=HOST:PORT,...",
+      description = "The group's non-voting replicas: they apply every commit but do not vote")
+  String listeners;
 
   @Option(names = "--database", required = true, split = ",", paramLabel = "NAME", description = "Replicated databases to host")
   List<String> databases;
@@ -43,12 +48,13 @@ final class ReplicaRunCommand implements Callable<Integer> {
   @Override
   public Integer call() throws InterruptedException {
     List<ReplicaPeer> voters = ReplicaCommand.peers(peers);
-    ReplicaPeer self = voters.stream().filter(p -> p.id().equals(id)).findFirst()
-        .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers"));
+    List<ReplicaPeer> readers = ReplicaCommand.peers(listeners, "--listeners");
+    ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
+        .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
     Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
     ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
     PrintWriter out = spec.commandLine().getOut();
-    for (ReplicationGroup group : ReplicaCommand.groups(databases, voters)) {
+    for (ReplicationGroup group : ReplicaCommand.groups(databases, voters, readers)) {
       node.host(group);
       out.printf("hosting %s as %s at %s:%d in %s%n", group.database(), self.id(), self.host(), self.port(), directory);
     }

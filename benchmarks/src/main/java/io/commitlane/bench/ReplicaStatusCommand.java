@@ -22,6 +22,10 @@ final class ReplicaStatusCommand implements Callable<Integer> {
   @Option(names = "--peers", required = true, paramLabel = "ID=HOST:PORT,...", description = "The group's voters")
   String peers;
 
+  @Option(names = "--listeners", paramLabel = "ID=HOST:PORT,...",
+      description = "The group's non-voting replicas: they apply every commit but do not vote")
+  String listeners;
+
   @Option(names = "--database", required = true, split = ",", paramLabel = "NAME", description = "Replicated databases to ask about")
   List<String> databases;
 
@@ -32,7 +36,8 @@ final class ReplicaStatusCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     boolean healthy = true;
-    for (ReplicationGroup group : ReplicaCommand.groups(databases, ReplicaCommand.peers(peers))) {
+    for (ReplicationGroup group : ReplicaCommand.groups(databases, ReplicaCommand.peers(peers),
+        ReplicaCommand.peers(listeners, "--listeners"))) {
       List<ReplicaReport> reports;
       try (ReplicatedDatabase client = ReplicatedDatabase.connect(group, Duration.ofSeconds(5))) {
         reports = client.groupStatus();

@@ -123,15 +123,15 @@ public final class ReplicaNode implements AutoCloseable {
 
   /**
    * Hosts this node's replica of {@code group}, creating it on first use, and returns the handle
-   * to commit and read through. Every voter of the group must host it.
+   * to commit and read through. Every voter and listener of the group must host it.
    *
-   * @throws InvalidSettingsException if this node is not one of the group's voters
+   * @throws InvalidSettingsException if this node is neither a voter nor a listener of the group
    */
   public ReplicatedDatabase host(ReplicationGroup group) {
-    if (!group.hasVoter(settings.self().id())) {
+    if (!group.hasMember(settings.self().id())) {
       throw new InvalidSettingsException(List.of(new SettingError("voters", group.voters(),
-          "must include this node (" + settings.self().id() + ") to host a replica of '" + group.database()
-              + "'; to add this node to a running group, use join")));
+          "must include this node (" + settings.self().id() + "), or its listeners must, to host a replica of '"
+              + group.database() + "'; to add this node to a running group, use join")));
     }
     return hosted(group, group.raftGroup());
   }

@@ -343,8 +343,9 @@ public final class ReplicatedDatabase implements AutoCloseable {
   }
 
   /**
-   * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}), to
-   * the group: first as a non-voting listener that catches up, then as a voter once it holds
+   * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}) or be
+   * one of the group's listeners, to the voters: first as a listener that catches up, then as a
+   * voter once it holds
    * what the leader had committed when it started. Blocks until the new configuration is
    * committed. Called on a node that holds a replica.
    *
@@ -356,8 +357,12 @@ public final class ReplicatedDatabase implements AutoCloseable {
     if (voters.stream().anyMatch(p -> p.getId().equals(joining.getId()))) {
       return;
     }
+    List<RaftPeer> listeners = new ArrayList<>(currentListeners());
+    listeners.removeIf(p -> p.getId().equals(joining.getId())); // a listener being promoted
     long deadline = System.nanoTime() + timeout.toNanos();
-    setConfiguration(voters, List.of(RaftPeer.newBuilder(joining).setStartupRole(RaftPeerRole.LISTENER).build()), "add listener " + peer.id());
+    List<RaftPeer> withJoining = new ArrayList<>(listeners);
+    withJoining.add(RaftPeer.newBuilder(joining).setStartupRole(RaftPeerRole.LISTENER).build());
+    setConfiguration(voters, withJoining, "add listener " + peer.id());
     long target = division.getRaftLog().getLastCommittedIndex();
     while (appliedBy(joining) < target) {
       if (System.nanoTime() > deadline) {
@@ -367,23 +372,45 @@ public final class ReplicatedDatabase implements AutoCloseable {
       Thread.sleep(50); // catching up runs on the leader's appender
     }
     voters.add(joining);
-    setConfiguration(voters, List.of(), "promote " + peer.id() + " to voter");
+    setConfiguration(voters, listeners, "promote " + peer.id() + " to voter");
   }
 
   /**
-   * Removes the replica on node {@code id} from the group; its node can then be retired (its
-   * files are no longer needed). Removing the leader makes another replica lead. Keep an odd
-   * number of voters: the group needs a majority of them to commit.
+   * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}), as a
+   * non-voting listener: it receives and applies every commit (local reads, change feeds) without
+   * counting toward the majority. Returns once the configuration is committed; the listener
+   * catches up in the background. Called on a node that holds a replica.
+   */
+  public void addListener(ReplicaPeer peer) {
+    RaftPeer joining = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).setStartupRole(RaftPeerRole.LISTENER).build();
+    List<RaftPeer> voters = new ArrayList<>(currentVoters());
+    List<RaftPeer> listeners = new ArrayList<>(currentListeners());
+    if (voters.stream().anyMatch(p -> p.getId().equals(joining.getId()))) {
+      throw new InvalidSettingsException(List.of(new SettingError("listeners", peer.id(), "not a voter already")));
+    }
+    if (listeners.stream().noneMatch(p -> p.getId().equals(joining.getId()))) {
+      listeners.add(joining);
+      setConfiguration(voters, listeners, "add listener " + peer.id());
+    }
+  }
+
+  /**
+   * Removes the replica on node {@code id}, a voter or a listener, from the group; its node can
+   * then be retired (its files are no longer needed). Removing the leader makes another replica
+   * lead. Keep an odd number of voters: the group needs a majority of them to commit.
    */
   public void removeReplica(String id) {
     List<RaftPeer> voters = new ArrayList<>(currentVoters());
-    if (!voters.removeIf(p -> p.getId().toString().equals(id))) {
+    List<RaftPeer> listeners = new ArrayList<>(currentListeners());
+    boolean voter = voters.removeIf(p -> p.getId().toString().equals(id));
+    boolean listener = listeners.removeIf(p -> p.getId().toString().equals(id));
+    if (!voter && !listener) {
       return;
     }
     if (voters.isEmpty()) {
       throw new InvalidSettingsException(List.of(new SettingError("voters", id, "a group keeps at least one voter")));
     }
-    setConfiguration(voters, List.of(), "remove " + id);
+    setConfiguration(voters, listeners, "remove " + id);
   }
 
   private Collection<RaftPeer> currentVoters() {
@@ -391,6 +418,11 @@ public final class ReplicatedDatabase implements AutoCloseable {
       throw new IllegalStateException("membership changes go through a node that holds a replica of '" + name() + "'");
     }
     return division.getRaftConf().getCurrentPeers();
+  }
+
+  private Collection<RaftPeer> currentListeners() {
+    currentVoters(); // the same check
+    return division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER);
   }
 
   private long appliedBy(RaftPeer peer) {

@@ -57,4 +57,63 @@ class ReplicaMembershipTest {
       }
     }
   }
+
+  @Test
+  void listenersApplyEveryCommitWithoutVotingAndServeLocalReadsAndFeeds() throws Exception {
+    List<ReplicaPeer> voters = new java.util.ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      voters.add(new ReplicaPeer("v" + i, "127.0.0.1", ReplicaCluster.freePort()));
+    }
+    ReplicaPeer reader = new ReplicaPeer("reader", "127.0.0.1", ReplicaCluster.freePort());
+    ReplicationGroup group = new ReplicationGroup("catalog", voters).withListeners(reader);
+    List<ReplicaNode> nodes = new java.util.ArrayList<>();
+    try {
+      List<ReplicatedDatabase> dbs = new java.util.ArrayList<>();
+      for (ReplicaPeer peer : List.of(voters.get(0), voters.get(1), voters.get(2), reader)) {
+        ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(peer, dir.resolve(peer.id()))
+            .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600)));
+        nodes.add(node);
+        dbs.add(node.host(group));
+      }
+      ReplicatedDatabase listener = dbs.get(3);
+      CommitReceipt written = listener.begin().put(b("book/1"), b("dune")).log("catalog", b("added dune"))
+          .commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertEquals("dune", new String(syncedLocal(listener, "book/1"), UTF_8), "a listener applies what the voters commit");
+      assertEquals("LISTENER", listener.status().role());
+      try (ReplicaChangeFeed feed = listener.changes("catalog", -1)) {
+        assertEquals(List.of(written.index()), feed.poll(10).stream().map(ReplicaLogRecord::index).toList());
+      }
+
+      // A listener does not count toward the majority: with one voter stopped, two of three still commit.
+      nodes.get(0).close();
+      nodes.set(0, null);
+      CommitReceipt second = dbs.get(1).begin().put(b("book/2"), b("emma")).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertTrue(second.index() > written.index());
+      assertEquals("emma", new String(syncedLocal(listener, "book/2"), UTF_8));
+
+      // Another listener joins a running group; removing a replica keeps the listeners.
+      ReplicaPeer late = new ReplicaPeer("late", "127.0.0.1", ReplicaCluster.freePort());
+      ReplicaNode lateNode = ReplicaNode.start(ReplicaNodeSettings.of(late, dir.resolve("late"))
+          .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600)));
+      nodes.add(lateNode);
+      ReplicatedDatabase lateDb = lateNode.join(group);
+      dbs.get(1).addListener(late);
+      assertEquals("emma", new String(syncedLocal(lateDb, "book/2"), UTF_8), "a listener added later catches up");
+      dbs.get(1).removeReplica("late");
+      assertEquals(List.of("reader", "v0", "v1", "v2"),
+          dbs.get(1).groupStatus().stream().map(ReplicaReport::replica).sorted().toList(), "the first listener stays");
+    } finally {
+      for (ReplicaNode node : nodes) {
+        if (node != null) {
+          node.close();
+        }
+      }
+    }
+  }
+
+  /** The value of {@code key} on this replica after a read barrier: it holds every acknowledged commit by then. */
+  private static byte[] syncedLocal(ReplicatedDatabase db, String key) throws Exception {
+    db.sync().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+    return db.get("default", b(key), ReadConsistency.LOCAL).toCompletableFuture().get();
+  }
 }
