@@ -46,6 +46,29 @@ class ReplicationFailoverTest {
   }
 
   @Test
+  void fiveVotersGoOnWithTwoNodesStoppedAndLoseNoAcknowledgedCommit() throws Exception {
+    try (ReplicaCluster cluster = new ReplicaCluster(dir, 5)) {
+      CommitWorkload load = new CommitWorkload(cluster, 4);
+      try {
+        load.awaitMore(100, WAIT.toMillis());
+        int first = cluster.awaitLeader(WAIT);
+        cluster.stop(first);
+        load.awaitMore(100, WAIT.toMillis());
+        int second = cluster.awaitLeader(WAIT);
+        assertNotEquals(first, second);
+        cluster.stop(second);
+        load.awaitMore(100, WAIT.toMillis()); // three of five are a majority
+        cluster.start(first);
+        cluster.start(second);
+        load.awaitMore(100, WAIT.toMillis());
+      } finally {
+        load.close();
+      }
+      assertConsistent(cluster, load);
+    }
+  }
+
+  @Test
   void restartingEveryNodeKeepsEveryAcknowledgedCommit() throws Exception {
     try (ReplicaCluster cluster = new ReplicaCluster(dir, 3)) {
       CommitWorkload load = new CommitWorkload(cluster, 3);
