@@ -134,17 +134,32 @@ class ReplicationCrashTest {
     throw new AssertionError("replicas did not converge: " + client.groupStatus());
   }
 
-  /** Opens each stopped replica's database read-only and compares every key and value. */
+  /**
+   * Opens each stopped replica's database read-only and compares every key and value, and every
+   * transaction-log record (index, log, timestamp and entries).
+   */
   private static void assertReplicasEqual(ProcessReplicaCluster cluster, int atLeastKeys) throws Exception {
     List<KeyValue> first = null;
+    List<String> firstLog = null;
     for (int i = 0; i < cluster.size(); i++) {
       Path db;
       try (Stream<Path> found = Files.find(cluster.directory(i), 6, (p, a) -> p.endsWith("sm/db"))) {
         db = found.findFirst().orElseThrow();
       }
       List<KeyValue> all;
+      List<String> log = new java.util.ArrayList<>();
       try (Database d = Database.openReadOnly(db)) {
         all = d.list(KeyRange.all());
+        d.internalRecords().scan(ReplicaRecords.CHANGES, ReplicaRecords.CHANGES_END, (key, value) -> {
+          log.add(ReplicaLogRecord.decode(ReplicaRecords.changeLog(key), ReplicaRecords.changeIndex(key), value).toString());
+          return true;
+        });
+      }
+      if (firstLog == null) {
+        firstLog = log;
+        assertTrue(log.size() > atLeastKeys / 2, "replica 0 holds the workload's log records: " + log.size());
+      } else {
+        assertEquals(firstLog, log, "replica " + i + "'s log records differ from replica 0's");
       }
       if (first == null) {
         first = all;
