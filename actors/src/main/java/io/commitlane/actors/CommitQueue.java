@@ -107,6 +107,7 @@ final class CommitQueue {
       release(); // a place freed meanwhile may be free only once this refused admission backs out
       r.gate.completed();
       overloaded.increment();
+      growWhenStuck();
       return Admission.FULL;
     }
     try {
@@ -426,6 +427,31 @@ final class CommitQueue {
     // A claimed executor is on its way to the queue: it takes this commit too, and wakes or grows
     // the pool itself if more is queued than it takes. Otherwise grow if work is still queued.
     if (!onItsWay && !queue.isEmpty()) {
+      requestGrowth();
+    }
+  }
+
+  /**
+   * The queue is full: if no executor will take it soon (none on its way, none inside a brief
+   * unit's window), wake an idle one or start one more. Admissions that filled the queue inside a
+   * brief unit's window woke none ({@link #wakeOne}), and once it is full they are refused before
+   * they could; without this, a brief unit that turns long (a RocksDB write stall or slowdown)
+   * would leave the other executors idle behind a full queue until it ends.
+   */
+  private void growWhenStuck() {
+    ExecutorSignal[] s = signals;
+    long now = System.nanoTime();
+    for (ExecutorSignal e : s) {
+      if (e.isClaimed() || e.takesQueueSoon(now)) {
+        return;
+      }
+    }
+    for (ExecutorSignal e : s) {
+      if (e.claim()) {
+        return;
+      }
+    }
+    if (!queue.isEmpty()) {
       requestGrowth();
     }
   }

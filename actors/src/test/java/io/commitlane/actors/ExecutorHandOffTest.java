@@ -10,6 +10,7 @@ import io.commitlane.storage.Transaction;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -163,6 +164,36 @@ class ExecutorHandOffTest {
       assertFalse(brief.fitsOneUnit(request(db, 1), 1));
     }
     assertTrue(brief.isBrief(request(db, 1), null), "the listener is gone");
+  }
+
+  /**
+   * A brief unit that turns long (a RocksDB write stall) behind a queue its admissions filled
+   * inside the unit's window: those admissions woke no executor, and once the queue is full they
+   * are refused before they could. A refused admission then grows the pool, once the window is
+   * over; inside it, it does not.
+   */
+  @Test
+  void aFullQueueBehindABriefUnitThatTurnedLongGetsAnotherExecutor() {
+    ExecutorSignal busy = running("a");
+    busy.working(System.nanoTime() + TimeUnit.HOURS.toNanos(1), true); // its window lasts the whole fill, however slow
+    CommitQueue q = queue(busy);
+    AdmissionGate gate = new AdmissionGate();
+    for (int i = 0; i < 16; i++) {
+      assertEquals(CommitQueue.Admission.ADMITTED, q.offer(gated(db, gate)));
+    }
+    assertEquals(0, growths.get(), "the busy executor takes the queue soon: no growth while it fills");
+    assertEquals(CommitQueue.Admission.FULL, q.offer(gated(db, gate)));
+    assertEquals(0, growths.get(), "still inside the unit's window");
+
+    busy.working(System.nanoTime() - BriefWork.WINDOW_NANOS - 1, true); // the unit outlived its window
+    assertEquals(CommitQueue.Admission.FULL, q.offer(gated(db, gate)));
+    assertEquals(1, growths.get(), "a refused admission asks for one more executor");
+  }
+
+  private static CommitRequest gated(Database db, AdmissionGate gate) {
+    Transaction t = db.begin();
+    t.put(new byte[] {1}, new byte[] {1});
+    return new CommitRequest(t, null, gate);
   }
 
   private static CommitRequest request(Database db, int keys) {
