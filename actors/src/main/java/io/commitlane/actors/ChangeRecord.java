@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.internal.PrintableBytes;
 import io.commitlane.txlog.LogRecord;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -27,5 +28,10 @@ public record ChangeRecord(long position, long timestamp, long transactionId, Li
       copies.add(b);
     }
     return new ChangeRecord(r.position(), r.timestamp(), r.transactionId(), copies);
+  }
+
+  @Override
+  public String toString() {
+    return "ChangeRecord[position=" + position + ", timestamp=" + timestamp + ", transactionId=" + transactionId + ", entries=" + PrintableBytes.of(entries) + "]";
   }
 }

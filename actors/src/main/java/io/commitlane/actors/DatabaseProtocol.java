@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.CheckpointInfo;
 import io.commitlane.storage.KeyValue;
+import io.commitlane.storage.internal.PrintableBytes;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -182,6 +183,12 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("the page was the last one of its scan; there is nothing after it");
       }
       return new Scan(range, pageSize, page.continuation(), correlation, replyTo);
+    }
+
+    @Override
+    public String toString() {
+      return "Scan[" + range + ", pageSize=" + pageSize + (after == null ? "" : ", after a continuation") + ", correlation="
+          + correlation + ", replyTo=" + replyTo + "]";
     }
 
     @Override
@@ -429,6 +436,11 @@ public final class DatabaseProtocol {
     public Values {
       values = Collections.unmodifiableList(new ArrayList<>(values == null ? List.of() : values));
     }
+
+    @Override
+    public String toString() {
+      return "Values[correlation=" + correlation + ", values=" + PrintableBytes.of(values) + "]";
+    }
   }
 
   /**
@@ -443,6 +455,13 @@ public final class DatabaseProtocol {
       if (last != (continuation == null)) {
         throw new IllegalArgumentException("a page has a continuation exactly when it is not the last");
       }
+    }
+
+    @Override
+    public String toString() {
+      return "Page[correlation=" + correlation + ", " + entries.size() + " entries" + (entries.isEmpty() ? "" : " from "
+          + PrintableBytes.of(entries.get(0).key()) + " to " + PrintableBytes.of(entries.get(entries.size() - 1).key()))
+          + ", last=" + last + "]";
     }
   }
 

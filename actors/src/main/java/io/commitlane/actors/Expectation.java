@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.internal.PrintableBytes;
+
 /**
  * What a conditional write expects a key to hold when the database runs it: a value, or absence
  * when {@code value} is null. The database reads the key inside the write's transaction, so a
@@ -29,5 +31,10 @@ public record Expectation(String store, byte[] key, byte[] value) {
 
   public static Expectation absent(String store, byte[] key) {
     return new Expectation(store, key, null);
+  }
+
+  @Override
+  public String toString() {
+    return "Expectation[" + (store == null ? "" : store + " ") + PrintableBytes.of(key) + (value == null ? " absent]" : " = " + PrintableBytes.of(value) + "]");
   }
 }

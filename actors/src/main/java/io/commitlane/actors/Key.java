@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.internal.PrintableBytes;
+
 /**
  * A key in a store of a database.
  *
@@ -19,5 +21,10 @@ public record Key(String store, byte[] key) {
 
   public static Key of(String store, byte[] key) {
     return new Key(store, key);
+  }
+
+  @Override
+  public String toString() {
+    return "Key[" + (store == null ? "" : store + " ") + PrintableBytes.of(key) + "]";
   }
 }

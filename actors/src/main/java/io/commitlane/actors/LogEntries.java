@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.internal.PrintableBytes;
 import java.util.List;
 
 /**
@@ -16,5 +17,10 @@ public record LogEntries(String log, List<byte[]> entries) {
 
   public static LogEntries of(String log, byte[]... entries) {
     return new LogEntries(log, List.of(entries));
+  }
+
+  @Override
+  public String toString() {
+    return "LogEntries[" + log + " " + PrintableBytes.of(entries) + "]";
   }
 }

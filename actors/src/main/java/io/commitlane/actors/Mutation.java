@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.internal.PrintableBytes;
+
 /**
  * One write of an atomic batch: a put, or a remove when {@code value} is null.
  *
@@ -30,5 +32,10 @@ public record Mutation(String store, byte[] key, byte[] value) {
 
   public static Mutation remove(String store, byte[] key) {
     return new Mutation(store, key, null);
+  }
+
+  @Override
+  public String toString() {
+    return "Mutation[" + (value == null ? "remove " : "put ") + (store == null ? "" : store + " ") + PrintableBytes.of(key) + (value == null ? "]" : " = " + PrintableBytes.of(value) + "]");
   }
 }

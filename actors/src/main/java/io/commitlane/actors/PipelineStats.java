@@ -50,4 +50,23 @@ public record PipelineStats(
     Histogram groupSize,
     RequestIdStats requestIds,
     RocksDbStats rocksDb,
-    int writeLaneDepth) {}
+    int writeLaneDepth) {
+
+  /** A one-line summary: counts and the latencies' p50/p99, not the histograms' buckets. */
+  @Override
+  public String toString() {
+    return "PipelineStats[queue " + queueDepth + ", in flight " + inFlight + ", executors " + executorsStarted + " (" + executorsIdle
+        + " idle), admitted " + admitted + ", committed " + committed + ", conflicts " + conflicts + ", failed " + failed
+        + ", overloaded " + overloaded + ", retries " + retries + ", queue wait " + micros(queueWait) + ", execution "
+        + micros(execution) + (writeLaneDepth == 0 ? "" : ", write lane " + writeLaneDepth)
+        + (logs.isEmpty() ? "" : ", logs " + logs.keySet()) + "]";
+  }
+
+  private static String micros(Histogram h) {
+    if (h == null || h.getTotalCount() == 0) {
+      return "-";
+    }
+    return String.format(java.util.Locale.ROOT, "p50 %.1f µs p99 %.1f µs (%d)", h.getValueAtPercentile(50) / 1e3,
+        h.getValueAtPercentile(99) / 1e3, h.getTotalCount());
+  }
+}

@@ -7,7 +7,7 @@ import io.commitlane.actors.DatabaseProtocol.MultiGet;
 import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.Values;
-import io.commitlane.actors.internal.PrintableBytes;
+import io.commitlane.storage.internal.PrintableBytes;
 import io.commitlane.actors.internal.RangePages;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.KeyRange;

@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.storage.internal.PrintableBytes;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.InvalidRangeException;
 import io.commitlane.storage.KeyRange;
@@ -124,8 +125,8 @@ public record ScanRange(String store, byte[] lower, boolean lowerInclusive, byte
   @Override
   public String toString() {
     return "ScanRange[" + (store == null ? "default store" : store) + " "
-        + (lower == null ? "(open" : (lowerInclusive ? "[" : "(") + io.commitlane.actors.internal.PrintableBytes.of(lower)) + ", "
-        + (upper == null ? "open)" : io.commitlane.actors.internal.PrintableBytes.of(upper) + (upperInclusive ? "]" : ")"))
+        + (lower == null ? "(open" : (lowerInclusive ? "[" : "(") + PrintableBytes.of(lower)) + ", "
+        + (upper == null ? "open)" : PrintableBytes.of(upper) + (upperInclusive ? "]" : ")"))
         + (reversed ? " reverse" : "") + (limit > 0 ? " limit " + limit : "") + (withoutValues ? " keys only" : "") + "]";
   }
 }

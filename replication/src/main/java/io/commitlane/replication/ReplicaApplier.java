@@ -4,6 +4,7 @@ import io.commitlane.storage.Batch;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.InvalidStoreNameException;
 import io.commitlane.storage.Store;
+import io.commitlane.storage.internal.PrintableBytes;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,7 +91,7 @@ final class ReplicaApplier {
     for (ReplicatedCommit.ReadKey r : c.readKeys()) {
       byte[] v = db.internalRecords().get(ReplicaRecords.version(r.store(), r.key()));
       if (v != null && ReplicaRecords.readLong(v) > c.snapshotIndex()) {
-        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, r.store() + " key " + Keys.printable(r.key()));
+        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, r.store() + " key " + PrintableBytes.of(r.key()));
       }
     }
     for (ReplicatedCommit.ReadRange r : c.readRanges()) {
@@ -105,10 +106,14 @@ final class ReplicaApplier {
           });
       if (newer[0] != 0) {
         return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index,
-            r.store() + " range [" + Keys.printable(r.from()) + ", " + Keys.printable(r.to()) + ")");
+            r.store() + " range [" + bound(r.from()) + ", " + bound(r.to()) + ")");
       }
     }
     return null;
+  }
+
+  private static String bound(byte[] key) {
+    return key == null ? "(open)" : PrintableBytes.of(key);
   }
 
   private void write(long term, long index, ReplicatedCommit c) {

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.storage.internal.PrintableBytes;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,11 +63,6 @@ public record ReplicaLogRecord(String log, long index, long timestamp, List<byte
 
   @Override
   public String toString() {
-    StringBuilder s = new StringBuilder("ReplicaLogRecord[log=").append(log).append(", index=").append(index)
-        .append(", timestamp=").append(timestamp).append(", entries=[");
-    for (int i = 0; i < entries.size(); i++) {
-      s.append(i == 0 ? "" : ", ").append(Keys.printable(entries.get(i)));
-    }
-    return s.append("]]").toString();
+    return "ReplicaLogRecord[log=" + log + ", index=" + index + ", timestamp=" + timestamp + ", entries=" + PrintableBytes.of(entries) + "]";
   }
 }

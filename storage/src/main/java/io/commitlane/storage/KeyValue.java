@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.PrintableBytes;
+
 /**
  * One entry a scan returned. {@code value} is null when the scan was {@link KeyRange#keysOnly()}.
  * The arrays belong to the caller: the scan made fresh copies.
@@ -18,7 +20,6 @@ public record KeyValue(byte[] key, byte[] value) {
 
   @Override
   public String toString() {
-    java.util.HexFormat hex = java.util.HexFormat.of();
-    return "KeyValue[0x" + hex.formatHex(key) + (value == null ? "" : " = 0x" + hex.formatHex(value)) + "]";
+    return "KeyValue[" + PrintableBytes.of(key) + (value == null ? "" : " = " + PrintableBytes.of(value)) + "]";
   }
 }

@@ -1,5 +1,6 @@
 package io.commitlane.actors.stream;
 
+import io.commitlane.storage.internal.PrintableBytes;
 import java.util.Objects;
 
 /**
@@ -16,5 +17,10 @@ public record KeyValue(byte[] key, byte[] value) {
   /** Key plus value bytes: the weight ingestion batches by. */
   public long bytes() {
     return (long) key.length + value.length;
+  }
+
+  @Override
+  public String toString() {
+    return "KeyValue[" + PrintableBytes.of(key) + " = " + PrintableBytes.of(value) + "]";
   }
 }
