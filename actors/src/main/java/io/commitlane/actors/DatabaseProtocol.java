@@ -417,7 +417,9 @@ public final class DatabaseProtocol {
    *     attempt's expectations: after {@link ConflictCause#EXPECTATIONS} each expectation that did
    *     not hold; after {@link ConflictCause#VALIDATION} every expected key, read after the
    *     conflict. Empty for a {@link Write}.
-   * @param attempts attempts the database made (a sharded database retries validation conflicts)
+   * @param attempts attempts made for this write: by the database (a local database tries once, a
+   *     sharded one retries validation conflicts), and, in a reply that {@link Retry#write} passes
+   *     on, by every round of its loop too
    */
   public record Conflicted(long correlation, ConflictCause cause, List<Expectation> actual, int attempts) implements WriteReply {
     public Conflicted {

@@ -85,7 +85,9 @@ public record Retry(int maxAttempts, Backoff backoff) {
    * sharded database's entity reference), and again after each {@link Conflicted} reply while
    * attempts remain, each time after the backoff. The stage completes with the last reply, on
    * Pekko's default dispatcher; it never fails: no reply within {@code timeout} completes it with
-   * {@link Unavailable} ({@code NO_REPLY}, outcome unknown).
+   * {@link Unavailable} ({@code NO_REPLY}, outcome unknown). A {@link Conflicted} it passes on (to
+   * {@code attempt} as {@code previous}, or as the last reply) counts in {@code attempts()} every
+   * attempt made so far, the database's own retries included.
    */
   @SuppressWarnings("unchecked")
   public CompletionStage<WriteReply> write(ActorSystem<?> system, RecipientRef<? super Request> database, Duration timeout,
@@ -96,12 +98,16 @@ public record Retry(int maxAttempts, Backoff backoff) {
     Objects.requireNonNull(attempt, "attempt");
     Executor executor = system.dispatchers().lookup(DispatcherSelector.defaultDispatcher());
     CompletableFuture<WriteReply> result = new DispatcherFuture<>(executor);
-    send(system, (RecipientRef<Request>) database, timeout, attempt, 1, null, executor, result);
+    send(system, (RecipientRef<Request>) database, timeout, attempt, 1, null, 0, executor, result);
     return result;
   }
 
+  /**
+   * @param previous the last conflict, its {@code attempts()} counting every attempt so far
+   * @param made the database's attempts so far (a sharded database may make several per request)
+   */
   private void send(ActorSystem<?> system, RecipientRef<Request> database, Duration timeout, Attempt attempt, int n,
-      Conflicted previous, Executor executor, CompletableFuture<WriteReply> result) {
+      Conflicted previous, int made, Executor executor, CompletableFuture<WriteReply> result) {
     Request[] sent = new Request[1];
     CompletionStage<WriteReply> reply;
     try {
@@ -131,17 +137,23 @@ public record Retry(int maxAttempts, Backoff backoff) {
         result.complete(new Unavailable(correlation, UnavailableReason.NO_REPLY, "no reply from " + database + " within " + timeout
             + " (" + err.getClass().getSimpleName() + "); the outcome is unknown"));
       } else if (retries(r, n)) {
+        Conflicted counted = counted((Conflicted) r, made);
         Duration d = delay(n);
-        Runnable next = () -> send(system, database, timeout, attempt, n + 1, (Conflicted) r, executor, result);
+        Runnable next = () -> send(system, database, timeout, attempt, n + 1, counted, counted.attempts(), executor, result);
         if (d.isZero()) {
           next.run();
         } else {
           system.scheduler().scheduleOnce(d, next, ExecutionContexts.fromExecutor(executor));
         }
       } else {
-        result.complete(r);
+        result.complete(r instanceof Conflicted c ? counted(c, made) : r);
       }
     }, executor);
+  }
+
+  /** {@code c} with {@code attempts()} counting the attempts made before it too. */
+  private static Conflicted counted(Conflicted c, int madeBefore) {
+    return madeBefore == 0 ? c : new Conflicted(c.correlation(), c.cause(), c.actual(), madeBefore + c.attempts());
   }
 
   /** Thrown inside the ask's message factory when the attempt builder returns null. */

@@ -134,6 +134,7 @@ class RetryTest {
       assertEquals(3, built.get());
       assertEquals(3, spent.correlation());
       assertEquals(ConflictCause.EXPECTATIONS, assertInstanceOf(Conflicted.class, spent).cause());
+      assertEquals(3, ((Conflicted) spent).attempts(), "the last conflict counts the loop's attempts, not only its own");
 
       WriteReply stopped = await(retry.write(testKit.system(), db.ref(), TIMEOUT, (attempt, previous, replyTo) -> previous != null ? null
           : new ConditionalWrite(List.of(Expectation.absent(b("k"))), List.of(Mutation.remove(b("k"))), null, 7, replyTo)));
