@@ -4,8 +4,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The process's open databases by canonical path: one native handle per path, counted.
@@ -75,16 +80,36 @@ final class DatabaseRegistry {
     // it opened with. Only settings asked for explicitly must match.
     CommitlaneSettings wantedSettings = wanted.settings() == null ? shared.settings() : wanted.settings();
     if (have.walEnabled() != wanted.walEnabled() || !shared.settings().equals(wantedSettings)) {
-      throw new PathInUseException("database " + shared.path() + " is already open in this process with walEnabled="
-          + have.walEnabled() + " and settings " + shared.settings().asMap() + "; this open asked for walEnabled="
-          + wanted.walEnabled() + " and " + wantedSettings.asMap()
-          + ". Database-wide options are fixed by the first open: close every handle first, or open with the same options");
+      List<String> differ = new ArrayList<>();
+      if (have.walEnabled() != wanted.walEnabled()) {
+        differ.add("walEnabled: open with " + have.walEnabled() + ", asked for " + wanted.walEnabled());
+      }
+      differ.addAll(differences(shared.settings().asMap(), wantedSettings.asMap()));
+      throw new PathInUseException("database " + shared.path() + " is already open in this process with other options ("
+          + String.join("; ", differ) + "). Database-wide options are fixed by the first open: close every handle first,"
+          + " or open with the same options");
     }
+  }
+
+  /** "key: open with a, asked for b" for each key whose values differ. */
+  static List<String> differences(Map<String, ?> have, Map<String, ?> wanted) {
+    Set<String> keys = new TreeSet<>(have.keySet());
+    keys.addAll(wanted.keySet());
+    List<String> out = new ArrayList<>();
+    for (String k : keys) {
+      if (!Objects.equals(have.get(k), wanted.get(k))) {
+        out.add(k + ": open with " + have.get(k) + ", asked for " + wanted.get(k));
+      }
+    }
+    return out;
   }
 
   private static Path canonical(Path path, boolean create) {
     try {
       Path abs = path.toAbsolutePath().normalize();
+      if (Files.exists(abs) && !Files.isDirectory(abs)) {
+        throw new NotADatabaseException("open", abs, "it is a file; a database is a directory");
+      }
       if (create) {
         Files.createDirectories(abs);
       }

@@ -131,13 +131,16 @@ final class SharedDatabase {
     Set<String> names = new LinkedHashSet<>();
     names.add(Store.DEFAULT);
     names.add(Store.INTERNAL);
+    List<String> existingStores = new ArrayList<>();
     try (Options probe = new Options()) {
       for (byte[] existing : RocksDB.listColumnFamilies(probe, path.toString())) {
-        names.add(new String(existing, StandardCharsets.UTF_8));
+        existingStores.add(new String(existing, StandardCharsets.UTF_8));
       }
     } catch (RocksDBException e) {
       throw new StorageException("cannot list the stores of " + path, e);
     }
+    DatabaseDirectory.requireOurs(path, existingStores);
+    names.addAll(existingStores);
     for (String store : readOnly ? List.<String>of() : options.stores()) {
       names.add(StoreNames.requireValid(store));
     }
@@ -196,6 +199,10 @@ final class SharedDatabase {
       flushEvents.close();
       backgroundErrors.close();
       properties.close();
+      if (DatabaseDirectory.isLockHeld(e)) {
+        throw new PathInUseException("database " + path + " is open in another process (it holds RocksDB's LOCK file);"
+            + " close it there first, or open it read-only");
+      }
       throw new StorageException("cannot open database " + path, e);
     }
   }

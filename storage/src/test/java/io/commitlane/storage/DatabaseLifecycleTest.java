@@ -52,9 +52,11 @@ class DatabaseLifecycleTest {
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
       PathInUseException e = assertThrows(PathInUseException.class,
           () -> Database.open(dir, DatabaseOptions.defaults().withWal(true)));
-      assertTrue(e.getMessage().contains("walEnabled=false"), e.getMessage());
-      assertThrows(PathInUseException.class, () -> Database.open(dir,
+      assertTrue(e.getMessage().contains("walEnabled: open with false, asked for true"), e.getMessage());
+      PathInUseException other = assertThrows(PathInUseException.class, () -> Database.open(dir,
           DatabaseOptions.defaults().withWal(false).withSettings(db.settings().withOccLockBuckets(16))));
+      assertTrue(other.getMessage().contains("(occLockBuckets: open with " + db.settings().occLockBuckets() + ", asked for 16)"),
+          "names only the option that differs: " + other.getMessage());
       // Same explicit settings are fine.
       Database.open(dir, DatabaseOptions.defaults().withWal(false).withSettings(db.settings())).close();
     }
