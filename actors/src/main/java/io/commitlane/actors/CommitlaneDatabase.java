@@ -277,7 +277,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * tests (the testkit drives flush events with it); a record appended from outside a commit breaks
    * "log order agrees with commit order".
    */
-  @org.apache.pekko.annotation.InternalApi
+  @io.commitlane.annotation.InternalApi
   public io.commitlane.txlog.TransactionLog internalTransactionLog(String name) {
     return pipeline.logs.logFor(name);
   }

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.annotation.DoNotInherit;
 import org.apache.pekko.stream.SourceRef;
 
 /**
@@ -39,7 +40,10 @@ public final class DatabaseProtocol {
   /**
    * What a database actor accepts: the protocol's {@link Request}s, and messages of its own. Not
    * sealed, so that a sharded database can add its lifecycle messages; send only requests.
+   *
+   * <p>Not for users to implement: a message of another type sent to a database is not answered.
    */
+  @DoNotInherit
   public interface Command {}
 
   /** A request of the protocol. */

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The examples are written as an application would be: they use commitlane's public API only,
- * never a member marked INTERNAL API (storage's {@code @InternalApi} or Pekko's) nor a class in an
+ * never a member marked INTERNAL API (commitlane's {@code @InternalApi} or Pekko's) nor a class in an
  * {@code internal} package.
  */
 class PublicApiOnlyTest {
@@ -18,11 +18,11 @@ class PublicApiOnlyTest {
     JavaClasses examples = new ClassFileImporter()
         .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
         .importPackages("io.commitlane.examples");
-    noClasses().should().dependOnClassesThat().areAnnotatedWith(io.commitlane.storage.InternalApi.class)
+    noClasses().should().dependOnClassesThat().areAnnotatedWith(io.commitlane.annotation.InternalApi.class)
         .orShould().dependOnClassesThat().areAnnotatedWith(org.apache.pekko.annotation.InternalApi.class)
         .orShould().dependOnClassesThat().resideInAPackage("io.commitlane..internal..")
         .orShould().callMethodWhere(com.tngtech.archunit.core.domain.JavaCall.Predicates.target(
-            com.tngtech.archunit.core.domain.properties.CanBeAnnotated.Predicates.annotatedWith(io.commitlane.storage.InternalApi.class)))
+            com.tngtech.archunit.core.domain.properties.CanBeAnnotated.Predicates.annotatedWith(io.commitlane.annotation.InternalApi.class)))
         .because("the examples show what an application may use")
         .check(examples);
   }

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.annotation.InternalApi;
+
 /**
  * Extends the commit path; the transaction log plugs in here. Every step runs on the committing
  * thread. A hook sees transactional commits only (non-transactional writes are not logged).

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.annotation.InternalApi;
 import java.util.Collections;
 import java.util.List;
 import java.util.Objects;

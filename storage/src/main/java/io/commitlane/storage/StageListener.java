@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.annotation.InternalApi;
+
 /**
  * Observes every commit at every {@link CommitStage}. Runs on the committing thread, so it can
  * hold a commit at a stage (a barrier), delay it, or fail it by throwing. Before {@link

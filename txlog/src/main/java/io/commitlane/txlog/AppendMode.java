@@ -1,5 +1,7 @@
 package io.commitlane.txlog;
 
+import io.commitlane.txlog.internal.LogWriterHost;
+
 /** How concurrent appends to one {@link TransactionLog} are ordered and written. */
 public enum AppendMode {
   /**

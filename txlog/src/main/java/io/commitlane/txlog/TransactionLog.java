@@ -1,5 +1,7 @@
 package io.commitlane.txlog;
 
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.txlog.internal.LogWriterHost;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -246,6 +248,7 @@ public final class TransactionLog implements LogView, AutoCloseable {
    * when the host stops (for an actor: in its post-stop): a wake-up it took but will not run then
    * goes to the log's thread. Other modes have no writer and ignore it.
    */
+  @InternalApi
   public void hostWriter(LogWriterHost host) {
     appender.hostWriter(host);
   }
@@ -257,6 +260,7 @@ public final class TransactionLog implements LogView, AutoCloseable {
    * may let other work in between). Safe from any thread: turns never overlap. Other modes return
    * {@code false}.
    */
+  @InternalApi
   public boolean writeQueued() {
     return appender.writeQueued();
   }

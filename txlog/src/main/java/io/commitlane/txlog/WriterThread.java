@@ -1,5 +1,6 @@
 package io.commitlane.txlog;
 
+import io.commitlane.txlog.internal.LogWriterHost;
 import java.util.concurrent.locks.LockSupport;
 
 /**

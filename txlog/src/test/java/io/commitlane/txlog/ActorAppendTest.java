@@ -1,5 +1,6 @@
 package io.commitlane.txlog;
 
+import io.commitlane.txlog.internal.LogWriterHost;
 import static io.commitlane.txlog.TestLogs.append;
 import static io.commitlane.txlog.TestLogs.readAll;
 import static io.commitlane.txlog.TestLogs.values;

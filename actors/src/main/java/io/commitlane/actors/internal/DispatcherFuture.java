@@ -2,7 +2,7 @@ package io.commitlane.actors.internal;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import org.apache.pekko.annotation.InternalApi;
+import io.commitlane.annotation.InternalApi;
 
 /**
  * A future whose {@code *Async} stages without an executor run on the given one (a Pekko

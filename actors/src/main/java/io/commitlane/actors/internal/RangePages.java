@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.pekko.annotation.InternalApi;
+import io.commitlane.annotation.InternalApi;
 
 /**
  * Reads a range one page at a time. Each page comes from a view of its own that lives only while

@@ -1,6 +1,6 @@
 package io.commitlane.storage.internal;
 
-import io.commitlane.storage.InternalApi;
+import io.commitlane.annotation.InternalApi;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;

@@ -1,5 +1,6 @@
 package io.commitlane.txlog.fs;
 
+import io.commitlane.annotation.InternalApi;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * next matching operation. Cut files of a closed log (or after {@link #crash()}): a live log maps
  * sealed segments, and a mapped page past a file's new end faults when read.
  */
+@InternalApi
 public final class FaultInjectingFileSystem implements LogFileSystem {
 
   /** What happens to bytes written after a file's last force when {@link #crash(LostWrites)} runs. */

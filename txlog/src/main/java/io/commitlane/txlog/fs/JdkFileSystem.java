@@ -1,5 +1,6 @@
 package io.commitlane.txlog.fs;
 
+import io.commitlane.annotation.InternalApi;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
@@ -16,6 +17,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** The default {@link LogFileSystem}: {@link FileChannel}s on the platform's file system. */
+@InternalApi
 public final class JdkFileSystem implements LogFileSystem {
 
   /** A shared instance; the class has no state. */

@@ -1,5 +1,6 @@
 package io.commitlane.txlog.fs;
 
+import io.commitlane.annotation.InternalApi;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -9,6 +10,7 @@ import java.nio.ByteBuffer;
  * {@link java.nio.channels.FileChannel}. Implementations are safe for concurrent positional reads;
  * the log serializes writes itself.
  */
+@InternalApi
 public interface LogFile extends Closeable {
 
   /**

@@ -1,5 +1,6 @@
 package io.commitlane.txlog.fs;
 
+import io.commitlane.annotation.InternalApi;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.List;
  * ({@link FaultInjectingFileSystem}) and the log never touches {@code java.nio.file.Files}
  * directly. The default is {@link JdkFileSystem}.
  */
+@InternalApi
 public interface LogFileSystem {
 
   /** Opens an existing file for reading, and for writing too when {@code writable}. */

@@ -1,4 +1,4 @@
-package io.commitlane.bench;
+package io.commitlane.architecture;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
@@ -43,7 +43,7 @@ class LayeringTest {
       .because("actors is the library the cluster, testkit and micrometer modules build on");
 
   static final ArchRule LIBRARIES_NEVER_USE_THE_TESTKIT_OR_BENCHMARKS = noClasses()
-      .that().resideInAnyPackage("io.commitlane.cluster..", "io.commitlane.micrometer..")
+      .that().resideInAnyPackage("io.commitlane.cluster..", "io.commitlane.micrometer..", "io.commitlane.replication..")
       .should().dependOnClassesThat().resideInAnyPackage("io.commitlane.testkit..", "io.commitlane.bench..",
           "io.commitlane.examples..")
       .because("the testkit and the benchmarks are for tests and measurements, not for production code");
@@ -72,7 +72,7 @@ class LayeringTest {
   }
 
   @Test
-  void clusterAndMicrometerNeverUseTheTestkitOrBenchmarks() {
+  void clusterReplicationAndMicrometerNeverUseTheTestkitOrBenchmarks() {
     LIBRARIES_NEVER_USE_THE_TESTKIT_OR_BENCHMARKS.check(main);
   }
 

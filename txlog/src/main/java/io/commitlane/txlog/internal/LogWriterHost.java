@@ -1,4 +1,7 @@
-package io.commitlane.txlog;
+package io.commitlane.txlog.internal;
+
+import io.commitlane.txlog.AppendMode;
+import io.commitlane.txlog.TransactionLog;
 
 /**
  * Where the writer of an {@link AppendMode#ACTOR} log runs. A log's writer runs in turns ({@link
@@ -6,6 +9,8 @@ package io.commitlane.txlog;
  * log asks its host for one. Without a host of its own a log runs its turns on a dedicated thread
  * ({@code commitlane-txlog-writer-<name>}); commitlane's actors make the transaction-log actor the
  * host ({@link TransactionLog#hostWriter}), so its mailbox orders writes, finishes and flush events.
+ *
+ * <p>INTERNAL API: the seam between the log and commitlane's actors.
  */
 @FunctionalInterface
 public interface LogWriterHost {
