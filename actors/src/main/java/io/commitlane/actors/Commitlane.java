@@ -226,9 +226,9 @@ public final class Commitlane implements Extension {
           return result;
         }
         if (!db.settings.equals(settings)) {
-          result.completeExceptionally(new PathInUseException("database " + key + " is already open in this actor system with "
-              + db.settings + "; this open asked for " + settings + ". A database's settings are fixed by its first open: open it with"
-              + " the same settings, or close every handle first"));
+          result.completeExceptionally(new PathInUseException("database " + key + " is already open in this actor system with"
+              + " other settings (" + String.join("; ", differences(db.settings, settings)) + "). A database's settings are fixed"
+              + " by its first open: open it with the same settings, or close every handle first"));
           return result;
         }
         db.references++;
@@ -494,5 +494,29 @@ public final class Commitlane implements Extension {
     Path file = path.getFileName();
     String name = file == null ? "root" : file.toString().replaceAll("[^A-Za-z0-9_-]", "_");
     return name.isEmpty() ? "db" : name;
+  }
+
+  /** "name: open with a, asked for b" for each setting that differs (records compare component by component). */
+  static List<String> differences(Object have, Object wanted) {
+    List<String> out = new ArrayList<>();
+    if (have.getClass().isRecord() && have.getClass() == wanted.getClass()) {
+      for (java.lang.reflect.RecordComponent c : have.getClass().getRecordComponents()) {
+        try {
+          Object a = c.getAccessor().invoke(have);
+          Object b = c.getAccessor().invoke(wanted);
+          if (!Objects.equals(a, b)) {
+            out.addAll(a != null && b != null && a.getClass().isRecord() && a.getClass() == b.getClass()
+                ? differences(a, b).stream().map(d -> c.getName() + "." + d).toList()
+                : List.of(c.getName() + ": open with " + a + ", asked for " + b));
+          }
+        } catch (ReflectiveOperationException e) {
+          out.add(c.getName() + " (unreadable: " + e + ")");
+        }
+      }
+    }
+    if (out.isEmpty() && !Objects.equals(have, wanted)) {
+      out.add("open with " + have + ", asked for " + wanted);
+    }
+    return out;
   }
 }

@@ -1,7 +1,6 @@
 package io.commitlane.actors;
 
 import io.commitlane.actors.internal.ConfigSection;
-import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -48,37 +47,8 @@ final class SettingKeys {
 
   /** The known key (or section) closest to {@code key} by edit distance. */
   static String nearest(String key) {
-    String best = null;
-    int bestDistance = Integer.MAX_VALUE;
-    for (Set<String> names : List.of(SETTINGS, SECTIONS)) {
-      for (String known : new TreeSet<>(names)) {
-        int d = distance(key, known);
-        if (d < bestDistance) {
-          best = known;
-          bestDistance = d;
-        }
-      }
-    }
-    return best;
-  }
-
-  /** Levenshtein distance. */
-  private static int distance(String a, String b) {
-    int[] previous = new int[b.length() + 1];
-    int[] current = new int[b.length() + 1];
-    for (int j = 0; j <= b.length(); j++) {
-      previous[j] = j;
-    }
-    for (int i = 1; i <= a.length(); i++) {
-      current[0] = i;
-      for (int j = 1; j <= b.length(); j++) {
-        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
-        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
-      }
-      int[] t = previous;
-      previous = current;
-      current = t;
-    }
-    return previous[b.length()];
+    Set<String> known = new TreeSet<>(SETTINGS);
+    known.addAll(SECTIONS);
+    return ConfigSection.nearest(key, known);
   }
 }

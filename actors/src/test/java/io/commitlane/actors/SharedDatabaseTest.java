@@ -130,6 +130,8 @@ class SharedDatabaseTest {
       PathInUseException e = assertThrows(PathInUseException.class,
           () -> CommitlaneDatabase.open(testKit.system(), dir, twoThreads(testKit.system()).withCommitQueueCapacity(10)));
       assertTrue(e.getMessage().contains("fixed by its first open"), e.getMessage());
+      assertTrue(e.getMessage().contains("(commitQueueCapacity: open with " + db.settings().commitQueueCapacity() + ", asked for 10)"),
+          "names only the setting that differs: " + e.getMessage());
       assertTrue(Database.isOpen(dir));
     }
   }

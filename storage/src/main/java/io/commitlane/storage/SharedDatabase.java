@@ -140,6 +140,7 @@ final class SharedDatabase {
       throw new StorageException("cannot list the stores of " + path, e);
     }
     DatabaseDirectory.requireOurs(path, existingStores);
+    NativeCallbacks.warnOnceIfUnreachable();
     names.addAll(existingStores);
     for (String store : readOnly ? List.<String>of() : options.stores()) {
       names.add(StoreNames.requireValid(store));

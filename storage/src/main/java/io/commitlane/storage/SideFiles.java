@@ -27,6 +27,11 @@ final class SideFiles {
   private static final Pattern DROP_RECORD = Pattern.compile("\\d+\\.drop");
   private static final Pattern LOG_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
 
+  /** Whether {@code name} can name a transaction log (a directory under {@code txlog/}). */
+  static boolean isLogName(String name) {
+    return LOG_NAME.matcher(name).matches();
+  }
+
   private SideFiles() {}
 
   /** Copies the store-drop records of {@code db} into {@code target}; returns the bytes copied. */

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.annotation.InternalApi;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -164,10 +165,17 @@ public final class Transaction implements AutoCloseable {
    * hook that the log module installs (storage itself keeps the entries opaque). Throws {@link
    * LogNotAvailableException} when no such hook is installed (a database opened by storage
    * alone), rather than dropping the entries.
+   *
+   * @throws IllegalArgumentException if the name is not 1..128 of A-Z a-z 0-9 . _ - or starts
+   *     with '.' (it names a directory)
    */
   public Transaction useLog(String name) {
     requireState();
     Objects.requireNonNull(name, "name");
+    if (!SideFiles.isLogName(name)) {
+      throw new IllegalArgumentException("log name \"" + name + "\" is invalid: use 1..128 of A-Z a-z 0-9 . _ -, not"
+          + " starting with '.' (it names a directory under txlog/)");
+    }
     if (!shared.hooks().writesLogs()) {
       throw new LogNotAvailableException(name, shared.path());
     }

@@ -208,4 +208,23 @@ class DatabaseLifecycleTest {
       assertEquals(before, flushed.size(), "a removed listener hears nothing");
     }
   }
+
+  /** The empty key is a key like any other: it sorts first, reads back, and conflicts. */
+  @Test
+  void theEmptyKeyIsAKey() {
+    try (Database db = Database.open(dir)) {
+      byte[] empty = new byte[0];
+      db.put(empty, of("first"));
+      db.put(of("a"), of("second"));
+      assertEquals("first", str(db.get(empty)));
+      assertEquals(0, db.list(KeyRange.all()).get(0).key().length, "it sorts before every other key");
+      Transaction reader = db.begin();
+      reader.get(empty);
+      db.put(empty, of("changed"));
+      reader.put(of("b"), of("x"));
+      assertThrows(ConflictException.class, reader::commitSync);
+      db.remove(empty);
+      assertNull(db.get(empty));
+    }
+  }
 }

@@ -48,6 +48,17 @@ class DurabilityContractTest {
   }
 
   @Test
+  void anInvalidLogNameIsRefusedWhereItIsNamedNotAtCommit() {
+    try (Database db = Database.open(dir)) {
+      Transaction t = db.begin();
+      for (String bad : new String[] {"", ".hidden", "a/b", "x".repeat(129)}) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.useLog(bad));
+        assertTrue(e.getMessage().contains("log name \"" + bad + "\" is invalid"), e.getMessage());
+      }
+    }
+  }
+
+  @Test
   void useLogWithoutLogWiringIsRefusedAtOnceNotDroppedAtCommit() {
     try (Database db = Database.open(dir)) {
       Transaction t = db.begin();

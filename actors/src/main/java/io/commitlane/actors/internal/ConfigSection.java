@@ -15,7 +15,7 @@ import java.util.TreeSet;
 import java.util.function.BiFunction;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
-import org.apache.pekko.annotation.InternalApi;
+import io.commitlane.annotation.InternalApi;
 
 /**
  * One section of a config, read into a settings class: every value is read with what it allows,
@@ -226,5 +226,39 @@ public final class ConfigSection {
     }
     errors.add(new SettingError(path(key), raw, "must be one of " + String.join(", ", names)));
     return fallback;
+  }
+
+  /** The key of {@code known} closest to {@code key} by edit distance (the first in order among equals). */
+  public static String nearest(String key, java.util.Collection<String> known) {
+    String best = null;
+    int bestDistance = Integer.MAX_VALUE;
+    for (String k : new java.util.TreeSet<>(known)) {
+      int d = distance(key, k);
+      if (d < bestDistance) {
+        best = k;
+        bestDistance = d;
+      }
+    }
+    return best;
+  }
+
+  /** Levenshtein distance. */
+  private static int distance(String a, String b) {
+    int[] previous = new int[b.length() + 1];
+    int[] current = new int[b.length() + 1];
+    for (int j = 0; j <= b.length(); j++) {
+      previous[j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      current[0] = i;
+      for (int j = 1; j <= b.length(); j++) {
+        int substitution = previous[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+        current[j] = Math.min(substitution, Math.min(previous[j] + 1, current[j - 1] + 1));
+      }
+      int[] t = previous;
+      previous = current;
+      current = t;
+    }
+    return previous[b.length()];
   }
 }

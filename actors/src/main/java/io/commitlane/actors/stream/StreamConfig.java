@@ -30,7 +30,8 @@ final class StreamConfig {
     keys.addAll(CONFLICT_RETRY_KEYS);
     keys.add(FAILURE_MODE);
     ConfigSection c = new ConfigSection(config, ROOT + "." + name);
-    c.refuseUnknown(keys::contains, key -> "is not a setting; known: " + new TreeSet<>(keys));
+    c.refuseUnknown(keys::contains, key -> "is not a setting; the nearest known key is " + c.path(ConfigSection.nearest(key, keys))
+        + " (known: " + new TreeSet<>(keys) + ")");
     return c;
   }
 

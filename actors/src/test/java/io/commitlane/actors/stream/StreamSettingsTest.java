@@ -47,7 +47,8 @@ class StreamSettingsTest {
         "commitlane.stream.ingest.max-records", "commitlane.stream.ingest.linger", "commitlane.stream.ingest.parallelism",
         "commitlane.stream.ingest.conflict-retry.backoff-random-factor", "commitlane.stream.ingest.failure-mode"), e.fields());
     assertTrue(e.getMessage().contains("must be an integer in 1..64"), e.getMessage());
-    assertTrue(e.getMessage().contains("is not a setting"), e.getMessage());
+    assertTrue(e.getMessage().contains("is not a setting; the nearest known key is commitlane.stream.ingest.parallelism"),
+        "a misspelt key gets the nearest known one: " + e.getMessage());
     InvalidSettingsException f = assertThrows(InvalidSettingsException.class,
         () -> CommitFlowSettings.fromConfig(with("commitlane.stream.commit-flow { parallelism = 5000, admission-backoff = 1 ms }")));
     assertEquals(List.of("commitlane.stream.commit-flow.admission-backoff", "commitlane.stream.commit-flow.parallelism"), f.fields());
