@@ -78,6 +78,8 @@ public final class Commitlane implements Extension {
   private final Executor lifecycle;
   private final Map<Path, OpenDatabase> open = new HashMap<>();
   private final AtomicLong instances = new AtomicLong();
+  /** Databases whose supervisor stopped without a close and whose release still runs; guarded by this. */
+  private final Set<OpenDatabase> stoppedUnreleased = new java.util.HashSet<>();
   private final List<DeadLetterReplies.Rule> deadLetterRules = new CopyOnWriteArrayList<>();
   private final DeadLetterReplies deadLetters = new DeadLetterReplies();
   /** Guarded by this: coordinated shutdown closed the databases; new opens are refused. */
@@ -95,6 +97,7 @@ public final class Commitlane implements Extension {
     this.lifecycle = system.dispatchers().lookup(DispatcherSelector.fromConfig(LIFECYCLE_DISPATCHER));
     system.systemActorOf(deadLetters.behavior(deadLetterRules), "commitlane-dead-letters", Props.empty());
     CoordinatedShutdown.get(system.classicSystem()).addTask(CLOSE_PHASE, "close-databases", this::shutdown);
+    system.classicSystem().registerOnTermination(this::awaitStoppedReleases);
     String order = "pekko.coordinated-shutdown.phases.cluster-shutdown.depends-on";
     List<String> clusterShutdown = system.settings().config().hasPath(order) ? system.settings().config().getStringList(order) : List.of();
     if (!clusterShutdown.contains(CLOSE_PHASE)) {
@@ -375,6 +378,45 @@ public final class Commitlane implements Extension {
     }
     return CompletableFuture.allOf(all.stream().map(db -> db.released).toArray(CompletableFuture[]::new))
         .thenApply(v -> Done.getInstance());
+  }
+
+  /**
+   * The supervisor stopped without a close: the database is released on a thread of its own from
+   * now on. New opens of the path wait for that ({@link OpenDatabase#released}), and the actor
+   * system's termination does too ({@link #awaitStoppedReleases}).
+   */
+  void stopping(OpenDatabase db) {
+    synchronized (this) {
+      db.closing = true;
+      stoppedUnreleased.add(db);
+    }
+    db.released.whenComplete((done, err) -> {
+      synchronized (this) {
+        stoppedUnreleased.remove(db);
+      }
+    });
+  }
+
+  /**
+   * Run when the actor system has terminated, before its termination completes: wait (up to a
+   * minute each) for the releases that stopped supervisors handed to threads of their own, so
+   * that a terminated system holds no database files. Nothing else runs on the system by then.
+   */
+  private void awaitStoppedReleases() {
+    List<OpenDatabase> pending;
+    synchronized (this) {
+      pending = new ArrayList<>(stoppedUnreleased);
+    }
+    for (OpenDatabase db : pending) {
+      try {
+        db.released.get(1, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } catch (Exception e) {
+        LOG.warn("database {} was not released within a minute of the actor system's termination", db.path, e);
+      }
+    }
   }
 
   /** The supervisor released the database (or stopped without it): forget it, free the path. Idempotent. */

@@ -1,10 +1,8 @@
 package io.commitlane.actors;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -22,12 +20,12 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * log actor and releases the database. It is not on the per-commit path: handles admit commits
  * into the {@link CommitQueue} directly.
  *
- * <p>One behavior per state: {@link #opening()}, {@link #serving()}, {@link #closing()}.
+ * <p>One behavior per state, its state in its parameters: {@link #opening}, {@link #serving},
+ * {@link #closing}. It never blocks its thread: opening and releasing run on the lifecycle
+ * dispatcher, and a stop without a close hands the release to a thread of its own, which the
+ * extension waits for when the actor system terminates.
  */
 final class DatabaseSupervisor {
-  /** How long a stop during an open or a release waits for it, so that nothing is left open. */
-  private static final Duration STOP_WAIT = Duration.ofMinutes(1);
-
   sealed interface Command permits Opened, OpenFailed, Grow, Close, Drained, LogStopped, Released {}
 
   /** The storage handle and the logs are open: serve. */
@@ -49,15 +47,17 @@ final class DatabaseSupervisor {
 
   private record Released(Throwable failure) implements Command {}
 
+  /** What the supervisor holds once the database is open; a new value when an executor starts. */
+  private record Open(Pipeline pipeline, ActorRef<TransactionLogActor.Command> logActor, int executorsSpawned) {
+    Open withExecutor() {
+      return new Open(pipeline, logActor, executorsSpawned + 1);
+    }
+  }
+
   private final ActorContext<Command> ctx;
   private final OpenDatabase database;
   private final Executor lifecycle;
   private final CompletableFuture<Pipeline> opening;
-  private Pipeline pipeline;
-  private ActorRef<TransactionLogActor.Command> logActor;
-  private CompletableFuture<Void> releasing;
-  private boolean closeRequested;
-  private int executorsSpawned;
 
   private DatabaseSupervisor(ActorContext<Command> ctx, OpenDatabase database, Executor lifecycle) {
     this.ctx = ctx;
@@ -71,54 +71,60 @@ final class DatabaseSupervisor {
   }
 
   static Behavior<Command> create(OpenDatabase database, Executor lifecycle) {
-    return Behaviors.setup(ctx -> new DatabaseSupervisor(ctx, database, lifecycle).opening());
+    return Behaviors.setup(ctx -> new DatabaseSupervisor(ctx, database, lifecycle).opening(false));
   }
 
   // ---- states -------------------------------------------------------------------------------
 
-  private Behavior<Command> opening() {
+  /** @param closeRequested a close came while it opened: close as soon as it is open */
+  private Behavior<Command> opening(boolean closeRequested) {
     return Behaviors.receive(Command.class)
-        .onMessage(Opened.class, this::onOpened)
+        .onMessage(Opened.class, o -> onOpened(o, closeRequested))
         .onMessage(OpenFailed.class, this::onOpenFailed)
-        .onMessage(Close.class, c -> {
-          closeRequested = true; // closed as soon as it is open
+        .onMessage(Close.class, c -> opening(true))
+        .onSignal(PostStop.class, s -> stoppedWhileOpening())
+        .build();
+  }
+
+  private Behavior<Command> serving(Open open) {
+    return Behaviors.receive(Command.class)
+        .onMessage(Grow.class, g -> serving(grow(open, g)))
+        .onMessage(Close.class, c -> onClose(open))
+        .onMessage(LogStopped.class, l -> {
+          ctx.getLog().error("the transaction-log actor of {} stopped; flushes are no longer recorded until the database reopens",
+              database.path);
           return Behaviors.same();
         })
-        .onSignal(PostStop.class, s -> onPostStop())
+        .onSignal(PostStop.class, s -> stoppedUnreleased(open, null))
         .build();
   }
 
-  private Behavior<Command> serving() {
+  /** @param releasing the release running on the lifecycle dispatcher, or null before it started */
+  private Behavior<Command> closing(Open open, CompletableFuture<Void> releasing) {
     return Behaviors.receive(Command.class)
-        .onMessage(Grow.class, this::onGrow)
-        .onMessage(Close.class, c -> onClose())
-        .onMessage(LogStopped.class, l -> onLogStopped())
-        .onSignal(PostStop.class, s -> onPostStop())
-        .build();
-  }
-
-  private Behavior<Command> closing() {
-    return Behaviors.receive(Command.class)
-        .onMessage(Grow.class, this::onGrow) // the drain may still need executors
+        .onMessage(Grow.class, g -> closing(grow(open, g), releasing)) // the drain may still need executors
         .onMessage(Close.class, c -> Behaviors.same())
-        .onMessage(Drained.class, d -> onDrained())
-        .onMessage(LogStopped.class, l -> onLogStopped())
-        .onMessage(Released.class, this::onReleased)
-        .onSignal(PostStop.class, s -> onPostStop())
+        .onMessage(Drained.class, d -> {
+          ctx.stop(open.logActor()); // first, so no flush bookkeeping runs while the logs close
+          return Behaviors.same();
+        })
+        .onMessage(LogStopped.class, l -> onLogStopped(open))
+        .onMessage(Released.class, r -> onReleased(open, r))
+        .onSignal(PostStop.class, s -> stoppedUnreleased(open, releasing))
         .build();
   }
 
   // ---- handlers -----------------------------------------------------------------------------
 
-  private Behavior<Command> onOpened(Opened o) {
-    pipeline = o.pipeline();
+  private Behavior<Command> onOpened(Opened o, boolean closeRequested) {
+    Pipeline pipeline = o.pipeline();
     // Restarted on failure like an executor: a failed flush record or purge does not stop the database.
-    logActor = ctx.spawn(Behaviors.supervise(TransactionLogActor.create(pipeline.logs, database.settings.purgeInterval(), pipeline.requests,
-            database.settings.requestIds().purgeInterval(), pipeline.callbacks, lifecycle))
+    ActorRef<TransactionLogActor.Command> logActor = ctx.spawn(Behaviors.supervise(TransactionLogActor.create(pipeline.logs,
+            database.settings.purgeInterval(), pipeline.requests, database.settings.requestIds().purgeInterval(), pipeline.callbacks,
+            lifecycle))
         .onFailure(Exception.class, SupervisorStrategy.restart()), "txlog", DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
     ctx.watchWith(logActor, LogStopped.INSTANCE);
-    ActorRef<TransactionLogActor.Command> log = logActor;
-    pipeline.flushListener = pipeline.db.addFlushListener(seq -> log.tell(new TransactionLogActor.FlushCompleted(seq)));
+    pipeline.flushListener = pipeline.db.addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq)));
     ActorRef<Command> self = ctx.getSelf();
     Grow admission = new Grow(pipeline.queue);
     pipeline.queue.onGrowth(() -> self.tell(admission));
@@ -136,7 +142,8 @@ final class DatabaseSupervisor {
       pipeline.writes.queue.requestGrowth();
     }
     database.opened.complete(pipeline);
-    return closeRequested ? onClose() : serving();
+    Open open = new Open(pipeline, logActor, 0);
+    return closeRequested ? onClose(open) : serving(open);
   }
 
   private Behavior<Command> onOpenFailed(OpenFailed f) {
@@ -145,14 +152,17 @@ final class DatabaseSupervisor {
     return Behaviors.stopped();
   }
 
-  private Behavior<Command> onGrow(Grow g) {
+  /** Starts one more executor for the lane if it may grow; the state with it counted. */
+  private Open grow(Open open, Grow g) {
     CommitQueue lane = g.lane();
     if (!lane.mayGrow()) {
       lane.growthDeclined();
-      return Behaviors.same();
+      return open;
     }
-    int n = ++executorsSpawned;
-    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(executorFor(lane, n))
+    Open grown = open.withExecutor();
+    Pipeline pipeline = open.pipeline();
+    int n = grown.executorsSpawned();
+    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(executorFor(pipeline, lane, n))
         .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
     // Counted before the spawn: the executor's setup runs on its own thread and may report that it
     // is running before spawn() returns here; counting afterwards let the count dip below zero
@@ -177,7 +187,7 @@ final class DatabaseSupervisor {
             lane.executors(), e);
       }
     }
-    return Behaviors.same();
+    return grown;
   }
 
   /**
@@ -185,7 +195,7 @@ final class DatabaseSupervisor {
    * the write lane's executors write what it prepared (neither merges groups); otherwise each runs
    * whole commits.
    */
-  private Behavior<CommitExecutor.Command> executorFor(CommitQueue lane, int n) {
+  private static Behavior<CommitExecutor.Command> executorFor(Pipeline pipeline, CommitQueue lane, int n) {
     PipelineSettings s = pipeline.settings;
     long spin = s.executorSpin().toNanos();
     CommitRunner runner = pipeline.runner;
@@ -203,29 +213,20 @@ final class DatabaseSupervisor {
   }
 
   /** Refuse every handle's new commits, and wait for the admitted ones. */
-  private Behavior<Command> onClose() {
-    ctx.pipeToSelf(pipeline.closeGates(), (ok, err) -> Drained.INSTANCE);
-    return closing();
+  private Behavior<Command> onClose(Open open) {
+    ctx.pipeToSelf(open.pipeline().closeGates(), (ok, err) -> Drained.INSTANCE);
+    return closing(open, null);
   }
 
-  /** Drained: stop the log actor first, so no flush bookkeeping runs while the logs close. */
-  private Behavior<Command> onDrained() {
-    ctx.stop(logActor);
-    return Behaviors.same();
-  }
-
-  private Behavior<Command> onLogStopped() {
-    if (!pipeline.isClosing()) {
-      ctx.getLog().error("the transaction-log actor of {} stopped; flushes are no longer recorded until the database reopens", database.path);
-      return Behaviors.same();
-    }
-    // Blocking (closing files, RocksDB's close): on the lifecycle dispatcher, not this actor's.
-    releasing = CompletableFuture.runAsync(pipeline::release, lifecycle);
+  /** The log actor stopped after the drain: release (blocking: closing files, RocksDB's close) on the lifecycle dispatcher. */
+  private Behavior<Command> onLogStopped(Open open) {
+    CompletableFuture<Void> releasing = CompletableFuture.runAsync(open.pipeline()::release, lifecycle);
     ctx.pipeToSelf(releasing, (ok, err) -> new Released(err));
-    return Behaviors.same();
+    return closing(open, releasing);
   }
 
-  private Behavior<Command> onReleased(Released r) {
+  private Behavior<Command> onReleased(Open open, Released r) {
+    Pipeline pipeline = open.pipeline();
     Throwable failure = r.failure() != null ? r.failure() : pipeline.closeFailure();
     if (r.failure() != null) {
       ctx.getLog().error("releasing database {} failed", database.path, r.failure());
@@ -238,44 +239,60 @@ final class DatabaseSupervisor {
     return Behaviors.stopped(); // the executors and the protocol actor stop with it
   }
 
-  /**
-   * Stopped: after {@link Released}, or without a close (the actor system terminating past the
-   * shutdown phase, or a failure here). Fail what is still queued and release the database
-   * before returning, so that an actor system that has terminated holds no database any more.
-   */
-  private Behavior<Command> onPostStop() {
-    try {
-      if (pipeline == null) {
-        Pipeline opened = waitFor(opening);
+  // ---- stopped without a close (the actor system terminating past the shutdown phase, or a failure here) ----
+
+  /** Stopped while it opened: release the database once its open finishes, off this thread. */
+  private Behavior<Command> stoppedWhileOpening() {
+    database.extension.stopping(database);
+    opening.whenCompleteAsync((opened, err) -> {
+      try {
         if (opened != null) {
           opened.release();
         }
-      } else {
-        pipeline.closeGates();
-        pipeline.queue.stop();
-        if (pipeline.writes != null) {
-          pipeline.writes.queue.stop(); // after the admission queue: nothing more is handed to it
-        }
-        if (releasing != null) {
-          waitFor(releasing);
-        }
-        pipeline.release(); // a no-op once released
+      } finally {
+        database.extension.released(database);
       }
-    } finally {
-      database.extension.released(database);
-    }
+    }, releaser());
     return Behaviors.same();
   }
 
-  private <T> T waitFor(CompletableFuture<T> f) {
-    try {
-      return f.get(STOP_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    } catch (Exception e) {
-      return null; // failed: nothing to release; timed out: logged by whoever waits on it
+  /**
+   * Stopped before the release finished: fail what is still queued now, and release the database
+   * (after a release already running) off this thread. The extension waits for it when the actor
+   * system terminates, so that a terminated system holds no database.
+   */
+  private Behavior<Command> stoppedUnreleased(Open open, CompletableFuture<Void> releasing) {
+    ctx.getLog().warn("database {} stopped before its close finished (the actor system terminating past the close phase, or a"
+        + " failure): failing what is still queued and releasing it on a thread of its own", database.path);
+    database.extension.stopping(database);
+    Pipeline pipeline = open.pipeline();
+    pipeline.closeGates();
+    pipeline.queue.stop();
+    if (pipeline.writes != null) {
+      pipeline.writes.queue.stop(); // after the admission queue: nothing more is handed to it
     }
+    CompletableFuture<Void> before = releasing == null ? CompletableFuture.completedFuture(null) : releasing.exceptionally(e -> null);
+    before.whenCompleteAsync((ok, err) -> {
+      try {
+        pipeline.release(); // a no-op once released
+      } finally {
+        database.extension.released(database);
+      }
+    }, releaser());
+    return Behaviors.same();
+  }
+
+  /**
+   * A thread of its own for a release after a stop: the lifecycle dispatcher may be shutting down
+   * with the actor system, and no dispatcher thread should wait for RocksDB's close. Not a daemon:
+   * a JVM that exits meanwhile still lets RocksDB close its files.
+   */
+  private Executor releaser() {
+    return task -> {
+      Thread t = new Thread(task, "commitlane-release-" + database.name);
+      t.setDaemon(false);
+      t.start();
+    };
   }
 
   private static Throwable unwrap(Throwable e) {

@@ -190,4 +190,42 @@ class DatabaseActorLifecycleTest {
       system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
     }
   }
+
+  /**
+   * A close that outlasts its shutdown phase: the actor system terminates with the database still
+   * draining, so its supervisor stops without a release. The release then runs on a thread of its
+   * own (no dispatcher thread waits for RocksDB), and the system's termination completes only
+   * after it: a terminated system holds no database, and the held commit, let go as the system
+   * terminates, survives a reopen with the WAL off if it was acknowledged.
+   */
+  @Test
+  void aSystemThatTerminatesDuringAStuckCloseStillReleasesTheDatabaseBeforeItIsTerminated() throws Exception {
+    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "stuck-close", ConfigFactory.parseString(
+        "pekko.coordinated-shutdown.phases.commitlane-close-databases.timeout = 200 ms").withFallback(ConfigFactory.load()));
+    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir,
+        settings(system, Map.of("wal", "off", "commit-threads", 1, "write-groups.enabled", "off")));
+    StageControl stages = StageControl.install(db.storage());
+    Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
+    CompletableFuture<io.commitlane.storage.CommitResult> held = PipelineTestSupport.put(db, null, "held", "v").toCompletableFuture();
+    hold.awaitArrivals(1, Duration.ofSeconds(30));
+    CoordinatedShutdown.get(system.classicSystem()).addTask("before-actor-system-terminate", "let-the-commit-go", () -> {
+      hold.release(); // the close phase has timed out by now: the drain goes on while the system stops
+      return CompletableFuture.completedFuture(Done.getInstance());
+    });
+    system.terminate();
+    system.getWhenTerminated().toCompletableFuture().get(60, TimeUnit.SECONDS);
+    assertFalse(Database.isOpen(dir), "released before the termination completed");
+    boolean acknowledged;
+    try {
+      held.get(30, TimeUnit.SECONDS);
+      acknowledged = true;
+    } catch (java.util.concurrent.ExecutionException e) {
+      acknowledged = false; // failed as the system stopped: allowed, as long as it was not acknowledged
+    }
+    try (Database reopened = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+      if (acknowledged) {
+        assertEquals("v", s(reopened.get(b("held"))), "an acknowledged commit survives");
+      }
+    }
+  }
 }
