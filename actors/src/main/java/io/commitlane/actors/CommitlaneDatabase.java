@@ -132,19 +132,19 @@ public final class CommitlaneDatabase implements AutoCloseable {
 
   /** The storage handle: reads, non-transactional writes, stores, stage listeners. Shared: do not close it. */
   public Database storage() {
-    return pipeline.db;
+    return pipeline.db();
   }
 
   public Path path() {
-    return pipeline.db.path();
+    return pipeline.db().path();
   }
 
   public PipelineSettings settings() {
-    return pipeline.settings;
+    return pipeline.settings();
   }
 
   public Transaction begin() {
-    return pipeline.db.begin();
+    return pipeline.db().begin();
   }
 
   /**
@@ -269,7 +269,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * A read-only handle opens no log: it throws {@link io.commitlane.storage.ReadOnlyDatabaseException}.
    */
   public io.commitlane.txlog.LogView transactionLog(String name) {
-    return pipeline.logs.logFor(name);
+    return pipeline.logs().logFor(name);
   }
 
   /**
@@ -279,7 +279,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   @io.commitlane.annotation.InternalApi
   public io.commitlane.txlog.TransactionLog internalTransactionLog(String name) {
-    return pipeline.logs.logFor(name);
+    return pipeline.logs().logFor(name);
   }
 
   /**
@@ -294,9 +294,9 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   public CompletionStage<io.commitlane.storage.CheckpointInfo> checkpoint(Path target) {
     Objects.requireNonNull(target, "target");
-    Database storage = pipeline.db;
+    Database storage = pipeline.db();
     return CompletableFuture.supplyAsync(() -> storage.checkpoint(target), database.extension.lifecycle())
-        .whenCompleteAsync((info, failure) -> { }, pipeline.completions);
+        .whenCompleteAsync((info, failure) -> { }, pipeline.completions());
   }
 
   /** {@link #backup(io.commitlane.storage.BackupStore, io.commitlane.storage.BackupProgress)} without progress reports. */
@@ -328,8 +328,8 @@ public final class CommitlaneDatabase implements AutoCloseable {
 
   private CompletableFuture<io.commitlane.storage.BackupInfo> backup(
       java.util.function.Supplier<io.commitlane.storage.BackupStore> store, io.commitlane.storage.BackupProgress progress) {
-    Database storage = pipeline.db;
-    Executor completions = pipeline.completions;
+    Database storage = pipeline.db();
+    Executor completions = pipeline.completions();
     BackupFuture result = new BackupFuture();
     database.extension.lifecycle().execute(() -> {
       try {
@@ -362,7 +362,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /** Transactions replayed into RocksDB from each log when this path was opened. */
   public java.util.Map<String, Long> replayedAtOpen() {
     java.util.Map<String, Long> out = new java.util.TreeMap<>();
-    pipeline.logs.replayed().forEach((log, stats) -> out.put(log, stats.transactions()));
+    pipeline.logs().replayed().forEach((log, stats) -> out.put(log, stats.transactions()));
     return java.util.Collections.unmodifiableMap(out);
   }
 
@@ -373,7 +373,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * logs were already open in this process (the first open replayed).
    */
   public java.util.Map<String, ReplayStats> replayStatsAtOpen() {
-    return pipeline.logs.replayed();
+    return pipeline.logs().replayed();
   }
 
   /** {@link #transactAsync(int, TransactionFunction)} with 3 retries. */
@@ -399,7 +399,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
   public <T> CompletionStage<T> transactAsync(Retry retry, TransactionFunction<T> body) {
     Objects.requireNonNull(retry, "retry");
     Objects.requireNonNull(body, "body");
-    CommitFuture<T> result = new CommitFuture<>(pipeline.completions);
+    CommitFuture<T> result = new CommitFuture<>(pipeline.completions());
     attempt(1, retry, body, result);
     return result;
   }
@@ -424,13 +424,13 @@ public final class CommitlaneDatabase implements AutoCloseable {
       if (cause == null) {
         result.complete(value);
       } else if (cause instanceof ConflictException && attempt < retry.maxAttempts()) {
-        pipeline.retries.increment();
+        pipeline.retries().increment();
         Duration delay = retry.delay(attempt);
         Runnable next = () -> attempt(attempt + 1, retry, body, result);
         if (delay.isZero()) {
           next.run();
         } else {
-          database.system().scheduler().scheduleOnce(delay, next, ExecutionContexts.fromExecutor(pipeline.completions));
+          database.system().scheduler().scheduleOnce(delay, next, ExecutionContexts.fromExecutor(pipeline.completions()));
         }
       } else if (cause instanceof ConflictException c) {
         result.completeExceptionally(attempt == 1 ? c : new ConflictException(c.transactionId(), attempt));
@@ -454,11 +454,11 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * sync) failed, since acknowledged commits may then be lost.
    */
   public CompletionStage<Done> closeAsync() {
-    CompletableFuture<Done> done = new CommitFuture<>(pipeline.completions);
+    CompletableFuture<Done> done = new CommitFuture<>(pipeline.completions());
     if (!closed.compareAndSet(null, done)) {
       return closed.get();
     }
-    Executor completions = pipeline.completions;
+    Executor completions = pipeline.completions();
     // Refuse new commits from the moment close is called; release once the admitted ones ended.
     CompletableFuture<Void> drained = gate.close();
     if (database.system().whenTerminated().isCompleted() || pipeline.isReleased()) {
@@ -502,6 +502,6 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   Executor completions() {
-    return pipeline.completions;
+    return pipeline.completions();
   }
 }

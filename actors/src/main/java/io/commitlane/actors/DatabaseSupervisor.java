@@ -119,27 +119,27 @@ final class DatabaseSupervisor {
   private Behavior<Command> onOpened(Opened o, boolean closeRequested) {
     Pipeline pipeline = o.pipeline();
     // Restarted on failure like an executor: a failed flush record or purge does not stop the database.
-    ActorRef<TransactionLogActor.Command> logActor = ctx.spawn(Behaviors.supervise(TransactionLogActor.create(pipeline.logs,
-            database.settings.purgeInterval(), pipeline.requests, database.settings.requestIds().purgeInterval(), pipeline.callbacks,
+    ActorRef<TransactionLogActor.Command> logActor = ctx.spawn(Behaviors.supervise(TransactionLogActor.create(pipeline.logs(),
+            database.settings.purgeInterval(), pipeline.requests(), database.settings.requestIds().purgeInterval(), pipeline.callbacks(),
             lifecycle))
         .onFailure(Exception.class, SupervisorStrategy.restart()), "txlog", DispatcherSelector.fromConfig("commitlane.log-dispatcher"));
     ctx.watchWith(logActor, LogStopped.INSTANCE);
-    pipeline.flushListener = pipeline.db.addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq)));
+    pipeline.listenForFlushes(pipeline.db().addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq))));
     ActorRef<Command> self = ctx.getSelf();
-    Grow admission = new Grow(pipeline.queue);
-    pipeline.queue.onGrowth(() -> self.tell(admission));
-    if (pipeline.writes != null) {
-      Grow writeLane = new Grow(pipeline.writes.queue);
-      pipeline.writes.queue.onGrowth(() -> self.tell(writeLane));
+    Grow admission = new Grow(pipeline.queue());
+    pipeline.queue().onGrowth(() -> self.tell(admission));
+    if (pipeline.writes() != null) {
+      Grow writeLane = new Grow(pipeline.writes().queue);
+      pipeline.writes().queue.onGrowth(() -> self.tell(writeLane));
     }
     // The database's reference: the protocol actor, serving a handle of its own (not counted: it
     // lives as long as the database).
     database.endpoint(ctx.spawn(DatabaseActor.create(new CommitlaneDatabase(database, pipeline)), "database"));
     if (database.settings.mode() != PipelineMode.LEGACY && !database.readOnly) {
-      pipeline.queue.requestGrowth(); // the first executor starts at open, not at the first commit
+      pipeline.queue().requestGrowth(); // the first executor starts at open, not at the first commit
     }
-    if (pipeline.writes != null && !database.readOnly) {
-      pipeline.writes.queue.requestGrowth();
+    if (pipeline.writes() != null && !database.readOnly) {
+      pipeline.writes().queue.requestGrowth();
     }
     database.opened.complete(pipeline);
     Open open = new Open(pipeline, logActor, 0);
@@ -169,21 +169,21 @@ final class DatabaseSupervisor {
     // and a growth request in that window was refused and lost.
     lane.executorStarted();
     try {
-      pipeline.faults.beforeExecutorStart(n);
+      pipeline.faults().beforeExecutorStart(n);
       ctx.spawn(executor, "executor-" + n, DispatcherSelector.fromConfig("commitlane.commit-dispatcher"));
     } catch (RuntimeException | OutOfMemoryError e) {
       // No thread for this executor. With others running they carry the load; with none, commits
       // run inline on their callers' threads (and what is queued now, here), never lost.
       lane.executorFailedToStart();
       if (lane.executors() == 0) {
-        ctx.getLog().error("no commit executor could be started for {}; commits run inline on their callers' threads", pipeline.name, e);
-        if (lane == pipeline.queue) {
+        ctx.getLog().error("no commit executor could be started for {}; commits run inline on their callers' threads", pipeline.name(), e);
+        if (lane == pipeline.queue()) {
           pipeline.runInline();
         } else {
-          pipeline.writes.runInline(pipeline.runner);
+          pipeline.writes().runInline(pipeline.runner());
         }
       } else {
-        ctx.getLog().warn("could not start commit executor {} for {}; {} executor(s) keep running", n, pipeline.name,
+        ctx.getLog().warn("could not start commit executor {} for {}; {} executor(s) keep running", n, pipeline.name(),
             lane.executors(), e);
       }
     }
@@ -196,20 +196,20 @@ final class DatabaseSupervisor {
    * whole commits.
    */
   private static Behavior<CommitExecutor.Command> executorFor(Pipeline pipeline, CommitQueue lane, int n) {
-    PipelineSettings s = pipeline.settings;
+    PipelineSettings s = pipeline.settings();
     long spin = s.executorSpin().toNanos();
-    CommitRunner runner = pipeline.runner;
-    WriteLane writes = pipeline.writes;
+    CommitRunner runner = pipeline.runner();
+    WriteLane writes = pipeline.writes();
     if (writes == null) {
-      return CommitExecutor.create(lane, runner, pipeline.callbacks, s.executorBatch(), s.writeGroups(), spin,
-          "commitlane-commit-" + pipeline.name + "-" + n);
+      return CommitExecutor.create(lane, runner, pipeline.callbacks(), s.executorBatch(), s.writeGroups(), spin,
+          "commitlane-commit-" + pipeline.name() + "-" + n);
     }
-    if (lane == pipeline.queue) {
-      return CommitExecutor.create(lane, runner, r -> runner.prepare(r, writes), pipeline.callbacks, s.executorBatch(),
-          WriteGroupSettings.off(), spin, "commitlane-log-lane-" + pipeline.name);
+    if (lane == pipeline.queue()) {
+      return CommitExecutor.create(lane, runner, r -> runner.prepare(r, writes), pipeline.callbacks(), s.executorBatch(),
+          WriteGroupSettings.off(), spin, "commitlane-log-lane-" + pipeline.name());
     }
-    return CommitExecutor.create(lane, runner, runner::writePrepared, pipeline.callbacks, s.executorBatch(),
-        WriteGroupSettings.off(), spin, "commitlane-commit-" + pipeline.name + "-" + n);
+    return CommitExecutor.create(lane, runner, runner::writePrepared, pipeline.callbacks(), s.executorBatch(),
+        WriteGroupSettings.off(), spin, "commitlane-commit-" + pipeline.name() + "-" + n);
   }
 
   /** Refuse every handle's new commits, and wait for the admitted ones. */
@@ -232,9 +232,9 @@ final class DatabaseSupervisor {
       ctx.getLog().error("releasing database {} failed", database.path, r.failure());
     }
     database.extension.released(database, failure);
-    pipeline.queue.dismissIdle(); // idle executors wait in their mailboxes, where the stop reaches them at once
-    if (pipeline.writes != null) {
-      pipeline.writes.queue.dismissIdle();
+    pipeline.queue().dismissIdle(); // idle executors wait in their mailboxes, where the stop reaches them at once
+    if (pipeline.writes() != null) {
+      pipeline.writes().queue.dismissIdle();
     }
     return Behaviors.stopped(); // the executors and the protocol actor stop with it
   }
@@ -267,9 +267,9 @@ final class DatabaseSupervisor {
     database.extension.stopping(database);
     Pipeline pipeline = open.pipeline();
     pipeline.closeGates();
-    pipeline.queue.stop();
-    if (pipeline.writes != null) {
-      pipeline.writes.queue.stop(); // after the admission queue: nothing more is handed to it
+    pipeline.queue().stop();
+    if (pipeline.writes() != null) {
+      pipeline.writes().queue.stop(); // after the admission queue: nothing more is handed to it
     }
     CompletableFuture<Void> before = releasing == null ? CompletableFuture.completedFuture(null) : releasing.exceptionally(e -> null);
     before.whenCompleteAsync((ok, err) -> {

@@ -24,29 +24,32 @@ import org.slf4j.LoggerFactory;
  * What every handle, the supervisor and the executors of one open database path share: the
  * storage handle, the transaction logs, the queue and the runner. One per path per actor system.
  * Admission happens on the caller's thread, through the caller's handle's {@link AdmissionGate}.
+ *
+ * <p>It owns its state: the parts fixed at open are read through accessors, the rest (gates,
+ * closing, release) changes only through its own methods.
  */
 final class Pipeline {
   private static final Logger LOG = LoggerFactory.getLogger(Pipeline.class);
 
-  final String name;
-  final Database db;
-  final PipelineSettings settings;
-  final Executor completions;
+  private final String name;
+  private final Database db;
+  private final PipelineSettings settings;
+  private final Executor completions;
   /** Runs commit callbacks on {@link #completions}, batched while an executor drains. */
-  final CompletionBatcher callbacks;
+  private final CompletionBatcher callbacks;
   /** Where commits are admitted; in two-lane mode its one executor is the log lane. */
-  final CommitQueue queue;
+  private final CommitQueue queue;
   /** Two-lane mode: the commits the log lane prepared, for the commit executors to write; null in other modes. */
-  final WriteLane writes;
-  final CommitRunner runner;
-  final Faults faults;
-  final LongAdder retries = new LongAdder();
-  final TransactionLogs logs;
+  private final WriteLane writes;
+  private final CommitRunner runner;
+  private final Faults faults;
+  private final LongAdder retries = new LongAdder();
+  private final TransactionLogs logs;
   private final Database.Registration logHook;
   /** The request ids this database applied (a commit hook after the log's: it needs the record's position). */
-  final RequestLedger requests;
+  private final RequestLedger requests;
   private final Database.Registration requestHook;
-  volatile Database.Registration flushListener;
+  private volatile Database.Registration flushListener;
   /** The gates of the handles admitting into this pipeline; guarded by this. */
   private final List<AdmissionGate> gates = new ArrayList<>();
   /** Guarded by this: set once every gate was closed for good (the database is closing). */
@@ -54,6 +57,67 @@ final class Pipeline {
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile boolean inline;
   private volatile Throwable closeFailure;
+
+  // ---- what the rest of the package reads: fixed at open ----------------------------------
+
+  String name() {
+    return name;
+  }
+
+  Database db() {
+    return db;
+  }
+
+  PipelineSettings settings() {
+    return settings;
+  }
+
+  /** Where commit callbacks and other completions run. */
+  Executor completions() {
+    return completions;
+  }
+
+  /** Runs commit callbacks on {@link #completions()}, batched while an executor drains. */
+  CompletionBatcher callbacks() {
+    return callbacks;
+  }
+
+  /** Where commits are admitted; in two-lane mode its one executor is the log lane. */
+  CommitQueue queue() {
+    return queue;
+  }
+
+  /** Two-lane mode: the commits the log lane prepared, for the commit executors to write; null in other modes. */
+  WriteLane writes() {
+    return writes;
+  }
+
+  CommitRunner runner() {
+    return runner;
+  }
+
+  Faults faults() {
+    return faults;
+  }
+
+  /** Attempts the async retry helper made after a conflict. */
+  LongAdder retries() {
+    return retries;
+  }
+
+  TransactionLogs logs() {
+    return logs;
+  }
+
+  /** The request ids this database applied. */
+  RequestLedger requests() {
+    return requests;
+  }
+
+  /** The transaction-log actor's subscription to RocksDB's flush events, removed at release. */
+  void listenForFlushes(Database.Registration registration) {
+    this.flushListener = registration;
+  }
 
   private Pipeline(String name, Database db, PipelineSettings settings, Executor completions, Faults faults, TransactionLogs logs,
       Database.Registration logHook, RequestLedger requests, Database.Registration requestHook) {

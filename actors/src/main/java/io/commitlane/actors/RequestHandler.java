@@ -104,7 +104,7 @@ public final class RequestHandler {
     this.conditionalRetries = conditionalRetries;
     this.materializer = Objects.requireNonNull(materializer, "materializer");
     this.closed = Objects.requireNonNull(closed, "closed");
-    this.ledger = db.pipeline().requests;
+    this.ledger = db.pipeline().requests();
   }
 
   /** A local database's handler: replies are not bounded (they cross no transport). */
@@ -304,13 +304,13 @@ public final class RequestHandler {
   DatabaseStats stats(long correlation) {
     Pipeline p = db.pipeline();
     if (p.isReleased()) {
-      throw new DatabaseClosedException(p.db.path());
+      throw new DatabaseClosedException(p.db().path());
     }
-    DatabaseHealth health = p.db.health();
-    RocksDbStats r = p.db.rocksDbStats(); // property reads: in memory, each under RocksDB's mutex for microseconds
-    return new DatabaseStats(correlation, database, owner, ownerEpoch, p.settings.commitThreads(), p.queue.executorsSpawned(),
-        p.queue.depth(), p.inFlight(), p.queue.admitted.sum(), p.runner.committed.sum(), p.runner.conflicts.sum(),
-        p.runner.failed.sum(), p.queue.overloaded.sum(), health.state().name(), health.isOk() ? "" : health.toString(),
+    DatabaseHealth health = p.db().health();
+    RocksDbStats r = p.db().rocksDbStats(); // property reads: in memory, each under RocksDB's mutex for microseconds
+    return new DatabaseStats(correlation, database, owner, ownerEpoch, p.settings().commitThreads(), p.queue().executorsSpawned(),
+        p.queue().depth(), p.inFlight(), p.queue().admitted.sum(), p.runner().committed.sum(), p.runner().conflicts.sum(),
+        p.runner().failed.sum(), p.queue().overloaded.sum(), health.state().name(), health.isOk() ? "" : health.toString(),
         r.pendingCompactionBytes(), r.memtableBytes(), r.liveSstBytes(), r.blockCacheBytes(), r.blockCacheHits(),
         r.blockCacheMisses(), r.stallMicros(), r.delayedWriteRate(), r.writeStopped(), r.runningCompactions(),
         r.runningFlushes());

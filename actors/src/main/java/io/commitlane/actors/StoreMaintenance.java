@@ -28,7 +28,7 @@ final class StoreMaintenance {
 
   CompletionStage<Done> compact(KeyRange range, boolean bottommost) {
     return run("compact", () -> {
-      pipeline.db.compact(range, bottommost);
+      pipeline.db().compact(range, bottommost);
       return Done.getInstance();
     });
   }
@@ -57,14 +57,14 @@ final class StoreMaintenance {
   }
 
   private <T> CompletionStage<T> run(String what, Supplier<T> task) {
-    CommitFuture<T> f = new CommitFuture<>(pipeline.completions);
+    CommitFuture<T> f = new CommitFuture<>(pipeline.completions());
     Thread t = new Thread(() -> {
       try {
         f.complete(task.get());
       } catch (Throwable e) {
         f.completeExceptionally(e);
       }
-    }, "commitlane-" + what + "-" + pipeline.db.path().getFileName() + "-" + THREADS.incrementAndGet());
+    }, "commitlane-" + what + "-" + pipeline.db().path().getFileName() + "-" + THREADS.incrementAndGet());
     t.setDaemon(true);
     t.start();
     return f;

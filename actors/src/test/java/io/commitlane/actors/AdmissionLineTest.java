@@ -101,7 +101,7 @@ class AdmissionLineTest {
         AdmissionTicket b = db.awaitAdmission(grantsTo(grants, "b"));
         AdmissionTicket c = db.awaitAdmission(grantsTo(grants, "c"));
         assertFalse(a.isGranted() || b.isGranted() || c.isGranted(), "the queue is full: everyone waits");
-        assertEquals(3, db.pipeline().queue.waiting());
+        assertEquals(3, db.pipeline().queue().waiting());
         assertRefused(db, a, "a ticket not granted yet is refused");
 
         first.release(); // r0 completes; the executor dequeues r1 (held next): one place frees
@@ -130,8 +130,8 @@ class AdmissionLineTest {
         assertEquals("va", s(db.storage().get(b("ka"))));
         assertEquals("vc", s(db.storage().get(b("kc"))));
         assertRefused(db, a, "a ticket is used once");
-        assertEquals(0, db.pipeline().queue.waiting());
-        assertEquals(0, db.pipeline().queue.depth(), "every held place was used or given back");
+        assertEquals(0, db.pipeline().queue().waiting());
+        assertEquals(0, db.pipeline().queue().depth(), "every held place was used or given back");
       }
     }
   }
@@ -150,7 +150,7 @@ class AdmissionLineTest {
         txn.put(b("t" + round), b("v"));
         await(db.commit(txn, t));
       }
-      assertEquals(0, db.pipeline().queue.depth());
+      assertEquals(0, db.pipeline().queue().depth());
     }
   }
 
@@ -165,7 +165,7 @@ class AdmissionLineTest {
       db.close(); // this handle refuses its commits from now on; the database stays open for the other
       ExecutionException e = assertThrows(ExecutionException.class, () -> await(db.commit(db.begin().put(b("k"), b("v")), t)));
       assertInstanceOf(DatabaseClosedException.class, e.getCause());
-      assertEquals(0, other.pipeline().queue.depth(), "the refused commit gave its place back");
+      assertEquals(0, other.pipeline().queue().depth(), "the refused commit gave its place back");
       await(put(other, "after", "k2", "v2"));
     } finally {
       other.close();
@@ -203,7 +203,7 @@ class AdmissionLineTest {
   @Test
   void aStreamWaitsInLineAndTakesTheNextPlaceAheadOfLaterWaiters() throws Exception {
     try (CommitlaneDatabase db = open(2)) {
-      CommitQueue queue = db.pipeline().queue;
+      CommitQueue queue = db.pipeline().queue();
       CountDownLatch r3Admitted = new CountDownLatch(1);
       db.storage().addStageListener((stage, c) -> {
         if (stage == CommitStage.ADMITTED && "r3".equals(c.tag())) {
@@ -244,7 +244,7 @@ class AdmissionLineTest {
   @Test
   void aStreamThatStopsWhileWaitingLeavesTheLine() throws Exception {
     try (CommitlaneDatabase db = open(2)) {
-      CommitQueue queue = db.pipeline().queue;
+      CommitQueue queue = db.pipeline().queue();
       try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "r0".equals(c.tag()))) {
         Pair<UniqueKillSwitch, CompletionStage<List<WriteOutcome<Integer>>>> run = Source.range(0, 19).map(AdmissionLineTest::request)
             .via(CommitFlow.unordered(db, CommitFlowSettings.defaults().withParallelism(8)))
@@ -268,7 +268,7 @@ class AdmissionLineTest {
   void aStreamThatStopsAfterItsGrantGivesThePlaceBack() throws Exception {
     // The grant is delivered to a stage that already stopped: the place must not stay held.
     try (CommitlaneDatabase db = open(1)) {
-      CommitQueue queue = db.pipeline().queue;
+      CommitQueue queue = db.pipeline().queue();
       try (Hold hold = new Hold(db.storage(), CommitStage.VALIDATED, c -> "r0".equals(c.tag()));
           Hold next = new Hold(db.storage(), CommitStage.VALIDATED, c -> "r1".equals(c.tag()))) {
         Pair<UniqueKillSwitch, CompletionStage<List<WriteOutcome<Integer>>>> run = Source.range(0, 19).map(AdmissionLineTest::request)

@@ -163,7 +163,7 @@ class BackupProtocolTest {
       CompletableFuture<?> closed = db.closeAsync().toCompletableFuture();
       // The close drains, then shuts the logs the copy is about to read; RocksDB's close waits for the copy.
       replies.awaitAssert(WAIT, () -> {
-        assertTrue(db.pipeline().logs.isClosed());
+        assertTrue(db.pipeline().logs().isClosed());
         return null;
       });
       pause.resume.countDown();

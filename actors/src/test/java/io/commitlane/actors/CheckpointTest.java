@@ -118,7 +118,7 @@ class CheckpointTest {
   @Test
   void aFlushWhileTheLogsAreHeldDoesNotMoveTheFlushedPositionTheCopyCarries() throws Exception {
     try (CommitlaneDatabase db = open(dir.resolve("db"))) {
-      TransactionLogs logs = db.pipeline().logs;
+      TransactionLogs logs = db.pipeline().logs();
       await(write(db, "alpha", "a", "1"));
       db.storage().flush();
       logs.onFlushCompleted(db.storage().latestSequenceNumber()); // what the flush event does, here and now

@@ -119,7 +119,7 @@ class WriteStallBackpressureTest {
   }
 
   private static String executorThreads(CommitlaneDatabase db) {
-    return "commitlane-commit-" + db.pipeline().name + "-";
+    return "commitlane-commit-" + db.pipeline().name() + "-";
   }
 
   private static long held(CommitlaneDatabase db) {
@@ -129,7 +129,7 @@ class WriteStallBackpressureTest {
 
   /** The log lane waits for room in the write lane: it takes nothing more from the admission queue until it gets some. */
   private static boolean logLaneWaits(CommitlaneDatabase db) {
-    String name = "commitlane-log-lane-" + db.pipeline().name;
+    String name = "commitlane-log-lane-" + db.pipeline().name();
     for (Map.Entry<Thread, StackTraceElement[]> e : Thread.getAllStackTraces().entrySet()) {
       if (e.getKey().getName().equals(name)) {
         return Arrays.stream(e.getValue()).anyMatch(f -> f.getClassName().equals(WriteLane.class.getName())
@@ -156,11 +156,11 @@ class WriteStallBackpressureTest {
 
   private static boolean executorsHeld(CommitlaneDatabase db) {
     Pipeline p = db.pipeline();
-    if (p.writes == null) {
+    if (p.writes() == null) {
       return held(db) == THREADS;
     }
-    int writers = p.writes.queue.executorsSpawned();
-    return writers >= 1 && held(db) == writers && p.writes.queue.depth() == CAPACITY && logLaneWaits(db);
+    int writers = p.writes().queue.executorsSpawned();
+    return writers >= 1 && held(db) == writers && p.writes().queue.depth() == CAPACITY && logLaneWaits(db);
   }
 
   /**
@@ -318,7 +318,7 @@ class WriteStallBackpressureTest {
           .map(i -> new KeyValue(key("ingest", i), value(i, 100)))
           .runWith(Ingest.sink(db, IngestSettings.defaults().withMaxRecords(10), RecordWriter.keyValues()), testKit.system());
       long deadline = System.nanoTime() + WAIT.toNanos();
-      while (db.pipeline().queue.waiting() < 2) { // each stage waits with one ticket
+      while (db.pipeline().queue().waiting() < 2) { // each stage waits with one ticket
         assertTrue(System.nanoTime() < deadline, "both stages should wait in the line");
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
       }
