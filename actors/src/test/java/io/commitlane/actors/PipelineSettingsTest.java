@@ -220,4 +220,18 @@ class PipelineSettingsTest {
     assertThrows(InvalidSettingsException.class, () -> d.withCommitThreads(65));
     assertThrows(InvalidSettingsException.class, () -> d.withRocksDbWal(wal).withWalEnabled(false));
   }
+
+  /** The known keys are reference.conf's: one place defines a setting's key and default. */
+  @Test
+  void theKnownKeysAreTheSettingsOfReferenceConf() {
+    assertTrue(SettingKeys.SETTINGS.containsAll(java.util.List.of("commit-threads", "txlog.recovery", "rocksdb.compression",
+        "write-groups.max-bytes", "request-ids.purge-interval", "rocksdb-wal.two-write-queues")), SettingKeys.SETTINGS.toString());
+    assertTrue(SettingKeys.SETTINGS.stream().noneMatch(k -> k.startsWith("commit-dispatcher.") || k.startsWith("stream.")
+        || k.startsWith("cluster.") || k.startsWith("replication.") || k.startsWith("rocksdb.store-compression.")),
+        "sections with settings of their own are not database settings: " + SettingKeys.SETTINGS);
+    com.typesafe.config.Config every = ConfigFactory.defaultReference().getConfig("commitlane");
+    for (String key : SettingKeys.SETTINGS) {
+      assertTrue(every.hasPath(key), key + " has its default in reference.conf");
+    }
+  }
 }

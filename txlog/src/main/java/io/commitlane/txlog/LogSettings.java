@@ -284,7 +284,7 @@ public final class LogSettings {
     /**
      * Validates every field, then builds.
      *
-     * @throws InvalidLogSettingException naming the first field out of range
+     * @throws InvalidLogSettingException naming the first field out of range, with the others suppressed in it
      */
     public LogSettings build() {
       List<InvalidLogSettingException> errors = new ArrayList<>();
