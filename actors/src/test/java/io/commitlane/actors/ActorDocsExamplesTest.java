@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import static io.commitlane.testsupport.DocSnippets.between;
+import static io.commitlane.testsupport.DocSnippets.fenced;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -221,29 +223,5 @@ class ActorDocsExamplesTest {
     assertEquals(readme, fenced(Files.readString(root.resolve("docs/actors.md")), "<!-- docs: first-example"));
     assertEquals(between(source, "// docs: stock-actor\n", "// end docs: stock-actor\n"),
         fenced(Files.readString(root.resolve("docs/actors.md")), "<!-- docs: stock-actor"));
-  }
-
-  /** The lines between two markers of the source, without their common indentation. */
-  private static String between(String text, String start, String end) {
-    int from = text.indexOf(start) + start.length();
-    String block = text.substring(from, text.indexOf(end, from));
-    List<String> lines = new ArrayList<>(block.lines().toList());
-    while (!lines.isEmpty() && lines.get(lines.size() - 1).isBlank()) {
-      lines.remove(lines.size() - 1); // the end marker's indentation
-    }
-    int indent = lines.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-    StringBuilder out = new StringBuilder();
-    for (String l : lines) {
-      out.append(l.isBlank() ? "" : l.substring(indent)).append('\n');
-    }
-    return out.toString();
-  }
-
-  /** The body of the java code fence that follows {@code marker} in a Markdown text. */
-  private static String fenced(String markdown, String marker) {
-    int at = markdown.indexOf(marker);
-    assertTrue(at >= 0, "no " + marker);
-    int open = markdown.indexOf("```java\n", at) + "```java\n".length();
-    return markdown.substring(open, markdown.indexOf("```\n", open));
   }
 }

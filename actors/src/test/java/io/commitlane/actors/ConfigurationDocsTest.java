@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import static io.commitlane.testsupport.DocSnippets.fenced;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,9 +20,9 @@ class ConfigurationDocsTest {
   void thePageShowsBothReferenceConfsVerbatim() throws IOException {
     String page = Files.readString(ROOT.resolve("docs/configuration.md"));
     assertEquals(Files.readString(Path.of("src/main/resources/reference.conf")),
-        fenced(page, "<!-- docs: reference.conf"), "copy actors' reference.conf into docs/configuration.md");
+        fenced(page, "<!-- docs: reference.conf", "hocon"), "copy actors' reference.conf into docs/configuration.md");
     assertEquals(Files.readString(ROOT.resolve("cluster/src/main/resources/reference.conf")),
-        fenced(page, "<!-- docs: cluster reference.conf"), "copy cluster's reference.conf into docs/configuration.md");
+        fenced(page, "<!-- docs: cluster reference.conf", "hocon"), "copy cluster's reference.conf into docs/configuration.md");
   }
 
   @Test
@@ -37,12 +38,5 @@ class ConfigurationDocsTest {
             .withFallback(ConfigFactory.defaultReference())));
     String unknown = misspelt.errors().get(0).toString();
     assertTrue(page.contains(unknown), "the page should quote: " + unknown);
-  }
-
-  private static String fenced(String markdown, String marker) {
-    int at = markdown.indexOf(marker);
-    assertTrue(at >= 0, "no " + marker);
-    int open = markdown.indexOf("```hocon\n", at) + "```hocon\n".length();
-    return markdown.substring(open, markdown.indexOf("```\n", open));
   }
 }

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.testsupport.DocSnippets;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.storage.CommitResult;
@@ -69,7 +70,7 @@ class LogAppendsDocsExamplesTest {
   @Test
   void thePageHoldsEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
-    List<String> snippets = DocsSnippets.of(Files.readAllLines(SOURCE));
+    List<String> snippets = DocSnippets.allInSource(Files.readString(SOURCE));
     assertEquals(2, snippets.size());
     for (String s : snippets) {
       assertTrue(page.contains(s), "docs/log-appends.md lacks this snippet of " + SOURCE + ":\n" + s);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.CheckpointInfo;
@@ -120,7 +121,7 @@ class OperationsDocsExamplesTest {
   @Test
   void thePageHoldsEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
-    List<String> snippets = DocsSnippets.of(Files.readAllLines(SOURCE));
+    List<String> snippets = DocSnippets.allInSource(Files.readString(SOURCE));
     assertEquals(4, snippets.size());
     for (String s : snippets) {
       assertTrue(page.contains(s), "docs/operations.md lacks this snippet of " + SOURCE + ":\n" + s);

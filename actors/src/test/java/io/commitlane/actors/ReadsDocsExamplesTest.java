@@ -4,6 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.actors.DatabaseProtocol.Counted;
 import io.commitlane.actors.DatabaseProtocol.Count;
 import io.commitlane.actors.DatabaseProtocol.CountReply;
@@ -144,7 +145,7 @@ class ReadsDocsExamplesTest {
   void thePagesHoldEverySnippetVerbatim() throws IOException {
     String page = Files.readString(PAGE);
     String readme = Files.readString(README);
-    List<String> snippets = DocsSnippets.of(Files.readAllLines(SOURCE));
+    List<String> snippets = DocSnippets.allInSource(Files.readString(SOURCE));
     assertEquals(4, snippets.size());
     for (String s : snippets.subList(0, 3)) {
       assertTrue(page.contains(s), "docs/reads.md lacks this snippet of " + SOURCE + ":\n" + s);

@@ -1,7 +1,6 @@
 package io.commitlane.replication.actors;
 
 import static java.nio.charset.StandardCharsets.UTF_8;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -13,10 +12,9 @@ import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
 import io.commitlane.replication.ReplicationGroup;
-import java.io.IOException;
+import io.commitlane.testsupport.DocSnippets;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,18 +71,8 @@ class ReplicatedActorDocsExampleTest {
   }
 
   @Test
-  void theDocsShowTheCodeThatRunsHere() throws IOException {
-    String source = Files.readString(Path.of("src/test/java/io/commitlane/replication/actors/ReplicatedActorDocsExampleTest.java"));
-    int from = source.indexOf("// docs: actor\n") + "// docs: actor\n".length();
-    List<String> lines = source.substring(from, source.indexOf("// end docs: actor\n", from)).lines().toList();
-    int indent = lines.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length()).min().orElse(0);
-    StringBuilder snippet = new StringBuilder();
-    lines.stream().filter(l -> !l.isBlank()).forEach(l -> snippet.append(l.substring(indent)).append('\n'));
-
-    String markdown = Files.readString(Path.of("").toAbsolutePath().getParent().resolve("docs/replication.md"));
-    int at = markdown.indexOf("<!-- docs: actor");
-    assertTrue(at >= 0, "docs/replication.md has no actor snippet");
-    int open = markdown.indexOf("```java\n", at) + "```java\n".length();
-    assertEquals(snippet.toString(), markdown.substring(open, markdown.indexOf("```\n", open)));
+  void theDocsShowTheCodeThatRunsHere() {
+    DocSnippets.assertShown(Path.of("src/test/java/io/commitlane/replication/actors/ReplicatedActorDocsExampleTest.java"),
+        DocSnippets.root().resolve("docs/replication.md"), "actor");
   }
 }
