@@ -4,13 +4,8 @@ import io.commitlane.storage.Database;
 import io.commitlane.storage.Store;
 import java.io.IOException;
 import java.time.Duration;
-import io.commitlane.storage.InvalidSettingsException;
-import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -25,21 +20,12 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.proto.RaftProtos.LogInfoProto;
-import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
-import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
-import org.apache.ratis.protocol.GroupInfoReply;
-import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
-import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.statemachine.SnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.TimeDuration;
 
@@ -71,6 +57,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
   private volatile boolean closed;
   private final Executor completions;
   private final Duration requestTimeout;
+  private final Membership membership;
 
   ReplicatedDatabase(ReplicationGroup group, RaftServer.Division division, Duration attemptTimeout,
       Duration requestTimeout, Executor completions, ExecutorService ownCompletions) {
@@ -81,6 +68,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
     this.requestTimeout = requestTimeout;
     this.attemptTimeout = attemptTimeout;
     client.set(newClient());
+    this.membership = new Membership(group.database(), group.groupId(), division, client::get);
   }
 
   private RaftClient newClient() {
@@ -279,22 +267,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * @throws IllegalStateException on a client handle, which holds no replica
    */
   public ReplicaStatus status() {
-    DivisionInfo info = division.getInfo();
-    RaftPeerId leader = info.getLeaderId();
-    Map<String, Long> matches = new LinkedHashMap<>();
-    long[] indexes = info.isLeader() ? info.getFollowerMatchIndices() : null;
-    if (indexes != null) {
-      List<RaftPeerProto> followers = info.getRoleInfoProto().getLeaderInfo().getFollowerInfoList()
-          .stream().map(f -> f.getId()).toList();
-      for (int i = 0; i < followers.size() && i < indexes.length; i++) {
-        matches.put(followers.get(i).getId().toStringUtf8(), indexes[i]);
-      }
-    }
-    SnapshotInfo snapshot = replica().getLatestSnapshot();
-    RaftPeerRole role = info.getCurrentRole();
-    return new ReplicaStatus(name(), division.getId().toString(), role.name(), leader == null ? null : leader.toString(),
-        info.getCurrentTerm(), info.getLastAppliedIndex(), snapshot == null ? 0 : snapshot.getIndex(),
-        division.getRaftLog().getStartIndex(), matches);
+    replica();
+    return GroupStatus.of(name(), division);
   }
 
   /**
@@ -308,71 +282,19 @@ public final class ReplicatedDatabase implements AutoCloseable {
       peers = new ArrayList<>(division.getRaftConf().getCurrentPeers());
       peers.addAll(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER));
     }
-    return groupStatusOf(peers);
-  }
-
-  /** Each of {@code peers} as it answers now. */
-  private List<ReplicaReport> groupStatusOf(List<RaftPeer> peers) {
-    List<ReplicaReport> reports = new ArrayList<>();
-    RaftProperties p = new RaftProperties();
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
-    try (RaftClient admin = RaftClient.newBuilder().setProperties(p).setRaftGroup(RaftGroup.valueOf(group.groupId(), peers))
-        .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-      for (RaftPeer raftPeer : peers) {
-        String peerId = raftPeer.getId().toString();
-        try {
-          GroupInfoReply info = admin.getGroupManagementApi(RaftPeerId.valueOf(peerId)).info(group.groupId());
-          RoleInfoProto role = info.getRoleInfoProto();
-          String leader = switch (role.getRole()) {
-            case LEADER -> peerId;
-            case FOLLOWER, LISTENER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
-            default -> null;
-          };
-          LogInfoProto log = info.getLogInfoProto();
-          reports.add(new ReplicaReport(peerId, true, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
-              log.getLastEntry().getTerm(), log.getLastEntry().getIndex(), log.getCommitted().getIndex(),
-              log.getApplied().getIndex(), log.getLastSnapshot().getIndex(), null));
-        } catch (IOException | RuntimeException e) {
-          reports.add(ReplicaReport.unreachable(peerId, e.toString()));
-        }
-      }
-    } catch (IOException e) {
-      // closing the status client only releases its channels
-    }
-    return reports;
+    return GroupStatus.ask(group.groupId(), peers);
   }
 
   /**
    * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}) or be
    * one of the group's listeners, to the voters: first as a listener that catches up, then as a
-   * voter once it holds
-   * what the leader had committed when it started. Blocks until the new configuration is
-   * committed. Called on a node that holds a replica.
+   * voter once it holds what the leader had committed when it started. Blocks until the new
+   * configuration is committed. Called on a node that holds a replica.
    *
    * @throws ReplicaUnavailableException if the group refused the change or it did not complete in {@code timeout}
    */
   public void addReplica(ReplicaPeer peer, Duration timeout) throws InterruptedException {
-    RaftPeer joining = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build();
-    List<RaftPeer> voters = new ArrayList<>(currentVoters());
-    if (voters.stream().anyMatch(p -> p.getId().equals(joining.getId()))) {
-      return;
-    }
-    List<RaftPeer> listeners = new ArrayList<>(currentListeners());
-    listeners.removeIf(p -> p.getId().equals(joining.getId())); // a listener being promoted
-    long deadline = System.nanoTime() + timeout.toNanos();
-    List<RaftPeer> withJoining = new ArrayList<>(listeners);
-    withJoining.add(RaftPeer.newBuilder(joining).setStartupRole(RaftPeerRole.LISTENER).build());
-    setConfiguration(voters, withJoining, "add listener " + peer.id());
-    long target = division.getRaftLog().getLastCommittedIndex();
-    while (appliedBy(joining) < target) {
-      if (System.nanoTime() > deadline) {
-        throw new ReplicaUnavailableException("replica " + peer.id() + " did not catch up to index " + target + " in "
-            + timeout.toMillis() + " ms; it stays a listener");
-      }
-      Thread.sleep(50); // catching up runs on the leader's appender
-    }
-    voters.add(joining);
-    setConfiguration(voters, listeners, "promote " + peer.id() + " to voter");
+    membership.addReplica(peer, timeout);
   }
 
   /**
@@ -382,16 +304,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * catches up in the background. Called on a node that holds a replica.
    */
   public void addListener(ReplicaPeer peer) {
-    RaftPeer joining = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).setStartupRole(RaftPeerRole.LISTENER).build();
-    List<RaftPeer> voters = new ArrayList<>(currentVoters());
-    List<RaftPeer> listeners = new ArrayList<>(currentListeners());
-    if (voters.stream().anyMatch(p -> p.getId().equals(joining.getId()))) {
-      throw new InvalidSettingsException(List.of(new SettingError("listeners", peer.id(), "not a voter already")));
-    }
-    if (listeners.stream().noneMatch(p -> p.getId().equals(joining.getId()))) {
-      listeners.add(joining);
-      setConfiguration(voters, listeners, "add listener " + peer.id());
-    }
+    membership.addListener(peer);
   }
 
   /**
@@ -400,45 +313,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * lead. Keep an odd number of voters: the group needs a majority of them to commit.
    */
   public void removeReplica(String id) {
-    List<RaftPeer> voters = new ArrayList<>(currentVoters());
-    List<RaftPeer> listeners = new ArrayList<>(currentListeners());
-    boolean voter = voters.removeIf(p -> p.getId().toString().equals(id));
-    boolean listener = listeners.removeIf(p -> p.getId().toString().equals(id));
-    if (!voter && !listener) {
-      return;
-    }
-    if (voters.isEmpty()) {
-      throw new InvalidSettingsException(List.of(new SettingError("voters", id, "a group keeps at least one voter")));
-    }
-    setConfiguration(voters, listeners, "remove " + id);
-  }
-
-  private Collection<RaftPeer> currentVoters() {
-    if (division == null) {
-      throw new IllegalStateException("membership changes go through a node that holds a replica of '" + name() + "'");
-    }
-    return division.getRaftConf().getCurrentPeers();
-  }
-
-  private Collection<RaftPeer> currentListeners() {
-    currentVoters(); // the same check
-    return division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER);
-  }
-
-  private long appliedBy(RaftPeer peer) {
-    return groupStatusOf(List.of(peer)).stream().filter(ReplicaReport::reachable).mapToLong(ReplicaReport::appliedIndex).findFirst().orElse(-1);
-  }
-
-  private void setConfiguration(List<RaftPeer> voters, List<RaftPeer> listeners, String what) {
-    try {
-      RaftClientReply reply = client.get().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-          .setServersInNewConf(voters).setListenersInNewConf(listeners).build());
-      if (!reply.isSuccess()) {
-        throw new ReplicaUnavailableException("replicated database '" + name() + "': " + what + " failed: " + reply.getException());
-      }
-    } catch (IOException e) {
-      throw new ReplicaUnavailableException("replicated database '" + name() + "': " + what + " failed", e);
-    }
+    membership.removeReplica(id);
   }
 
   private ReplicaStateMachine replica() {
