@@ -3,7 +3,6 @@ package io.commitlane.bench;
 import io.commitlane.storage.CommitlaneException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseHealth;
-import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.RocksDbStats;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -19,9 +18,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = "Print a database's health (OK, DEGRADED, FAILED) and what RocksDB reports: pending compaction,"
         + " memtables, live SST files, block cache, write stalls, running flushes and compactions. The database is"
-        + " opened normally (read-write: RocksDB may replay its WAL and flush), so it must not be open in another"
-        + " process. Exit code 0: healthy, 1: not healthy or it could not be opened, 2: bad arguments or not a"
-        + " database directory.")
+        + " opened read-only: nothing is written, and it may be open in another process (then the numbers are those of"
+        + " its files on disk, not of that process's memtables). Exit code 0: healthy, 1: not healthy or it could not"
+        + " be opened, 2: bad arguments or not a database directory.")
 final class DbStatsCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "A database directory (data/orders)")
   Path directory;
@@ -38,7 +37,7 @@ final class DbStatsCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     Database db;
     try {
-      db = Database.open(directory, DatabaseOptions.defaults().withWal(true).withCreateIfMissing(false));
+      db = Database.openReadOnly(directory);
     } catch (CommitlaneException e) {
       err.println("commitlane db stats: cannot open " + directory + ": " + e.getMessage());
       return Main.FAILED;
