@@ -14,6 +14,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -26,15 +27,8 @@ final class ReplicaRunCommand implements Callable<Integer> {
   @Option(names = "--id", required = true, description = "This node's id, one of --peers or --listeners")
   String id;
 
-  @Option(names = "--peers", required = true, paramLabel = "ID=HOST:PORT,...", description = "The group's voters")
-  String peers;
-
-  @Option(names = "--listeners", paramLabel = "ID=HOST:PORT,...",
-      description = "The group's non-voting replicas: they apply every commit but do not vote")
-  String listeners;
-
-  @Option(names = "--database", required = true, split = ",", paramLabel = "NAME", description = "Replicated databases to host")
-  List<String> databases;
+  @Mixin
+  ReplicaGroupOptions group;
 
   @Option(names = "--dir", required = true, paramLabel = "DIR", description = "This node's directory (its replicas live there)")
   Path directory;
@@ -47,16 +41,16 @@ final class ReplicaRunCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    List<ReplicaPeer> voters = ReplicaCommand.peers(peers);
-    List<ReplicaPeer> readers = ReplicaCommand.peers(listeners, "--listeners");
+    List<ReplicaPeer> voters = group.voters();
+    List<ReplicaPeer> readers = group.listeners();
     ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
         .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
     Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
     ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
     PrintWriter out = spec.commandLine().getOut();
-    for (ReplicationGroup group : ReplicaCommand.groups(databases, voters, readers)) {
-      node.host(group);
-      out.printf("hosting %s as %s at %s:%d in %s%n", group.database(), self.id(), self.host(), self.port(), directory);
+    for (ReplicationGroup g : group.groups()) {
+      node.host(g);
+      out.printf("hosting %s as %s at %s:%d in %s%n", g.database(), self.id(), self.host(), self.port(), directory);
     }
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
 /** Each replica of each named database as it answers now. */
@@ -19,15 +19,8 @@ import picocli.CommandLine.Spec;
         + " commit index. Exit code 0: every database has a leader and every replica answered, 1: otherwise,"
         + " 2: bad arguments.")
 final class ReplicaStatusCommand implements Callable<Integer> {
-  @Option(names = "--peers", required = true, paramLabel = "ID=HOST:PORT,...", description = "The group's voters")
-  String peers;
-
-  @Option(names = "--listeners", paramLabel = "ID=HOST:PORT,...",
-      description = "The group's non-voting replicas: they apply every commit but do not vote")
-  String listeners;
-
-  @Option(names = "--database", required = true, split = ",", paramLabel = "NAME", description = "Replicated databases to ask about")
-  List<String> databases;
+  @Mixin
+  ReplicaGroupOptions group;
 
   @Spec
   CommandSpec spec;
@@ -36,13 +29,12 @@ final class ReplicaStatusCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     boolean healthy = true;
-    for (ReplicationGroup group : ReplicaCommand.groups(databases, ReplicaCommand.peers(peers),
-        ReplicaCommand.peers(listeners, "--listeners"))) {
+    for (ReplicationGroup g : group.groups()) {
       List<ReplicaReport> reports;
-      try (ReplicatedDatabase client = ReplicatedDatabase.connect(group, Duration.ofSeconds(5))) {
+      try (ReplicatedDatabase client = ReplicatedDatabase.connect(g, Duration.ofSeconds(5))) {
         reports = client.groupStatus();
       }
-      healthy &= print(out, group.database(), reports);
+      healthy &= print(out, g.database(), reports);
     }
     out.flush();
     return healthy ? 0 : Main.FAILED;
