@@ -55,6 +55,14 @@ final class ProcessReplicaCluster implements AutoCloseable {
   }
 
   /** Starts every node that is not running, all at once, and waits until each is ready. */
+  /** SIGKILL every node at once, then start them all again on their directories. */
+  void killAllAndRestart() throws Exception {
+    for (int i = 0; i < size(); i++) {
+      kill(i);
+    }
+    startAll();
+  }
+
   void startAll() throws IOException, InterruptedException {
     List<Integer> started = new ArrayList<>();
     for (int i = 0; i < processes.length; i++) {

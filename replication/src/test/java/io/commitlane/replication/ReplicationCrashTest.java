@@ -61,10 +61,7 @@ class ReplicationCrashTest {
         cluster.start(follower);
         load.awaitMore(100, WAIT.toMillis());
 
-        for (int i = 0; i < 3; i++) {
-          cluster.kill(i);
-        }
-        cluster.startAll();
+        cluster.killAllAndRestart();
         load.awaitMore(100, WAIT.toMillis());
       } finally {
         load.close();
@@ -74,12 +71,7 @@ class ReplicationCrashTest {
       assertTrue(violations.isEmpty(), violations.size() + " of " + register.reads() + " reads break linearizability: "
           + violations.subList(0, Math.min(5, violations.size())));
       assertTrue(register.acknowledgedWrites() > 0 && register.reads() > 0, "the register was written and read");
-      assertEveryCommitOnceThroughTheLeader(client, load);
-      awaitEqualApplied(client);
-      for (int i = 0; i < 3; i++) {
-        cluster.stop(i);
-      }
-      assertReplicasEqual(cluster, 500);
+      assertEveryCommitOnceAndReplicasEqual(cluster, client, load, 500);
     }
   }
 
@@ -91,21 +83,24 @@ class ReplicationCrashTest {
       CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
       try {
         load.awaitMore(300, WAIT.toMillis());
-        for (int i = 0; i < 3; i++) {
-          cluster.kill(i);
-        }
-        cluster.startAll();
+        cluster.killAllAndRestart();
         load.awaitMore(100, WAIT.toMillis());
       } finally {
         load.close();
       }
-      assertEveryCommitOnceThroughTheLeader(client, load);
-      awaitEqualApplied(client);
-      for (int i = 0; i < 3; i++) {
-        cluster.stop(i);
-      }
-      assertReplicasEqual(cluster, 300);
+      assertEveryCommitOnceAndReplicasEqual(cluster, client, load, 300);
     }
+  }
+
+  /** Every acknowledged commit is there once, and, once every replica applied all and stopped, their databases are equal. */
+  private static void assertEveryCommitOnceAndReplicasEqual(ProcessReplicaCluster cluster, ReplicatedDatabase client,
+      CommitWorkload load, int atLeastKeys) throws Exception {
+    assertEveryCommitOnceThroughTheLeader(client, load);
+    awaitEqualApplied(client);
+    for (int i = 0; i < cluster.size(); i++) {
+      cluster.stop(i);
+    }
+    assertReplicasEqual(cluster, atLeastKeys);
   }
 
   private static void assertEveryCommitOnceThroughTheLeader(ReplicatedDatabase client, CommitWorkload load) throws Exception {
