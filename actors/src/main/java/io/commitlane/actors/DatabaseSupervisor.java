@@ -110,7 +110,8 @@ final class DatabaseSupervisor {
         })
         .onMessage(LogStopped.class, l -> onLogStopped(open))
         .onMessage(Released.class, r -> onReleased(open, r))
-        .onSignal(PostStop.class, s -> stoppedUnreleased(open, releasing))
+        .onSignal(PostStop.class, s -> releasing != null && releasing.isDone() ? stoppedReleased(open, releasing)
+            : stoppedUnreleased(open, releasing))
         .build();
   }
 
@@ -241,8 +242,28 @@ final class DatabaseSupervisor {
 
   // ---- stopped without a close (the actor system terminating past the shutdown phase, or a failure here) ----
 
+  /**
+   * Stopped after the release finished: the normal end of a close (after {@link Released}), or a
+   * stop that came just before its message. Nothing is left to release; the extension hears of
+   * it (a no-op when {@link #onReleased} told it already).
+   */
+  private Behavior<Command> stoppedReleased(Open open, CompletableFuture<Void> releasing) {
+    Throwable failure = null;
+    try {
+      releasing.join();
+    } catch (CompletionException | java.util.concurrent.CancellationException e) {
+      failure = unwrap(e);
+    }
+    database.extension.released(database, failure != null ? failure : open.pipeline().closeFailure());
+    return Behaviors.same();
+  }
+
   /** Stopped while it opened: release the database once its open finishes, off this thread. */
   private Behavior<Command> stoppedWhileOpening() {
+    if (opening.isCompletedExceptionally()) {
+      database.extension.released(database); // the open failed (the extension heard of it): nothing to release
+      return Behaviors.same();
+    }
     database.extension.stopping(database);
     opening.whenCompleteAsync((opened, err) -> {
       try {
