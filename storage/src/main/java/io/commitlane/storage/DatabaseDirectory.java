@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.rocksdb.RocksDBException;
 
 /**
@@ -24,6 +25,13 @@ final class DatabaseDirectory {
    * before a sharded database's first open).
    */
   private static final Set<String> OURS = Set.of("txlog", DropIntents.DIRECTORY, "owner.lock", "owner.epoch", "owner.epoch.tmp");
+  /**
+   * The names of files RocksDB writes while it creates a database: a creation cut short (a crash
+   * before {@code CURRENT} was written) leaves some of them, and the next open creates the
+   * database over them, as RocksDB does.
+   */
+  private static final Pattern ROCKSDB_FILE = Pattern.compile(
+      "LOCK|IDENTITY|LOG|LOG\\.old\\.\\d+|MANIFEST-\\d+|OPTIONS-\\d+(\\.dbtmp)?|\\d+\\.(log|sst|blob|dbtmp)|CURRENT\\.dbtmp");
 
   private DatabaseDirectory() {}
 
@@ -47,7 +55,7 @@ final class DatabaseDirectory {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
       for (Path e : entries) {
         String name = e.getFileName().toString();
-        if (!OURS.contains(name)) {
+        if (!OURS.contains(name) && !ROCKSDB_FILE.matcher(name).matches()) {
           others.add(name);
         }
       }

@@ -41,6 +41,11 @@ class DatabaseDirectoryTest {
     Database.open(empty).close();
     Path logsOnly = Files.createDirectories(dir.resolve("logs-only").resolve("txlog"));
     Database.open(logsOnly.getParent()).close(); // commitlane's own transaction logs, without RocksDB's files
+    Path cutShort = Files.createDirectories(dir.resolve("cut-short")); // a creation that crashed before CURRENT
+    Files.writeString(cutShort.resolve("LOCK"), "");
+    Files.writeString(cutShort.resolve("IDENTITY"), "0b1c8d2e-0000-4000-8000-000000000000");
+    Files.writeString(cutShort.resolve("MANIFEST-000001"), "");
+    Database.open(cutShort).close();
   }
 
   @Test
