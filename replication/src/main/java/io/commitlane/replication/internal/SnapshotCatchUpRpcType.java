@@ -3,6 +3,7 @@ package io.commitlane.replication.internal;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
+import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.rpc.RpcFactory;
 import org.apache.ratis.rpc.RpcType;
 import org.apache.ratis.server.RaftServer;
@@ -10,15 +11,25 @@ import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.leader.LogAppender;
 import org.apache.ratis.server.raftlog.RaftLog;
+import org.apache.ratis.server.raftlog.RaftLogIOException;
 import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
- * Ratis's gRPC transport with one change on the leader: a follower whose next entry is the first
- * one the leader's log still holds receives a snapshot, instead of entries the leader cannot
- * send. Ratis 3.2.2 sends entries there, finds no term for the entry before them (purged, and
- * not the snapshot's), and stops sending to that follower for good: a node that was down while
- * the others purged the segment it ended in never caught up. Later Ratis versions install the
- * snapshot in that case too; remove this class when moving to one.
+ * Ratis's gRPC transport with two changes on the leader, both for a follower whose next entries
+ * the leader purged, which Ratis 3.2.2 stops sending to for good (a node that was down while the
+ * others purged the segment it ended in never caught up):
+ *
+ * <ul>
+ *   <li>a follower whose next entry is the first one the leader's log still holds receives a
+ *       snapshot: Ratis sends entries there and finds no term for the entry before them (purged,
+ *       and not the snapshot's);
+ *   <li>when a purge removes the follower's next entries between the appender's check for a
+ *       snapshot and its read of the entries, the appender sends nothing that turn and installs
+ *       the snapshot on the next: Ratis lets the read's error stop the appender.
+ * </ul>
+ *
+ * Later Ratis versions install the snapshot in the first case too; remove this class when both
+ * are fixed in the version in use.
  *
  * <p>INTERNAL API: selected by {@code ReplicaNode} through Ratis's {@code raft.rpc.type}, which
  * takes a class name.
@@ -68,6 +79,18 @@ public final class SnapshotCatchUpRpcType implements RpcType {
       boolean previousKnown = getRaftLog().getTermIndex(next - 1) != null
           || (latest != null && latest.getIndex() == next - 1);
       return previousKnown ? null : latest;
+    }
+
+    @Override
+    public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat) throws RaftLogIOException {
+      try {
+        return super.newAppendEntriesRequest(callId, heartbeat);
+      } catch (RaftLogIOException e) {
+        if (getFollower().getNextIndex() < getRaftLog().getStartIndex()) {
+          return null; // purged since shouldInstallSnapshot looked: the next turn sends the snapshot
+        }
+        throw e;
+      }
     }
   }
 }
