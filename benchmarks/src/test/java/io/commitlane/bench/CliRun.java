@@ -30,4 +30,13 @@ record CliRun(int code, String out, String err) {
       System.setOut(original);
     }
   }
+
+  /** How often {@code what} occurs in {@code text} (a command's report, its JSON). */
+  static int occurrences(String text, String what) {
+    int n = 0;
+    for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + what.length())) {
+      n++;
+    }
+    return n;
+  }
 }

@@ -48,7 +48,7 @@ class ReplicationBenchTest {
 
     String json = Files.readString(out.resolve("replication.json"));
     assertTrue(json.contains("\"partial\":false") && json.contains("\"failures\":{}"), json);
-    assertEquals(1, count(json, "\"firstAckSeconds\":"), json);
+    assertEquals(1, CliRun.occurrences(json, "\"firstAckSeconds\":"), json);
     double elected = number(json, "electedSeconds");
     double firstAck = number(json, "firstAckSeconds");
     assertTrue(elected > 0 && firstAck > 0, "a new leader and an acknowledged commit after the stop: " + json);
@@ -102,14 +102,5 @@ class ReplicationBenchTest {
     Matcher m = Pattern.compile("\"" + field + "\":\"([^\"]*)\"").matcher(json);
     assertTrue(m.find(), field + " in " + json);
     return m.group(1);
-  }
-
-  private static int count(String text, String what) {
-    Matcher m = Pattern.compile(Pattern.quote(what)).matcher(text);
-    int n = 0;
-    while (m.find()) {
-      n++;
-    }
-    return n;
   }
 }

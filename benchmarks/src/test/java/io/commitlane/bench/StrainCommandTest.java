@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,7 +42,7 @@ class StrainCommandTest {
     }
     String json = Files.readString(out.resolve("strain.json"));
     assertTrue(json.contains("\"partial\":false") && json.contains("\"reused\":false"), json);
-    assertEquals(4, count(json, "\"probeP99Micros\":"), json);
+    assertEquals(4, CliRun.occurrences(json, "\"probeP99Micros\":"), json);
     assertTrue(Files.readString(out.resolve("strain.md")).startsWith("```bash\n./commitlane strain --dir "));
     assertTrue(Files.exists(data.resolve(DatasetShape.ofValueBytes((long) (0.005 * (1L << 30)), 1024, 8192).name()).resolve(BulkDataset.MARKER)),
         "--keep: the database stays");
@@ -58,14 +57,5 @@ class StrainCommandTest {
     try (var left = Files.list(data)) {
       assertEquals(List.of(), left.toList(), "without --keep the database is removed; --dir itself stays, as it was there before this run");
     }
-  }
-
-  private static int count(String text, String what) {
-    Matcher m = Pattern.compile(Pattern.quote(what)).matcher(text);
-    int n = 0;
-    while (m.find()) {
-      n++;
-    }
-    return n;
   }
 }

@@ -1,12 +1,11 @@
 package io.commitlane.cluster;
 
-import static io.commitlane.testsupport.DocSnippets.between;
-import static io.commitlane.testsupport.DocSnippets.fenced;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
@@ -17,8 +16,6 @@ import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,10 +69,9 @@ class ClusterDocsExamplesTest {
   }
 
   @Test
-  void theDocsShowTheCodeThatRunsHere() throws IOException {
-    Path root = Path.of("").toAbsolutePath().getParent();
-    String source = Files.readString(Path.of("src/test/java/io/commitlane/cluster/ClusterDocsExamplesTest.java"));
-    String snippet = between(source, "// docs: client-node\n", "// end docs: client-node\n");
-    assertEquals(snippet, fenced(Files.readString(root.resolve("docs/cluster.md")), "<!-- docs: client-node"));
+  void theDocsShowTheCodeThatRunsHere() {
+    DocSnippets.assertShown(Path.of("src/test/java/io/commitlane/cluster/ClusterDocsExamplesTest.java"),
+        DocSnippets.root().resolve("docs/cluster.md"), "client-node");
   }
+
 }

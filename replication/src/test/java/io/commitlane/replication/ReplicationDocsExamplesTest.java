@@ -1,15 +1,11 @@
 package io.commitlane.replication;
 
-import static io.commitlane.testsupport.DocSnippets.between;
-import static io.commitlane.testsupport.DocSnippets.fenced;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.nio.file.Files;
+import io.commitlane.testsupport.DocSnippets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -92,12 +88,10 @@ class ReplicationDocsExamplesTest {
   }
 
   @Test
-  void theDocsShowTheCodeThatRunsHere() throws IOException {
-    Path root = Path.of("").toAbsolutePath().getParent();
-    String source = Files.readString(Path.of("src/test/java/io/commitlane/replication/ReplicationDocsExamplesTest.java"));
-    String snippet = between(source, "// docs: first-example\n", "// end docs: first-example\n");
-    assertEquals(snippet, fenced(Files.readString(root.resolve("docs/replication.md")), "<!-- docs: first-example"));
-    assertEquals(between(source, "// docs: change-feed\n", "// end docs: change-feed\n"),
-        fenced(Files.readString(root.resolve("docs/replication.md")), "<!-- docs: change-feed"));
+  void theDocsShowTheCodeThatRunsHere() {
+    Path source = Path.of("src/test/java/io/commitlane/replication/ReplicationDocsExamplesTest.java");
+    DocSnippets.assertShown(source, DocSnippets.root().resolve("docs/replication.md"), "first-example");
+    DocSnippets.assertShown(source, DocSnippets.root().resolve("docs/replication.md"), "change-feed");
   }
+
 }
