@@ -1,0 +1,294 @@
+package io.commitlane.persistence.internal;
+
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.persistence.WriteTooLargeException;
+import io.commitlane.persistence.InvalidNameException;
+import io.commitlane.persistence.InvalidSequenceNumberException;
+import io.commitlane.persistence.WriterConflictException;
+import io.commitlane.persistence.internal.PayloadCodec.Serialized;
+import io.commitlane.storage.KeyValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import org.apache.pekko.persistence.AtomicWrite;
+import org.apache.pekko.persistence.PersistentRepr;
+import org.apache.pekko.persistence.journal.Tagged;
+import scala.jdk.javaapi.CollectionConverters;
+
+/**
+ * INTERNAL API. The journal's logic over a {@link PluginStore}; {@code CommitlaneJournal} is its Pekko actor.
+ *
+ * <p><b>Writes.</b> One {@link AtomicWrite} is one conditional commit: its events ({@code E}), the id's new highest
+ * ({@code H}, expected to hold what was read), a tag index entry per tag at the event's commit position ({@code T})
+ * and, for a new id, its {@code N} entry: all or nothing. Atomic writes of different ids are committed concurrently
+ * (the database groups them into shared RocksDB writes); writes and deletes of one id are chained, each started when
+ * the one before it completed, so the condition on {@code H} never fails between them. Nothing waits on a thread.
+ *
+ * <p><b>Rejections</b> (Pekko's {@code onPersistRejected}, the journal goes on) are decided before anything is
+ * written: a payload its serializer refuses, an id or tag that cannot be stored, sequence numbers Pekko never sends,
+ * a write larger than one commit. A write starting at or below the stored highest fails with {@link
+ * WriterConflictException}: another writer was there.
+ */
+@InternalApi
+public final class EventJournal {
+  private final PluginStore store;
+  private final PayloadCodec codec;
+  /** The last operation started per persistence id; the next one of that id starts when it completes. */
+  private final ConcurrentHashMap<String, CompletableFuture<Void>> tails = new ConcurrentHashMap<>();
+  private final int pageSize;
+
+  public EventJournal(PluginStore store, PayloadCodec codec, int pageSize) {
+    this.store = store;
+    this.codec = codec;
+    this.pageSize = pageSize;
+  }
+
+  /** An atomic write checked and serialized, waiting for its commit positions. */
+  private record Prepared(String pid, byte[] pidBytes, long first, long last, List<EventRecord> events, int tagged) {}
+
+  /**
+   * Write {@code writes}; the stage gives one entry per write, empty for stored and the cause for rejected, or fails
+   * if a write failed.
+   */
+  public CompletionStage<List<Optional<Exception>>> write(Iterable<AtomicWrite> writes) {
+    List<CompletableFuture<Optional<Exception>>> results = new ArrayList<>();
+    for (AtomicWrite aw : writes) {
+      Prepared p;
+      try {
+        p = prepare(aw);
+      } catch (Exception rejected) {
+        results.add(CompletableFuture.completedFuture(Optional.of(rejected)));
+        continue;
+      }
+      results.add(chain(p.pid(), () -> commit(p, 1)).thenApply(v -> Optional.<Exception>empty()));
+    }
+    return CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+      List<Optional<Exception>> out = new ArrayList<>(results.size());
+      results.forEach(r -> out.add(r.join()));
+      return out;
+    });
+  }
+
+  private Prepared prepare(AtomicWrite aw) throws Exception {
+    String pid = aw.persistenceId();
+    byte[] pidBytes = Keys.utf8("persistence id", pid);
+    List<PersistentRepr> reprs = CollectionConverters.asJava(aw.payload());
+    long first = aw.lowestSequenceNr();
+    long last = aw.highestSequenceNr();
+    if (first < 1 || last - first + 1 != reprs.size()) {
+      throw new InvalidSequenceNumberException("an atomic write of \"" + pid + "\" holds sequence numbers " + first + ".."
+          + last + " for " + reprs.size() + " events: they must be consecutive and start at 1 or above; nothing was written");
+    }
+    long now = System.currentTimeMillis();
+    List<EventRecord> events = new ArrayList<>(reprs.size());
+    long bytes = 0;
+    int tagged = 0;
+    long expected = first;
+    for (PersistentRepr repr : reprs) {
+      if (!pid.equals(repr.persistenceId()) || repr.sequenceNr() != expected++) {
+        throw new InvalidSequenceNumberException("an atomic write of \"" + pid + "\" holds event " + repr.sequenceNr()
+            + " of \"" + repr.persistenceId() + "\" out of order; nothing was written");
+      }
+      Object payload = repr.payload();
+      List<String> tags = List.of();
+      if (payload instanceof Tagged t) {
+        payload = t.payload();
+        tags = new ArrayList<>(CollectionConverters.asJava(t.tags()));
+        java.util.Collections.sort(tags);
+        for (String tag : tags) {
+          Keys.utf8("tag", tag);
+        }
+      }
+      Serialized serialized = codec.serialize(payload);
+      Serialized metadata = repr.metadata().isDefined() ? codec.serialize(repr.metadata().get()) : null;
+      long timestamp = repr.timestamp() != 0 ? repr.timestamp() : now;
+      EventRecord e = new EventRecord(repr.sequenceNr(), timestamp, -1, repr.writerUuid(), repr.manifest(), serialized,
+          tags, metadata);
+      bytes += e.encode().length + pidBytes.length + 16L + (tags.isEmpty() ? 0 : tags.size() * (24L + pidBytes.length));
+      tagged += tags.isEmpty() ? 0 : 1;
+      events.add(e);
+    }
+    if (bytes > store.maxWriteBytes()) {
+      throw new WriteTooLargeException("events " + first + ".." + last + " of \"" + pid + "\" take " + bytes + " bytes, more"
+          + " than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes, one transaction-log"
+          + " record); nothing was written. Persist smaller events, or raise commitlane.txlog.max-segment-size");
+    }
+    return new Prepared(pid, pidBytes, first, last, events, tagged);
+  }
+
+  /** Run {@code op} after every earlier operation on {@code pid} completed. */
+  private CompletableFuture<Void> chain(String pid, Supplier<CompletionStage<Void>> op) {
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    CompletableFuture<Void> previous = tails.put(pid, mine);
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    Runnable start = () -> {
+      CompletionStage<Void> done;
+      try {
+        done = op.get();
+      } catch (RuntimeException e) {
+        done = CompletableFuture.failedFuture(e);
+      }
+      done.whenComplete((v, e) -> {
+        tails.remove(pid, mine);
+        mine.complete(null);
+        if (e == null) {
+          result.complete(null);
+        } else {
+          result.completeExceptionally(unwrap(e));
+        }
+      });
+    };
+    if (previous == null || previous.isDone()) {
+      start.run();
+    } else {
+      previous.whenCompleteAsync((v, e) -> start.run(), store.executor());
+    }
+    return result;
+  }
+
+  private CompletionStage<Void> commit(Prepared p, int attempt) {
+    byte[] highestKey = Keys.highest(p.pidBytes());
+    byte[] stored = store.get(highestKey);
+    Highest highest = Highest.decode(stored);
+    if (p.first() <= highest.sequenceNr()) {
+      return CompletableFuture.failedFuture(new WriterConflictException(p.pid(), highest.sequenceNr(), p.first()));
+    }
+    int positions = p.tagged() + (stored == null ? 1 : 0);
+    if (positions == 0) {
+      return store.write(build(p, stored, highest, -1)).exceptionallyCompose(e -> retry(p, attempt, e));
+    }
+    return store.positions().claim(positions).thenCompose(start -> store.write(build(p, stored, highest, start))
+        .whenComplete((v, e) -> store.positions().settle(start))
+        .exceptionallyCompose(e -> retry(p, attempt, e)));
+  }
+
+  private CompletionStage<Void> retry(Prepared p, int attempt, Throwable failure) {
+    Throwable cause = unwrap(failure);
+    if (cause instanceof ConditionFailedException && attempt < 3) {
+      // The id changed since it was read: read it again; the sequence check then names the other writer.
+      return CompletableFuture.supplyAsync(() -> commit(p, attempt + 1), store.executor()).thenCompose(s -> s);
+    }
+    return CompletableFuture.failedFuture(cause);
+  }
+
+  private StoreWrite build(Prepared p, byte[] stored, Highest highest, long start) {
+    StoreWrite w = new StoreWrite().expect(Keys.highest(p.pidBytes()), stored);
+    long position = start;
+    if (stored == null) {
+      w.put(Keys.newId(position++), p.pidBytes());
+    }
+    for (EventRecord e : p.events()) {
+      EventRecord r = e;
+      if (!e.tags().isEmpty()) {
+        long at = position++;
+        r = new EventRecord(e.sequenceNr(), e.timestamp(), at, e.writerUuid(), e.adapterManifest(), e.payload(), e.tags(),
+            e.metadata());
+        byte[] entry = tagEntry(p.pidBytes(), e.sequenceNr());
+        for (String tag : e.tags()) {
+          w.put(Keys.tag(Keys.utf8("tag", tag), at), entry);
+        }
+      }
+      w.put(Keys.event(p.pidBytes(), e.sequenceNr()), r.encode());
+    }
+    w.put(Keys.highest(p.pidBytes()), new Highest(p.last(), highest.deletedTo()).encode());
+    return w;
+  }
+
+  /** A tag index entry's value: the event's key (persistence id and sequence number). */
+  static byte[] tagEntry(byte[] pid, long sequenceNr) {
+    return Keys.event(pid, sequenceNr);
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
+
+  /** The highest sequence number of {@code pid} (0 if it has none); survives deleting every event. */
+  public CompletionStage<Long> highestSequenceNr(String pid) {
+    return CompletableFuture.supplyAsync(() -> Highest.decode(store.get(Keys.highest(Keys.utf8("persistence id", pid))))
+        .sequenceNr(), store.executor());
+  }
+
+  /** Replay events {@code from..to} (inclusive) of {@code pid}, at most {@code max}, to {@code replay} in order. */
+  public CompletionStage<Void> replay(String pid, long from, long to, long max, Consumer<PersistentRepr> replay) {
+    return CompletableFuture.runAsync(() -> {
+      byte[] pidBytes = Keys.utf8("persistence id", pid);
+      long next = Math.max(from, 1);
+      long left = max;
+      while (left > 0 && next <= to) {
+        int want = (int) Math.min(left, pageSize);
+        List<KeyValue> page = store.scan(Keys.event(pidBytes, next), upTo(pidBytes, to), false, want);
+        for (KeyValue kv : page) {
+          replay.accept(toRepr(pid, EventRecord.decode(Keys.number(kv.key()), kv.value())));
+        }
+        left -= page.size();
+        if (page.size() < want) {
+          return;
+        }
+        next = Keys.number(page.get(page.size() - 1).key()) + 1;
+      }
+    }, store.executor());
+  }
+
+  /** The first key after event {@code to} of {@code pid}. */
+  static byte[] upTo(byte[] pidBytes, long to) {
+    return to == Long.MAX_VALUE ? Keys.after(Keys.prefix(Keys.EVENT, pidBytes)) : Keys.event(pidBytes, to + 1);
+  }
+
+  PersistentRepr toRepr(String pid, EventRecord e) {
+    Object payload = codec.deserialize(e.payload());
+    PersistentRepr repr = PersistentRepr.apply(payload, e.sequenceNr(), pid, e.adapterManifest(), false, null, e.writerUuid())
+        .withTimestamp(e.timestamp());
+    return e.metadata() == null ? repr : repr.withMetadata(codec.deserialize(e.metadata()));
+  }
+
+  // ---- deletes --------------------------------------------------------------------------------
+
+  /**
+   * Delete the events of {@code pid} up to {@code to} (inclusive), a page per commit from the oldest, with their tag
+   * index entries. The highest sequence number stays (Pekko's contract).
+   */
+  public CompletionStage<Void> delete(String pid, long to) {
+    byte[] pidBytes;
+    try {
+      pidBytes = Keys.utf8("persistence id", pid);
+    } catch (InvalidNameException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return chain(pid, () -> CompletableFuture.supplyAsync(() -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s));
+  }
+
+  private CompletionStage<Void> deletePage(byte[] pidBytes, long to) {
+    byte[] highestKey = Keys.highest(pidBytes);
+    byte[] stored = store.get(highestKey);
+    Highest highest = Highest.decode(stored);
+    long target = Math.min(to, highest.sequenceNr());
+    if (target <= highest.deletedTo()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    List<KeyValue> page = store.scan(Keys.event(pidBytes, highest.deletedTo() + 1), upTo(pidBytes, target), false, pageSize);
+    long deletedTo = page.size() < pageSize ? target : Keys.number(page.get(page.size() - 1).key());
+    StoreWrite w = new StoreWrite().expect(highestKey, stored);
+    for (KeyValue kv : page) {
+      EventRecord e = EventRecord.decode(Keys.number(kv.key()), kv.value());
+      for (String tag : e.tags()) {
+        w.remove(Keys.tag(Keys.utf8("tag", tag), e.position()));
+      }
+      w.remove(kv.key());
+    }
+    w.put(highestKey, new Highest(highest.sequenceNr(), deletedTo).encode());
+    return store.write(w).thenComposeAsync(v -> deletedTo < target ? deletePage(pidBytes, to)
+        : CompletableFuture.completedFuture(null), store.executor());
+  }
+
+  static Throwable unwrap(Throwable e) {
+    while (e instanceof CompletionException && e.getCause() != null) {
+      e = e.getCause();
+    }
+    return e;
+  }
+}

@@ -1,0 +1,158 @@
+package io.commitlane.persistence.internal;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.persistence.internal.StoreWrite.Change;
+import io.commitlane.persistence.internal.StoreWrite.Expectation;
+import io.commitlane.storage.ConflictException;
+import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
+import io.commitlane.storage.Store;
+import io.commitlane.storage.Transaction;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.pekko.Done;
+
+/**
+ * INTERNAL API. {@link PluginStore} on a local database: one named store, writes through the database's commit
+ * executors (never the caller's thread), every write appended to the plugins' transaction log when one is set
+ * (that is what keeps it across a crash with RocksDB's WAL off), expectations checked by tracked reads that the
+ * commit validates: a concurrent change of an expected key is a conflict, and the write is tried again, where the
+ * expectation then decides.
+ */
+@InternalApi
+public final class LocalPluginStore implements PluginStore {
+  /** The named store the plugins keep their data in. */
+  public static final String STORE = "pekko-persistence";
+  /** Attempts of a write whose tracked reads conflicted with a concurrent commit. */
+  private static final int ATTEMPTS = 8;
+
+  private final CommitlaneDatabase db;
+  private final Store store;
+  private final String log;
+  private final Executor executor;
+  private final Positions positions;
+  private final long maxWriteBytes;
+  private final AtomicLong inFlight = new AtomicLong();
+  private final CompletableFuture<Void> drained = new CompletableFuture<>();
+  private volatile boolean closing;
+
+  LocalPluginStore(CommitlaneDatabase db, Store store, String log, Executor executor) {
+    this.db = db;
+    this.store = store;
+    this.log = log;
+    this.executor = executor;
+    // A record holds the commit's keys and values, and never spans two segments: leave room for its framing.
+    this.maxWriteBytes = log == null ? 1L << 30 : db.settings().log().maxSegmentBytes() - 64 * 1024;
+    byte[] reserved = db.storage().get(store, Keys.reserved());
+    this.positions = new Positions(reserved == null ? 0 : java.nio.ByteBuffer.wrap(reserved).getLong(), this::reserve);
+  }
+
+  private CompletionStage<?> reserve(long limit) {
+    return write(new StoreWrite().put(Keys.reserved(), java.nio.ByteBuffer.allocate(8).putLong(limit).array()));
+  }
+
+  @Override
+  public byte[] get(byte[] key) {
+    return db.storage().get(store, key);
+  }
+
+  @Override
+  public List<KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) {
+    KeyRange range = (to == null ? KeyRange.all().from(from) : KeyRange.between(from, to)).in(store).limit(limit);
+    return db.storage().list(reverse ? range.reverse() : range);
+  }
+
+  @Override
+  public CompletionStage<Void> write(StoreWrite write) {
+    CompletableFuture<Void> result = new CompletableFuture<>();
+    if (closing) {
+      result.completeExceptionally(new DatabaseClosedException(db.path()));
+      return result;
+    }
+    inFlight.incrementAndGet();
+    result.whenComplete((v, e) -> {
+      if (inFlight.decrementAndGet() == 0 && closing) {
+        drained.complete(null);
+      }
+    });
+    attempt(write, 1, result);
+    return result;
+  }
+
+  private void attempt(StoreWrite write, int attempt, CompletableFuture<Void> result) {
+    Transaction txn = db.begin();
+    try {
+      for (Expectation e : write.expectations()) {
+        byte[] actual = txn.get(store, e.key());
+        if (!Arrays.equals(actual, e.value())) {
+          txn.abort();
+          result.completeExceptionally(new ConditionFailedException(e.key(), actual));
+          return;
+        }
+      }
+      for (Change c : write.changes()) {
+        if (c.value() == null) {
+          txn.remove(store, c.key());
+        } else {
+          txn.put(store, c.key(), c.value());
+        }
+      }
+      if (log != null) {
+        txn.useLog(log);
+      }
+    } catch (RuntimeException e) {
+      txn.abort();
+      result.completeExceptionally(e);
+      return;
+    }
+    db.commit(txn).whenComplete((r, failure) -> {
+      Throwable cause = EventJournal.unwrap(failure);
+      if (cause == null) {
+        result.complete(null);
+      } else if (cause instanceof ConflictException && attempt < ATTEMPTS) {
+        executor.execute(() -> attempt(write, attempt + 1, result));
+      } else {
+        result.completeExceptionally(cause);
+      }
+    });
+  }
+
+  @Override
+  public Positions positions() {
+    return positions;
+  }
+
+  @Override
+  public Executor executor() {
+    return executor;
+  }
+
+  @Override
+  public long maxWriteBytes() {
+    return maxWriteBytes;
+  }
+
+  @Override
+  public String describe() {
+    return "database " + db.path();
+  }
+
+  CommitlaneDatabase database() {
+    return db;
+  }
+
+  /** Refuse new writes, let the started ones finish, then close the database handle. */
+  CompletionStage<Done> close() {
+    closing = true;
+    if (inFlight.get() == 0) {
+      drained.complete(null);
+    }
+    return drained.thenCompose(v -> db.closeAsync());
+  }
+}

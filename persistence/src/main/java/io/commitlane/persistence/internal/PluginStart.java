@@ -1,0 +1,70 @@
+package io.commitlane.persistence.internal;
+
+import io.commitlane.annotation.InternalApi;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import org.apache.pekko.actor.ActorSystem;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * INTERNAL API. A plugin instance's start: its settings are read and its store is acquired once, when Pekko creates
+ * the plugin; operations wait for that start and fail with its error (invalid settings, a database another process
+ * holds), at once and by name, rather than the plugin failing to start and every request timing out.
+ *
+ * @param <T> the plugin's logic ({@link EventJournal}, {@link Snapshots}, ...)
+ */
+@InternalApi
+public final class PluginStart<T> {
+  private static final Logger LOG = LoggerFactory.getLogger(PluginStart.class);
+
+  private final CompletionStage<PluginStores.Lease> lease;
+  private final CompletableFuture<T> logic;
+  private final PluginSettings settings;
+
+  public PluginStart(ActorSystem classic, String pluginId, Function<Context, T> create) {
+    org.apache.pekko.actor.typed.ActorSystem<?> system = Adapter.toTyped(classic);
+    PluginSettings s = null;
+    CompletionStage<PluginStores.Lease> l;
+    try {
+      s = PluginSettings.read(system.settings().config(), pluginId);
+      l = PluginStores.get(system).acquire(s);
+    } catch (RuntimeException e) {
+      LOG.error("plugin {} cannot start: {}", pluginId, e.getMessage());
+      l = CompletableFuture.failedFuture(e);
+    }
+    this.settings = s;
+    this.lease = l;
+    PluginSettings read = s;
+    this.logic = l.thenApply(lease -> create.apply(new Context(lease.store(), new PayloadCodec((ExtendedActorSystem) classic), read)))
+        .toCompletableFuture();
+  }
+
+  /** What a plugin's logic is built from. */
+  public record Context(PluginStore store, PayloadCodec codec, PluginSettings settings) {}
+
+  /** Run {@code op} once started; fails with the start's error otherwise. */
+  public <R> CompletionStage<R> with(Function<T, CompletionStage<R>> op) {
+    T started = logic.getNow(null);
+    if (started != null) {
+      try {
+        return op.apply(started);
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    }
+    return logic.thenCompose(op);
+  }
+
+  public PluginSettings settings() {
+    return settings;
+  }
+
+  /** The plugin stopped: give its store back (the last one closes it). */
+  public void stop() {
+    lease.thenAccept(PluginStores.Lease::release);
+  }
+}

@@ -1,0 +1,49 @@
+package io.commitlane.persistence.internal;
+
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.KeyValue;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/**
+ * INTERNAL API. Everything the plugins need from a database, and nothing more: the seam a replicated database
+ * implements to run the same journal, snapshot store, state store and queries.
+ *
+ * <ul>
+ *   <li>{@link #write} is all-or-nothing and conditional (expected values, checked at commit: a persistence id's
+ *       highest sequence number, a durable object's revision), so two writers of one id can never interleave.
+ *   <li>Reads see every acknowledged write.
+ *   <li>{@link #positions()} gives commit positions in commit order with a watermark (locally: claimed before the
+ *       commit, published when it settles; replicated: the log index, published as entries apply).
+ * </ul>
+ */
+@InternalApi
+public interface PluginStore {
+  /** The value of {@code key}, or null. Blocking: call on {@link #executor()}. */
+  byte[] get(byte[] key);
+
+  /**
+   * Up to {@code limit} entries with keys in [from, to) ({@code to} null: unbounded), in key order or reversed.
+   * Blocking: call on {@link #executor()}.
+   */
+  List<KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit);
+
+  /**
+   * Apply {@code write} if its expectations hold. Fails with {@link ConditionFailedException} when one does not (nothing
+   * written), or with the database's error. Never blocks the caller; completes on {@link #executor()} or the
+   * database's completion dispatcher.
+   */
+  CompletionStage<Void> write(StoreWrite write);
+
+  Positions positions();
+
+  /** Where blocking reads and the plugins' continuations run (the plugin dispatcher). */
+  Executor executor();
+
+  /** The largest {@link StoreWrite#bytes()} one write may carry (a transaction-log record must hold it). */
+  long maxWriteBytes();
+
+  /** Where the data lives, for messages. */
+  String describe();
+}
