@@ -66,7 +66,10 @@ public final class EventJournal {
         results.add(CompletableFuture.completedFuture(Optional.of(rejected)));
         continue;
       }
-      results.add(chain(p.pid(), () -> commit(p, 1)).thenApply(v -> Optional.<Exception>empty()));
+      results.add(chain(p.pid(), () -> commit(p, 1)).thenApply(v -> {
+        store.signals().written(p.pid());
+        return Optional.<Exception>empty();
+      }));
     }
     return CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
       List<Optional<Exception>> out = new ArrayList<>(results.size());

@@ -38,6 +38,7 @@ public final class LocalPluginStore implements PluginStore {
   private final Executor executor;
   private final Positions positions;
   private final long maxWriteBytes;
+  private final WriteSignals signals = new WriteSignals();
   private final AtomicLong inFlight = new AtomicLong();
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private volatile boolean closing;
@@ -126,6 +127,11 @@ public final class LocalPluginStore implements PluginStore {
   @Override
   public Positions positions() {
     return positions;
+  }
+
+  @Override
+  public WriteSignals signals() {
+    return signals;
   }
 
   @Override

@@ -52,7 +52,7 @@ public final class PluginStart<T> {
     if (started != null) {
       try {
         return op.apply(started);
-      } catch (RuntimeException e) {
+      } catch (Exception e) {
         return CompletableFuture.failedFuture(e);
       }
     }

@@ -38,6 +38,9 @@ public interface PluginStore {
 
   Positions positions();
 
+  /** Signals of acknowledged writes per persistence id (what live {@code eventsByPersistenceId} follows). */
+  WriteSignals signals();
+
   /** Where blocking reads and the plugins' continuations run (the plugin dispatcher). */
   Executor executor();
 

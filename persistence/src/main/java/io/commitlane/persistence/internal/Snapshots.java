@@ -48,7 +48,7 @@ public final class Snapshots {
             + "\" takes " + w.bytes() + " bytes, more than the largest commit of " + store.describe() + " ("
             + store.maxWriteBytes() + " bytes); nothing was written. Raise commitlane.txlog.max-segment-size");
       }
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
       return CompletableFuture.failedFuture(e);
     }
     return store.write(w);

@@ -1,0 +1,208 @@
+package io.commitlane.persistence.internal;
+
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.persistence.RevisionConflictException;
+import io.commitlane.persistence.WriteTooLargeException;
+import io.commitlane.persistence.internal.PayloadCodec.Serialized;
+import io.commitlane.storage.KeyValue;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import org.apache.pekko.Done;
+import org.apache.pekko.persistence.query.DeletedDurableState;
+import org.apache.pekko.persistence.query.DurableStateChange;
+import org.apache.pekko.persistence.query.Offset;
+import org.apache.pekko.persistence.query.UpdatedDurableState;
+import org.apache.pekko.persistence.state.exception.DeleteRevisionException;
+
+/**
+ * INTERNAL API. The durable-state store's logic over a {@link PluginStore}; the javadsl and scaladsl stores delegate
+ * to it.
+ *
+ * <p>An upsert of revision r is one commit conditional on the stored object (revision r - 1, or absent for r = 1):
+ * a stale revision fails with {@link RevisionConflictException} and changes nothing. A tagged object has one entry in
+ * the change index ({@code C tag position}), moved to a new commit position by every upsert or deletion in the same
+ * commit, so {@code changes} emits the newest change of each object, in commit order, resumable by offset.
+ */
+@InternalApi
+public final class DurableStates {
+  private final PluginStore store;
+  private final PayloadCodec codec;
+  private final int pageSize;
+
+  public DurableStates(PluginStore store, PayloadCodec codec, int pageSize) {
+    this.store = store;
+    this.codec = codec;
+    this.pageSize = pageSize;
+  }
+
+  /** A stored object: its value (empty when absent or deleted) and its revision (0 when never written). */
+  public record Stored(Optional<Object> value, long revision) {}
+
+  public CompletionStage<Stored> get(String persistenceId) {
+    return CompletableFuture.supplyAsync(() -> {
+      StateRecord r = StateRecord.decode(store.get(Keys.state(Keys.utf8("persistence id", persistenceId))));
+      if (r == null) {
+        return new Stored(Optional.empty(), 0L);
+      }
+      return new Stored(r.deleted() ? Optional.empty() : Optional.of(codec.deserialize(r.value())), r.revision());
+    }, store.executor());
+  }
+
+  public CompletionStage<Done> upsert(String persistenceId, long revision, Object value, String tag) {
+    byte[] pid;
+    Serialized serialized;
+    try {
+      pid = Keys.utf8("persistence id", persistenceId);
+      if (tag != null && !tag.isEmpty()) {
+        Keys.utf8("tag", tag);
+      }
+      if (revision < 1) {
+        throw new IllegalArgumentException("revision " + revision + " of \"" + persistenceId + "\": an upsert's revision is"
+            + " 1 or above (the stored revision plus 1)");
+      }
+      serialized = codec.serialize(value);
+    } catch (Exception e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return change(persistenceId, pid, revision, tag == null ? "" : tag, serialized, false);
+  }
+
+  /** Delete with a revision: a tombstone at {@code revision} (the stored one plus 1), seen by change queries. */
+  public CompletionStage<Done> delete(String persistenceId, long revision) {
+    byte[] pid;
+    try {
+      pid = Keys.utf8("persistence id", persistenceId);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    if (revision == 0) {
+      return deleteWhatever(pid);
+    }
+    return change(persistenceId, pid, revision, null, null, true);
+  }
+
+  /** Delete whatever revision is stored, with its change index entry (no change is emitted). */
+  public CompletionStage<Done> deleteWhatever(String persistenceId) {
+    try {
+      return deleteWhatever(Keys.utf8("persistence id", persistenceId));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+  }
+
+  private CompletionStage<Done> deleteWhatever(byte[] pid) {
+    return CompletableFuture.supplyAsync(() -> {
+      byte[] key = Keys.state(pid);
+      byte[] stored = store.get(key);
+      StateRecord old = StateRecord.decode(stored);
+      if (old == null) {
+        return CompletableFuture.completedFuture(Done.getInstance());
+      }
+      StoreWrite w = new StoreWrite().expect(key, stored).remove(key);
+      if (old.position() >= 0) {
+        w.remove(Keys.change(Keys.utf8("tag", old.tag()), old.position()));
+      }
+      return store.write(w).thenApply(v -> Done.getInstance());
+    }, store.executor()).thenCompose(s -> s);
+  }
+
+  private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
+      boolean deletion) {
+    return CompletableFuture.supplyAsync(() -> {
+      byte[] key = Keys.state(pid);
+      byte[] stored = store.get(key);
+      StateRecord old = StateRecord.decode(stored);
+      long current = old == null ? 0 : old.revision();
+      if (current != revision - 1) {
+        return CompletableFuture.<Done>failedFuture(deletion
+            ? new DeleteRevisionException("cannot delete \"" + persistenceId + "\" at revision " + revision + ": the stored"
+                + " revision is " + current + " (a delete's revision is the stored one plus 1); nothing was changed")
+            : new RevisionConflictException(persistenceId, current, revision));
+      }
+      String newTag = deletion ? (old == null ? "" : old.tag()) : tag;
+      int positions = newTag.isEmpty() ? 0 : 1;
+      if (positions == 0) {
+        return store.write(build(pid, key, stored, old, revision, newTag, value, -1))
+            .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
+      }
+      return store.positions().claim(1).thenCompose(at -> store.write(build(pid, key, stored, old, revision, newTag, value, at))
+          .whenComplete((v, e) -> store.positions().settle(at)))
+          .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
+    }, store.executor()).thenCompose(s -> s);
+  }
+
+  private CompletionStage<Done> result(Throwable failure, String persistenceId, long revision, boolean deletion) {
+    Throwable cause = EventJournal.unwrap(failure);
+    if (cause == null) {
+      return CompletableFuture.completedFuture(Done.getInstance());
+    }
+    if (cause instanceof ConditionFailedException c) {
+      StateRecord now = StateRecord.decode(c.actual());
+      long current = now == null ? 0 : now.revision();
+      return CompletableFuture.failedFuture(deletion
+          ? new DeleteRevisionException("cannot delete \"" + persistenceId + "\" at revision " + revision + ": another write"
+              + " stored revision " + current + " first; nothing was changed")
+          : new RevisionConflictException(persistenceId, current, revision));
+    }
+    return CompletableFuture.failedFuture(cause);
+  }
+
+  private StoreWrite build(byte[] pid, byte[] key, byte[] stored, StateRecord old, long revision, String tag, Serialized value,
+      long position) {
+    StateRecord r = new StateRecord(revision, position, System.currentTimeMillis(), tag, value);
+    StoreWrite w = new StoreWrite().expect(key, stored).put(key, r.encode());
+    if (old != null && old.position() >= 0) {
+      w.remove(Keys.change(Keys.utf8("tag", old.tag()), old.position()));
+    }
+    if (position >= 0) {
+      w.put(Keys.change(Keys.utf8("tag", tag), position), pid);
+    }
+    if (w.bytes() > store.maxWriteBytes()) {
+      throw new WriteTooLargeException("the durable state of \"" + Keys.string(pid, 0, pid.length) + "\" takes " + w.bytes()
+          + " bytes, more than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes); nothing"
+          + " was written. Raise commitlane.txlog.max-segment-size");
+    }
+    return w;
+  }
+
+  // ---- changes by tag -------------------------------------------------------------------------
+
+  /**
+   * The changes of the objects tagged {@code tag} after {@code offset}: every change index entry below the commit-position
+   * watermark (the bound of a current query, read when it starts, or the live watermark), each the newest change of
+   * its object at the time it is read.
+   */
+  public FollowSource<DurableStateChange<Object>> changes(String tag, Offset offset, boolean live) {
+    byte[] tagBytes = Keys.utf8("tag", tag);
+    long after = Offsets.after(offset);
+    Executor executor = store.executor();
+    long[] bound = {-1};
+    FollowSource.Reader<DurableStateChange<Object>> reader = cursor -> {
+      if (bound[0] < 0 || live) {
+        bound[0] = store.positions().watermark();
+      }
+      long from = (Long) cursor;
+      List<KeyValue> page = from + 1 >= bound[0] ? List.of()
+          : store.scan(Keys.change(tagBytes, from + 1), Keys.change(tagBytes, bound[0]), false, pageSize);
+      List<DurableStateChange<Object>> out = new ArrayList<>(page.size());
+      for (KeyValue kv : page) {
+        long position = Keys.number(kv.key());
+        String pid = Keys.string(kv.value(), 0, kv.value().length);
+        StateRecord r = StateRecord.decode(store.get(Keys.state(kv.value())));
+        if (r == null || r.position() != position) {
+          continue; // changed again since: its newer entry comes later
+        }
+        Offset o = Offset.sequence(position);
+        out.add(r.deleted() ? new DeletedDurableState<>(pid, r.revision(), o, r.timestamp())
+            : new UpdatedDurableState<>(pid, r.revision(), codec.deserialize(r.value()), o, r.timestamp()));
+      }
+      long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
+      return new FollowSource.Page<>(out, next, page.size() < pageSize);
+    };
+    return new FollowSource<>(after, reader, executor, live ? store.positions()::subscribe : null);
+  }
+}
