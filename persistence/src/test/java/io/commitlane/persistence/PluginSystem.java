@@ -28,7 +28,7 @@ final class PluginSystem implements AutoCloseable {
         pekko.persistence.state.plugin = "commitlane.persistence.state"
         commitlane.persistence.path = "%s"
         pekko.loglevel = WARNING
-        """.formatted(db.toString().replace("\\", "\\\\"))).withFallback(ConfigFactory.load());
+        """.formatted(db.toString().replace("\\", "\\\\"))).withFallback(ConfigFactory.load()).resolve();
   }
 
   ActorSystem<Void> system() {

@@ -110,7 +110,8 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
   private static final Set<String> PEKKO_TOP_KEYS = pekkoKeys();
 
   private static Set<String> pekkoKeys() {
-    Set<String> keys = new HashSet<>();
+    // Pekko reads a journal's event adapters from its section, though its fallback does not define them.
+    Set<String> keys = new HashSet<>(Set.of("event-adapters", "event-adapter-bindings"));
     Config reference = com.typesafe.config.ConfigFactory.defaultReference(PluginSettings.class.getClassLoader());
     for (String fallback : PEKKO_FALLBACKS) {
       if (reference.hasPath(fallback)) {

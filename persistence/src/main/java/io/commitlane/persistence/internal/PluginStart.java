@@ -46,17 +46,30 @@ public final class PluginStart<T> {
   /** What a plugin's logic is built from. */
   public record Context(PluginStore store, PayloadCodec codec, PluginSettings settings) {}
 
-  /** Run {@code op} once started; fails with the start's error otherwise. */
+  /**
+   * Run {@code op} once started; fails with the start's error otherwise. The stage fails with the cause itself (never
+   * a {@code CompletionException} around it): Pekko hands it to the persistent actor as it is.
+   */
   public <R> CompletionStage<R> with(Function<T, CompletionStage<R>> op) {
-    T started = logic.getNow(null);
-    if (started != null) {
+    CompletionStage<R> stage;
+    if (logic.isDone() && !logic.isCompletedExceptionally()) {
       try {
-        return op.apply(started);
+        stage = op.apply(logic.join());
       } catch (Exception e) {
         return CompletableFuture.failedFuture(e);
       }
+    } else {
+      stage = logic.thenCompose(op);
     }
-    return logic.thenCompose(op);
+    CompletableFuture<R> result = new CompletableFuture<>();
+    stage.whenComplete((r, e) -> {
+      if (e == null) {
+        result.complete(r);
+      } else {
+        result.completeExceptionally(EventJournal.unwrap(e));
+      }
+    });
+    return result;
   }
 
   public PluginSettings settings() {

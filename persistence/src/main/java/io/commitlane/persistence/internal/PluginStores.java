@@ -72,7 +72,7 @@ public final class PluginStores implements Extension {
 
   private PluginStores(ActorSystem<?> system) {
     this.system = system;
-    CoordinatedShutdown.get(system.classicSystem()).addTask(DRAIN_PHASE, "commitlane-persistence-drain", this::shutdown);
+    CoordinatedShutdown.get(system.classicSystem()).addTask(DRAIN_PHASE, "commitlane-persistence-drain", this::drainAll);
   }
 
   /** Where {@code settings}' plugin runs its blocking work. */
@@ -168,7 +168,8 @@ public final class PluginStores implements Extension {
     return shared.opened.thenCompose(LocalPluginStore::close).exceptionally(e -> Done.getInstance());
   }
 
-  private CompletionStage<Done> shutdown() {
+  /** Refuse new writes, let started ones finish, close every database (coordinated shutdown; tests). */
+  public CompletionStage<Done> drainAll() {
     List<Shared> all;
     synchronized (this) {
       shutDown = true;
