@@ -115,4 +115,20 @@ class JournalBadInputTest {
     journal.expect(WriteMessageFailure.class);
     assertEquals(List.of("first", "second", "highest=2"), journal.replay("twice"));
   }
+
+  @Test
+  void aTaggedStateTooLargeToStoreFailsAloneAndLeavesChangeQueriesGoing() {
+    @SuppressWarnings("unchecked")
+    io.commitlane.persistence.javadsl.CommitlaneDurableStateStore<Object> store =
+        org.apache.pekko.persistence.state.DurableStateStoreRegistry.get(plugins.system().classicSystem())
+            .getDurableStateStoreFor(io.commitlane.persistence.javadsl.CommitlaneDurableStateStore.class,
+                io.commitlane.persistence.javadsl.CommitlaneDurableStateStore.IDENTIFIER);
+    assertInstanceOf(WriteTooLargeException.class, PluginSystem.failure(store.upsertObject("huge", 1, "x".repeat(300 * 1024),
+        "sized")));
+    PluginSystem.await(store.upsertObject("small", 1, "fits", "sized"));
+    // the failed write's commit position is settled, so the query's bound passes it and reaches the next change
+    assertEquals(List.of("small:1:fits"), DurableStateStoreTest.describe(PluginSystem.await(store.currentChanges("sized",
+        org.apache.pekko.persistence.query.NoOffset.getInstance()).runWith(org.apache.pekko.stream.javadsl.Sink.seq(),
+        plugins.system()))));
+  }
 }

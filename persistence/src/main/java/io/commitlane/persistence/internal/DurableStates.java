@@ -126,11 +126,16 @@ public final class DurableStates {
       String newTag = deletion ? (old == null ? "" : old.tag()) : tag;
       int positions = newTag.isEmpty() ? 0 : 1;
       if (positions == 0) {
-        return store.write(build(pid, key, stored, old, revision, newTag, value, -1))
+        StoreWrite untagged;
+        try {
+          untagged = build(pid, key, stored, old, revision, newTag, value, -1);
+        } catch (RuntimeException e) {
+          return CompletableFuture.<Done>failedFuture(e);
+        }
+        return store.write(untagged)
             .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
       }
-      return store.positions().claim(1).thenCompose(at -> store.write(build(pid, key, stored, old, revision, newTag, value, at))
-          .whenComplete((v, e) -> store.positions().settle(at)))
+      return store.positions().during(1, at -> store.write(build(pid, key, stored, old, revision, newTag, value, at)))
           .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
     }, store.executor()).thenCompose(s -> s);
   }

@@ -166,9 +166,8 @@ public final class EventJournal {
     if (positions == 0) {
       return store.write(build(p, stored, highest, -1)).exceptionallyCompose(e -> retry(p, attempt, e));
     }
-    return store.positions().claim(positions).thenCompose(start -> store.write(build(p, stored, highest, start))
-        .whenComplete((v, e) -> store.positions().settle(start))
-        .exceptionallyCompose(e -> retry(p, attempt, e)));
+    return store.positions().during(positions, start -> store.write(build(p, stored, highest, start)))
+        .exceptionallyCompose(e -> retry(p, attempt, e));
   }
 
   private CompletionStage<Void> retry(Prepared p, int attempt, Throwable failure) {

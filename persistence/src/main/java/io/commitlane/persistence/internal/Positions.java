@@ -92,6 +92,22 @@ public final class Positions {
     return result;
   }
 
+  /**
+   * Claim {@code count} positions, run {@code commit} with the first, and settle them when its stage completes (or
+   * when it throws): a claim is never left unsettled, which would hold the watermark, and every query, for good.
+   */
+  public <T> CompletionStage<T> during(int count, java.util.function.LongFunction<CompletionStage<T>> commit) {
+    return claim(count).thenCompose(start -> {
+      CompletionStage<T> done;
+      try {
+        done = commit.apply(start);
+      } catch (RuntimeException e) {
+        done = CompletableFuture.failedFuture(e);
+      }
+      return done.whenComplete((v, e) -> settle(start));
+    });
+  }
+
   /** Settle the claim starting at {@code start}: its commit was acknowledged or failed. */
   public void settle(long start) {
     boolean advanced;
