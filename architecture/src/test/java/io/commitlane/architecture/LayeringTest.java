@@ -54,7 +54,19 @@ class LayeringTest {
           "io.commitlane.cluster..", "io.commitlane.replication.actors..", "io.commitlane.testkit..", "io.commitlane.bench..")
       .because("replication needs storage and Ratis only; its actor front is the replication-actors module");
 
+  static final ArchRule PERSISTENCE_USES_THE_PUBLIC_API = noClasses().that().resideInAPackage("io.commitlane.persistence..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.commitlane.testkit..", "io.commitlane.bench..",
+          "io.commitlane.examples..", "io.commitlane.cluster..")
+      .orShould().dependOnClassesThat().haveNameMatching("io\\.commitlane\\.actors\\.(DatabaseProtocol|DatabaseActor|RequestHandler)(\\$.*)?")
+      .because("the Pekko Persistence plugins are built on the public Java API (CommitlaneDatabase, Transaction, KeyRange),"
+          + " not on the actor protocol, so changes to the protocol never reach them");
+
   static final ArchRule NO_MODULE_CYCLES = slices().matching("io.commitlane.(*)..").should().beFreeOfCycles();
+
+  @Test
+  void persistenceIsBuiltOnThePublicJavaApiNotTheActorProtocol() {
+    PERSISTENCE_USES_THE_PUBLIC_API.check(main);
+  }
 
   @Test
   void storageImportsNeitherPekkoNorAnyModuleAboveIt() {
