@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
     subcommands = {CompareCommand.class, BenchCommand.class, InspectCommand.class, JmhCommand.class, StorageBench.class, PipelineBench.class,
         TxlogBench.class, IngestBench.class, MemoryBench.class, LogAppendBench.class,
         ClusterBench.class, RecoveryCommand.class, ReadBench.class, DbCommand.class, BackupCommand.class, BackupBench.class, StrainCommand.class, ScaleCommand.class,
-        ReplicationBench.class, ReplicaCommand.class})
+        ReplicationBench.class, ReplicaCommand.class, PersistenceBench.class})
 public final class Main implements Callable<Integer> {
   /** Exit codes: 0 ok, 1 failed, 2 bad usage, 130 stopped by Ctrl-C (after reporting what was measured). */
   static final int FAILED = 1;
