@@ -49,8 +49,17 @@ public final class EventJournal {
     this.pageSize = pageSize;
   }
 
-  /** An atomic write checked and serialized, waiting for its commit positions. */
-  private record Prepared(String pid, byte[] pidBytes, long first, long last, List<EventRecord> events, int tagged) {}
+  /** An atomic write checked and serialized (each event encoded once), waiting for its commit positions. */
+  private record Prepared(String pid, byte[] pidBytes, long first, long last, List<EventRecord> events, List<byte[]> encoded,
+      int tagged) {}
+
+  /**
+   * The {@code H} value this journal last committed per id: saves the read before a write of an id this journal
+   * wrote before. The commit's condition is what decides; a stale entry only costs a retry that reads the store.
+   * Bounded: cleared when it reaches {@value #HIGHEST_CACHE_ENTRIES} ids.
+   */
+  private final ConcurrentHashMap<String, byte[]> highestWritten = new ConcurrentHashMap<>();
+  private static final int HIGHEST_CACHE_ENTRIES = 100_000;
 
   /**
    * Write {@code writes}; the stage gives one entry per write, empty for stored and the cause for rejected, or fails
@@ -90,6 +99,7 @@ public final class EventJournal {
     }
     long now = System.currentTimeMillis();
     List<EventRecord> events = new ArrayList<>(reprs.size());
+    List<byte[]> encoded = new ArrayList<>(reprs.size());
     long bytes = 0;
     int tagged = 0;
     long expected = first;
@@ -113,16 +123,18 @@ public final class EventJournal {
       long timestamp = repr.timestamp() != 0 ? repr.timestamp() : now;
       EventRecord e = new EventRecord(repr.sequenceNr(), timestamp, -1, repr.writerUuid(), repr.manifest(), serialized,
           tags, metadata);
-      bytes += e.encode().length + pidBytes.length + 16L + (tags.isEmpty() ? 0 : tags.size() * (24L + pidBytes.length));
+      byte[] record = e.encode();
+      bytes += record.length + pidBytes.length + 16L + (tags.isEmpty() ? 0 : tags.size() * (24L + pidBytes.length));
       tagged += tags.isEmpty() ? 0 : 1;
       events.add(e);
+      encoded.add(record);
     }
     if (bytes > store.maxWriteBytes()) {
       throw new WriteTooLargeException("events " + first + ".." + last + " of \"" + pid + "\" take " + bytes + " bytes, more"
           + " than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes, one transaction-log"
           + " record); nothing was written. Persist smaller events, or raise commitlane.txlog.max-segment-size");
     }
-    return new Prepared(pid, pidBytes, first, last, events, tagged);
+    return new Prepared(pid, pidBytes, first, last, events, encoded, tagged);
   }
 
   /** Run {@code op} after every earlier operation on {@code pid} completed. */
@@ -156,18 +168,28 @@ public final class EventJournal {
   }
 
   private CompletionStage<Void> commit(Prepared p, int attempt) {
-    byte[] highestKey = Keys.highest(p.pidBytes());
-    byte[] stored = store.get(highestKey);
+    byte[] cached = attempt == 1 ? highestWritten.get(p.pid()) : null;
+    byte[] stored = cached != null ? cached : store.get(Keys.highest(p.pidBytes()));
     Highest highest = Highest.decode(stored);
     if (p.first() <= highest.sequenceNr()) {
-      return CompletableFuture.failedFuture(new WriterConflictException(p.pid(), highest.sequenceNr(), p.first()));
+      highestWritten.remove(p.pid());
+      return cached != null ? commit(p, attempt + 1)
+          : CompletableFuture.failedFuture(new WriterConflictException(p.pid(), highest.sequenceNr(), p.first()));
     }
+    byte[] written = new Highest(p.last(), highest.deletedTo()).encode();
     int positions = p.tagged() + (stored == null ? 1 : 0);
-    if (positions == 0) {
-      return store.write(build(p, stored, highest, -1)).exceptionallyCompose(e -> retry(p, attempt, e));
-    }
-    return store.positions().during(positions, start -> store.write(build(p, stored, highest, start)))
-        .exceptionallyCompose(e -> retry(p, attempt, e));
+    CompletionStage<Void> done = positions == 0 ? store.write(build(p, stored, written, -1))
+        : store.positions().during(positions, start -> store.write(build(p, stored, written, start)));
+    return done.whenComplete((v, e) -> {
+      if (e == null) {
+        if (highestWritten.size() >= HIGHEST_CACHE_ENTRIES) {
+          highestWritten.clear();
+        }
+        highestWritten.put(p.pid(), written);
+      } else {
+        highestWritten.remove(p.pid());
+      }
+    }).exceptionallyCompose(e -> retry(p, attempt, e));
   }
 
   private CompletionStage<Void> retry(Prepared p, int attempt, Throwable failure) {
@@ -179,26 +201,26 @@ public final class EventJournal {
     return CompletableFuture.failedFuture(cause);
   }
 
-  private StoreWrite build(Prepared p, byte[] stored, Highest highest, long start) {
+  private StoreWrite build(Prepared p, byte[] stored, byte[] written, long start) {
     StoreWrite w = new StoreWrite().expect(Keys.highest(p.pidBytes()), stored);
     long position = start;
     if (stored == null) {
       w.put(Keys.newId(position++), p.pidBytes());
     }
-    for (EventRecord e : p.events()) {
-      EventRecord r = e;
+    for (int i = 0; i < p.events().size(); i++) {
+      EventRecord e = p.events().get(i);
+      byte[] record = p.encoded().get(i);
       if (!e.tags().isEmpty()) {
         long at = position++;
-        r = new EventRecord(e.sequenceNr(), e.timestamp(), at, e.writerUuid(), e.adapterManifest(), e.payload(), e.tags(),
-            e.metadata());
+        EventRecord.setPosition(record, at);
         byte[] entry = tagEntry(p.pidBytes(), e.sequenceNr());
         for (String tag : e.tags()) {
           w.put(Keys.tag(Keys.utf8("tag", tag), at), entry);
         }
       }
-      w.put(Keys.event(p.pidBytes(), e.sequenceNr()), r.encode());
+      w.put(Keys.event(p.pidBytes(), e.sequenceNr()), record);
     }
-    w.put(Keys.highest(p.pidBytes()), new Highest(p.last(), highest.deletedTo()).encode());
+    w.put(Keys.highest(p.pidBytes()), written);
     return w;
   }
 
@@ -261,7 +283,10 @@ public final class EventJournal {
     } catch (InvalidNameException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return chain(pid, () -> CompletableFuture.supplyAsync(() -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s));
+    return chain(pid, () -> {
+      highestWritten.remove(pid); // the delete moves H's deletedTo
+      return CompletableFuture.supplyAsync(() -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s);
+    });
   }
 
   private CompletionStage<Void> deletePage(byte[] pidBytes, long to) {

@@ -16,6 +16,14 @@ public record EventRecord(long sequenceNr, long timestamp, long position, String
     Serialized payload, List<String> tags, Serialized metadata) {
   private static final byte FORMAT = 1;
 
+  /** Where {@link #encode()} puts the position: a write fills it in once its positions are claimed. */
+  static final int POSITION_OFFSET = 1 + 8;
+
+  /** Set the position of an encoded record (in place). */
+  static void setPosition(byte[] encoded, long position) {
+    java.nio.ByteBuffer.wrap(encoded, POSITION_OFFSET, 8).putLong(position);
+  }
+
   byte[] encode() {
     int size = 1 + 8 + 8 + PayloadCodec.stringSize(writerUuid) + PayloadCodec.stringSize(adapterManifest)
         + payload.size() + 4 + 1 + (metadata == null ? 0 : metadata.size());
