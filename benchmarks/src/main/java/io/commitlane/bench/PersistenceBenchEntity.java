@@ -37,6 +37,8 @@ final class PersistenceBenchEntity extends EventSourcedBehavior<PersistenceBench
     final Recorder latency = new Recorder(3);
     final LongAdder recovered = new LongAdder();
     final LongAdder recoveredEvents = new LongAdder();
+    /** Entities stopped by a journal failure (a write failed or timed out: the circuit breaker opened). */
+    final LongAdder failed = new LongAdder();
     volatile boolean running = true;
   }
 
@@ -97,6 +99,10 @@ final class PersistenceBenchEntity extends EventSourcedBehavior<PersistenceBench
     return newSignalHandlerBuilder().onSignal(RecoveryCompleted.instance(), n -> {
       meters.recovered.increment();
       meters.recoveredEvents.add(n);
+    }).onSignal(org.apache.pekko.actor.typed.PostStop.instance(), n -> {
+      if (meters.running) {
+        meters.failed.increment(); // stopped while the load ran: only a journal failure does that
+      }
     }).build();
   }
 

@@ -66,9 +66,11 @@ final class PersistenceLoads {
         double elapsed = (System.nanoTime() - start) / 1e9;
         Histogram latency = meters.latency.getIntervalHistogram();
         probe.windowClosed();
+        long failed = meters.failed.sum();
         meters.running = false;
         return new Result(events / elapsed, "events/s", latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3,
-            probe.window().getValueAtPercentile(99) / 1e3, "");
+            probe.window().getValueAtPercentile(99) / 1e3, failed == 0 ? "" : failed + " of " + entities
+                + " entities stopped: their journal failed (circuit breaker)");
       }
     } finally {
       terminate(system);
@@ -94,7 +96,7 @@ final class PersistenceLoads {
       Histogram latency = meters.latency.getIntervalHistogram();
       meters.running = false;
       if (n == 0) {
-        return new Result(0, "upserts/s", 0, 0, 0, "no upsert completed");
+        return new Result(Double.NaN, "upserts/s", 0, 0, 0, "no upsert completed in " + seconds + " s");
       }
       return new Result(n / elapsed, "upserts/s", latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3, 0, "");
     } finally {

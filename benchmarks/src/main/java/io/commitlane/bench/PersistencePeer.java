@@ -58,7 +58,7 @@ enum PersistencePeer {
   /** The read journal's plugin id. */
   String readJournal() {
     return switch (this) {
-      case COMMITLANE, COMMITLANE_FSYNC -> "commitlane.persistence.query";
+      case COMMITLANE, COMMITLANE_FSYNC -> "commitlane-persistence.query";
       case LEVELDB -> "pekko.persistence.query.journal.leveldb";
       default -> "jdbc-read-journal";
     };
@@ -71,10 +71,10 @@ enum PersistencePeer {
   Config config(Path dir, String jdbcUrl) throws IOException, SQLException {
     String plugins = switch (this) {
       case COMMITLANE, COMMITLANE_FSYNC -> """
-          pekko.persistence.journal.plugin = "commitlane.persistence.journal"
-          pekko.persistence.snapshot-store.plugin = "commitlane.persistence.snapshot-store"
-          pekko.persistence.state.plugin = "commitlane.persistence.state"
-          commitlane.persistence { path = "%s", durability = %s }
+          pekko.persistence.journal.plugin = "commitlane-persistence.journal"
+          pekko.persistence.snapshot-store.plugin = "commitlane-persistence.snapshot-store"
+          pekko.persistence.state.plugin = "commitlane-persistence.state"
+          commitlane-persistence { path = "%s", durability = %s }
           """.formatted(escape(dir.resolve("db")), this == COMMITLANE ? "process" : "fsync");
       case LEVELDB -> """
           pekko.persistence.journal.plugin = "pekko.persistence.journal.leveldb"

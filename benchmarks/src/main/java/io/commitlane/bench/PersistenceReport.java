@@ -114,6 +114,6 @@ final class PersistenceReport {
   }
 
   private static String fmtRatio(double r) {
-    return Double.isNaN(r) ? "-" : String.format(Locale.ROOT, "%.2fx", r);
+    return Double.isNaN(r) || Double.isInfinite(r) ? "-" : String.format(Locale.ROOT, "%.2fx", r);
   }
 }

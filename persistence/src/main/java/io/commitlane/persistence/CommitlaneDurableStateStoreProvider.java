@@ -6,7 +6,7 @@ import io.commitlane.persistence.internal.PluginStart;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.persistence.state.DurableStateStoreProvider;
 
-/** The durable-state store plugin ({@code commitlane.persistence.state}); Pekko creates it. */
+/** The durable-state store plugin ({@code commitlane-persistence.state}); Pekko creates it. */
 public final class CommitlaneDurableStateStoreProvider implements DurableStateStoreProvider {
   private final io.commitlane.persistence.javadsl.CommitlaneDurableStateStore<Object> java;
   private final io.commitlane.persistence.scaladsl.CommitlaneDurableStateStore<Object> scala;

@@ -12,7 +12,7 @@ import scala.concurrent.Future;
 import scala.jdk.javaapi.FutureConverters;
 
 /**
- * The journal plugin: configure {@code pekko.persistence.journal.plugin = "commitlane.persistence.journal"}. Pekko
+ * The journal plugin: configure {@code pekko.persistence.journal.plugin = "commitlane-persistence.journal"}. Pekko
  * creates it; see docs/persistence.md.
  *
  * <p>Each {@code persist}/{@code persistAll} is one commit, conditional on the persistence id's highest sequence

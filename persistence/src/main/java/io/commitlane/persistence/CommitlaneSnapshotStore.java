@@ -13,7 +13,7 @@ import scala.jdk.javaapi.FutureConverters;
 
 /**
  * The snapshot store plugin: configure {@code pekko.persistence.snapshot-store.plugin =
- * "commitlane.persistence.snapshot-store"}. A save is one commit; a load is one reverse range read, newest match
+ * "commitlane-persistence.snapshot-store"}. A save is one commit; a load is one reverse range read, newest match
  * first, skipping (with a warning) a snapshot that no longer deserializes, as Pekko's own store does.
  */
 public final class CommitlaneSnapshotStore extends SnapshotStore {

@@ -1,5 +1,6 @@
 /**
- * Pekko Persistence plugins on commitlane: a journal, a snapshot store, a durable-state store and
+ * Pekko Persistence plugins on commitlane: a journal ({@link io.commitlane.persistence.CommitlaneJournal}), a snapshot store
+ * ({@link io.commitlane.persistence.CommitlaneSnapshotStore}), a durable-state store and
  * a read journal, each configured by a plugin id in {@code reference.conf}. See docs/persistence.md.
  */
 package io.commitlane.persistence;

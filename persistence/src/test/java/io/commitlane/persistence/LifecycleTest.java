@@ -61,22 +61,22 @@ class LifecycleTest {
   @Test
   void invalidSettingsFailEveryOperationNamingEachBadKey() {
     String bad = """
-        commitlane.persistence.state { durability = sometimes, page-size = 0, logg = x }
+        commitlane-persistence.state { durability = sometimes, page-size = 0, logg = x }
         """;
     try (PluginSystem plugins = new PluginSystem(dir.resolve("db"), bad)) {
       @SuppressWarnings("unchecked")
       CommitlaneDurableStateStore<Object> store = DurableStateStoreRegistry.get(plugins.system().classicSystem())
           .getDurableStateStoreFor(CommitlaneDurableStateStore.class, CommitlaneDurableStateStore.IDENTIFIER);
       InvalidSettingsException e = assertInstanceOf(InvalidSettingsException.class, failure(store.getObject("x")));
-      assertEquals(List.of("commitlane.persistence.state.durability", "commitlane.persistence.state.logg",
-          "commitlane.persistence.state.page-size"), e.fields().stream().sorted().toList(), e.getMessage());
+      assertEquals(List.of("commitlane-persistence.state.durability", "commitlane-persistence.state.logg",
+          "commitlane-persistence.state.page-size"), e.fields().stream().sorted().toList(), e.getMessage());
     }
   }
 
   @Test
   void pluginInstancesWithOtherPathsKeepTheirDataApart() {
     String second = """
-        second-journal = ${commitlane.persistence.journal} { path = "%s" }
+        second-journal = ${commitlane-persistence.journal} { path = "%s" }
         """.formatted(dir.resolve("second").toString().replace("\\", "\\\\"));
     try (PluginSystem plugins = new PluginSystem(dir.resolve("first"), second)) {
       JournalProtocol first = new JournalProtocol(plugins);
@@ -97,10 +97,10 @@ class LifecycleTest {
   void theReferenceConfDefinesEveryPluginWithItsClass() {
     var config = ConfigFactory.load();
     for (String id : List.of("journal", "snapshot-store", "state", "query")) {
-      assertTrue(config.hasPath("commitlane.persistence." + id + ".class"), id);
+      assertTrue(config.hasPath("commitlane-persistence." + id + ".class"), id);
     }
-    assertEquals("io.commitlane.persistence.CommitlaneJournal", config.getString("commitlane.persistence.journal.class"));
-    assertEquals(Optional.of("pekko-persistence"), Optional.of(config.getString("commitlane.persistence.log")));
+    assertEquals("io.commitlane.persistence.CommitlaneJournal", config.getString("commitlane-persistence.journal.class"));
+    assertEquals(Optional.of("pekko-persistence"), Optional.of(config.getString("commitlane-persistence.log")));
   }
 
 }

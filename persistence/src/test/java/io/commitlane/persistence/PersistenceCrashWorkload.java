@@ -21,7 +21,7 @@ public final class PersistenceCrashWorkload implements CrashWorkload {
   static String config(Path db, String append, String wal) {
     return """
         commitlane.txlog.append = %s
-        commitlane.persistence.wal = %s
+        commitlane-persistence.wal = %s
         """.formatted(append, wal);
   }
 

@@ -87,7 +87,7 @@ class PersistenceDocsExamplesTest {
 
     @Override
     public RetentionCriteria retentionCriteria() {
-      return RetentionCriteria.snapshotEvery(100, 2);          // snapshots go to commitlane.persistence.snapshot-store
+      return RetentionCriteria.snapshotEvery(100, 2);          // snapshots go to commitlane-persistence.snapshot-store
     }
   }
   // end docs: event-sourced
@@ -132,7 +132,7 @@ class PersistenceDocsExamplesTest {
     // The page's configuration as it stands, with this test's marker interface and directory in place of the page's.
     String shown = DocSnippets.fenced(DocSnippets.read(PAGE), "<!-- docs: config", "hocon")
         .replace("com.example.CborSerializable", CborSerializable.class.getName());
-    return ConfigFactory.parseString("commitlane.persistence.path = \"" + dir.resolve("data").toString().replace("\\", "\\\\")
+    return ConfigFactory.parseString("commitlane-persistence.path = \"" + dir.resolve("data").toString().replace("\\", "\\\\")
             + "\"").withFallback(ConfigFactory.parseString(shown)).withFallback(ConfigFactory.load()).resolve();
   }
 

@@ -23,10 +23,10 @@ final class PluginSystem implements AutoCloseable {
 
   static Config config(Path db, String extra) {
     return ConfigFactory.parseString(extra + "\n" + """
-        pekko.persistence.journal.plugin = "commitlane.persistence.journal"
-        pekko.persistence.snapshot-store.plugin = "commitlane.persistence.snapshot-store"
-        pekko.persistence.state.plugin = "commitlane.persistence.state"
-        commitlane.persistence.path = "%s"
+        pekko.persistence.journal.plugin = "commitlane-persistence.journal"
+        pekko.persistence.snapshot-store.plugin = "commitlane-persistence.snapshot-store"
+        pekko.persistence.state.plugin = "commitlane-persistence.state"
+        commitlane-persistence.path = "%s"
         pekko.loglevel = WARNING
         """.formatted(db.toString().replace("\\", "\\\\"))).withFallback(ConfigFactory.load()).resolve();
   }

@@ -35,7 +35,7 @@ class ReadJournalTest {
 
   @BeforeEach
   void start() {
-    open("commitlane.persistence.page-size = 4");
+    open("commitlane-persistence.page-size = 4");
   }
 
   private void open(String config) {

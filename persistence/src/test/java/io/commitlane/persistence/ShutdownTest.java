@@ -36,7 +36,7 @@ class ShutdownTest {
     Path db = dir.resolve("db");
     // A second journal on the same database: its replies are not queued behind the first journal's (Pekko delivers a
     // journal's replies in request order).
-    try (PluginSystem plugins = new PluginSystem(db, "second-journal = ${commitlane.persistence.journal}")) {
+    try (PluginSystem plugins = new PluginSystem(db, "second-journal = ${commitlane-persistence.journal}")) {
       JournalProtocol journal = new JournalProtocol(plugins);
       journal.write(atomic(event("p", 1, "before")));
       journal.expect(WriteMessagesSuccessful$.class);
@@ -45,7 +45,7 @@ class ShutdownTest {
       // A second handle of the plugins' database (same settings), to hold the next commit at a stage.
       var config = plugins.system().settings().config();
       CommitlaneDatabase handle = Commitlane.get(plugins.system()).open(db,
-          PluginSettings.read(config, "commitlane.persistence.journal").databaseConfig(config));
+          PluginSettings.read(config, "commitlane-persistence.journal").databaseConfig(config));
       CompletableFuture<Done> drained;
       try (StageControl control = StageControl.install(handle.storage())) {
         Barrier held = control.barrier(CommitStage.VALIDATED, StageControl.any());

@@ -19,9 +19,9 @@ final class TckConfig {
       throw new UncheckedIOException(e);
     }
     return ConfigFactory.parseString("""
-        pekko.persistence.journal.plugin = "commitlane.persistence.journal"
-        pekko.persistence.snapshot-store.plugin = "commitlane.persistence.snapshot-store"
-        commitlane.persistence.path = "%s"
+        pekko.persistence.journal.plugin = "commitlane-persistence.journal"
+        pekko.persistence.snapshot-store.plugin = "commitlane-persistence.snapshot-store"
+        commitlane-persistence.path = "%s"
         # The first request starts the plugin, which opens its database: longer than the TCK's 3 s on a busy machine.
         pekko.test.single-expect-default = 10s
         """.formatted(dir.resolve("db").toString().replace("\\", "\\\\"))).withFallback(ConfigFactory.load());

@@ -10,7 +10,11 @@ import java.util.concurrent.CompletionStage;
 import org.apache.pekko.persistence.PersistentRepr;
 import org.apache.pekko.persistence.query.EventEnvelope;
 import org.apache.pekko.persistence.query.Offset;
+import org.apache.pekko.persistence.journal.EventAdapter;
+import org.apache.pekko.persistence.journal.EventAdapters;
+import org.apache.pekko.persistence.journal.IdentityEventAdapter$;
 import scala.Option;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * INTERNAL API. The read journal's event queries over a {@link PluginStore}; the javadsl and scaladsl read journals
@@ -31,10 +35,13 @@ public final class EventQueries {
   private final EventJournal journal;
   private final int pageSize;
 
-  public EventQueries(PluginStore store, PayloadCodec codec, int pageSize) {
+  private final EventAdapters adapters;
+
+  public EventQueries(PluginStore store, PayloadCodec codec, int pageSize, EventAdapters adapters) {
     this.store = store;
     this.journal = new EventJournal(store, codec, pageSize);
     this.pageSize = pageSize;
+    this.adapters = adapters;
   }
 
   public FollowSource<EventEnvelope> eventsByTag(String tag, Offset offset, boolean live) {
@@ -48,14 +55,17 @@ public final class EventQueries {
       List<KeyValue> page = from + 1 >= bound[0] ? List.of()
           : store.scan(Keys.tag(tagBytes, from + 1), Keys.tag(tagBytes, bound[0]), false, pageSize);
       List<EventEnvelope> out = new ArrayList<>(page.size());
-      for (KeyValue kv : page) {
-        byte[] eventKey = kv.value();
-        byte[] value = store.get(eventKey);
+      List<byte[]> eventKeys = new ArrayList<>(page.size());
+      page.forEach(kv -> eventKeys.add(kv.value()));
+      List<byte[]> values = page.isEmpty() ? List.of() : store.multiGet(eventKeys);  // one batched read per page
+      for (int i = 0; i < page.size(); i++) {
+        byte[] eventKey = eventKeys.get(i);
+        byte[] value = values.get(i);
         if (value == null) {
           continue; // deleted since the index was read
         }
         EventRecord e = EventRecord.decode(Keys.number(eventKey), value);
-        out.add(envelope(Offset.sequence(Keys.number(kv.key())), Keys.name(eventKey), e));
+        envelopes(Offset.sequence(Keys.number(page.get(i).key())), Keys.name(eventKey), e, out);
       }
       long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
       return new FollowSource.Page<>(out, next, page.size() < pageSize);
@@ -79,7 +89,7 @@ public final class EventQueries {
       List<EventEnvelope> out = new ArrayList<>(page.size());
       for (KeyValue kv : page) {
         long seq = Keys.number(kv.key());
-        out.add(envelope(Offset.sequence(seq), pid, EventRecord.decode(seq, kv.value())));
+        envelopes(Offset.sequence(seq), pid, EventRecord.decode(seq, kv.value()), out);
         next = seq + 1;
       }
       boolean caughtUp = page.size() < pageSize;
@@ -116,9 +126,18 @@ public final class EventQueries {
     }, store.executor());
   }
 
-  private EventEnvelope envelope(Offset offset, String pid, EventRecord e) {
+  /** The envelopes of one stored event: one, or as many as the journal's event adapter makes of it (same offset). */
+  private void envelopes(Offset offset, String pid, EventRecord e, List<EventEnvelope> out) {
     PersistentRepr repr = journal.toRepr(pid, e);
     Option<Object> meta = repr.metadata();
-    return EventEnvelope.apply(offset, pid, e.sequenceNr(), repr.payload(), e.timestamp(), meta);
+    Object payload = repr.payload();
+    EventAdapter adapter = adapters == null ? null : adapters.get(payload.getClass());
+    if (adapter == null || adapter instanceof IdentityEventAdapter$) {
+      out.add(EventEnvelope.apply(offset, pid, e.sequenceNr(), payload, e.timestamp(), meta));
+      return;
+    }
+    for (Object event : CollectionConverters.asJava(adapter.fromJournal(payload, e.adapterManifest()).events())) {
+      out.add(EventEnvelope.apply(offset, pid, e.sequenceNr(), event, e.timestamp(), meta));
+    }
   }
 }

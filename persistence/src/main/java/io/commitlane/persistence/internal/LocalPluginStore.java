@@ -64,6 +64,11 @@ public final class LocalPluginStore implements PluginStore {
   }
 
   @Override
+  public List<byte[]> multiGet(List<byte[]> keys) {
+    return db.storage().multiGet(store, keys);
+  }
+
+  @Override
   public List<KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) {
     KeyRange range = (to == null ? KeyRange.all().from(from) : KeyRange.between(from, to)).in(store).limit(limit);
     return db.storage().list(reverse ? range.reverse() : range);

@@ -36,8 +36,13 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
 
   /** Read the storage plugin at {@code pluginId} of {@code system} (the actor system's whole config). */
   public static PluginSettings read(Config system, String pluginId) {
+    return read(system, pluginId, Set.of());
+  }
+
+  /** As {@link #read(Config, String)}, the section also holding {@code extra} keys (the plugin reads those itself). */
+  public static PluginSettings read(Config system, String pluginId, Set<String> extra) {
     ConfigSection s = new ConfigSection(withSharedDefaults(system, pluginId), pluginId);
-    PluginSettings settings = read(s, pluginId, Set.of());
+    PluginSettings settings = read(s, pluginId, extra);
     s.throwIfInvalid();
     return settings;
   }
@@ -52,7 +57,7 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     String pathText = s.string("path", "", "must be a directory path");
     Path path = null;
     if (pathText.isBlank()) {
-      s.error("path", pathText, "must name the database directory (set " + pluginId + ".path, or commitlane.persistence.path"
+      s.error("path", pathText, "must name the database directory (set " + pluginId + ".path, or commitlane-persistence.path"
           + " for every plugin)");
     } else {
       try {
@@ -82,7 +87,7 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
   }
 
   /** The root every plugin takes a storage key from when its own section does not set it. */
-  public static final String SHARED = "commitlane.persistence";
+  public static final String SHARED = "commitlane-persistence";
 
   /**
    * {@code system} with the plugin's section completed by the storage keys of {@link #SHARED} it does not set (a

@@ -26,11 +26,16 @@ public final class PluginStart<T> {
   private final PluginSettings settings;
 
   public PluginStart(ActorSystem classic, String pluginId, Function<Context, T> create) {
+    this(classic, pluginId, java.util.Set.of(), create);
+  }
+
+  /** A plugin whose section may also hold {@code extraKeys} (the read journal's {@code write-plugin}). */
+  public PluginStart(ActorSystem classic, String pluginId, java.util.Set<String> extraKeys, Function<Context, T> create) {
     org.apache.pekko.actor.typed.ActorSystem<?> system = Adapter.toTyped(classic);
     PluginSettings s = null;
     CompletionStage<PluginStores.Lease> l;
     try {
-      s = PluginSettings.read(system.settings().config(), pluginId);
+      s = PluginSettings.read(system.settings().config(), pluginId, extraKeys);
       l = PluginStores.get(system).acquire(s);
     } catch (RuntimeException e) {
       LOG.error("plugin {} cannot start: {}", pluginId, e.getMessage());
@@ -39,12 +44,13 @@ public final class PluginStart<T> {
     this.settings = s;
     this.lease = l;
     PluginSettings read = s;
-    this.logic = l.thenApply(lease -> create.apply(new Context(lease.store(), new PayloadCodec((ExtendedActorSystem) classic), read)))
+    this.logic = l.thenApply(lease -> create.apply(new Context(lease.store(), new PayloadCodec((ExtendedActorSystem) classic), read,
+            (ExtendedActorSystem) classic)))
         .toCompletableFuture();
   }
 
   /** What a plugin's logic is built from. */
-  public record Context(PluginStore store, PayloadCodec codec, PluginSettings settings) {}
+  public record Context(PluginStore store, PayloadCodec codec, PluginSettings settings, ExtendedActorSystem system) {}
 
   /**
    * Run {@code op} once started; fails with the start's error otherwise. The stage fails with the cause itself (never

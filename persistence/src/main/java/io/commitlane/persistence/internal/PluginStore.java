@@ -23,6 +23,9 @@ public interface PluginStore {
   /** The value of {@code key}, or null. Blocking: call on {@link #executor()}. */
   byte[] get(byte[] key);
 
+  /** The values of {@code keys} (null where absent), in one batched read. Blocking: call on {@link #executor()}. */
+  List<byte[]> multiGet(List<byte[]> keys);
+
   /**
    * Up to {@code limit} entries with keys in [from, to) ({@code to} null: unbounded), in key order or reversed.
    * Blocking: call on {@link #executor()}.

@@ -2,7 +2,6 @@ package io.commitlane.persistence.internal;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
-import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.annotation.InternalApi;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -181,10 +180,5 @@ public final class PluginStores implements Extension {
       closing.add(s.opened.thenCompose(LocalPluginStore::close).exceptionally(e -> Done.getInstance()).toCompletableFuture());
     }
     return CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).thenApply(v -> Done.getInstance());
-  }
-
-  /** The database handle behind a local store, for tests and the read journal's commit feed. */
-  static CommitlaneDatabase database(PluginStore store) {
-    return ((LocalPluginStore) store).database();
   }
 }

@@ -16,7 +16,7 @@ import org.apache.pekko.stream.javadsl.Source;
 
 /**
  * The durable-state store, Java API: {@code DurableStateStoreRegistry.get(system).getDurableStateStoreFor(
- * CommitlaneDurableStateStore.class, "commitlane.persistence.state")}; {@code DurableStateBehavior} uses it through
+ * CommitlaneDurableStateStore.class, "commitlane-persistence.state")}; {@code DurableStateBehavior} uses it through
  * {@code pekko.persistence.state.plugin}.
  *
  * <p>An upsert is one commit conditional on the stored revision: revision r stores only over revision r - 1 (or
@@ -28,7 +28,7 @@ import org.apache.pekko.stream.javadsl.Source;
  */
 public final class CommitlaneDurableStateStore<A> implements DurableStateUpdateStore<A>, DurableStateStoreQuery<A> {
   /** The plugin id of the store in reference.conf. */
-  public static final String IDENTIFIER = "commitlane.persistence.state";
+  public static final String IDENTIFIER = "commitlane-persistence.state";
 
   private final PluginStart<DurableStates> start;
 

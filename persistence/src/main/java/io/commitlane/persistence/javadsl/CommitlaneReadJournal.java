@@ -31,7 +31,7 @@ public final class CommitlaneReadJournal implements ReadJournal, EventsByTagQuer
     EventsByPersistenceIdQuery, CurrentEventsByPersistenceIdQuery, PersistenceIdsQuery, CurrentPersistenceIdsQuery,
     CurrentLastSequenceNumberByPersistenceIdQuery {
   /** The plugin id of the read journal in reference.conf. */
-  public static final String IDENTIFIER = "commitlane.persistence.query";
+  public static final String IDENTIFIER = "commitlane-persistence.query";
 
   private final PluginStart<EventQueries> start;
 

@@ -22,14 +22,14 @@ class PluginSettingsTest {
   @Test
   void aPluginTakesTheSharedKeysItDoesNotSetItself() {
     Config c = config("""
-        commitlane.persistence { path = "/data/shared", durability = fsync }
-        commitlane.persistence.state { path = "/data/state", log = "state-log", wal = on }
+        commitlane-persistence { path = "/data/shared", durability = fsync }
+        commitlane-persistence.state { path = "/data/state", log = "state-log", wal = on }
         """);
-    PluginSettings journal = PluginSettings.read(c, "commitlane.persistence.journal");
+    PluginSettings journal = PluginSettings.read(c, "commitlane-persistence.journal");
     assertEquals(Path.of("/data/shared"), journal.path());
     assertEquals("pekko-persistence", journal.log());
     assertEquals(Durability.FSYNC, journal.durability());
-    PluginSettings state = PluginSettings.read(c, "commitlane.persistence.state");
+    PluginSettings state = PluginSettings.read(c, "commitlane-persistence.state");
     assertEquals(Path.of("/data/state"), state.path());
     assertEquals("state-log", state.log());
     assertTrue(state.wal());
@@ -39,30 +39,30 @@ class PluginSettingsTest {
 
   @Test
   void noLogNeedsTheWal() {
-    Config c = config("commitlane.persistence { path = \"/d\", log = \"\", wal = on }");
-    assertNull(PluginSettings.read(c, "commitlane.persistence.journal").log());
+    Config c = config("commitlane-persistence { path = \"/d\", log = \"\", wal = on }");
+    assertNull(PluginSettings.read(c, "commitlane-persistence.journal").log());
     InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> PluginSettings.read(
-        config("commitlane.persistence { path = \"/d\", log = \"\" }"), "commitlane.persistence.journal"));
+        config("commitlane-persistence { path = \"/d\", log = \"\" }"), "commitlane-persistence.journal"));
     assertTrue(e.getMessage().contains("nothing keeps acknowledged events across a crash"), e.getMessage());
   }
 
   @Test
   void everyBadKeyIsNamedTogether() {
     InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> PluginSettings.read(config("""
-        commitlane.persistence.journal { log = ".hidden", durability = always, page-size = many, pathh = "/x" }
-        """), "commitlane.persistence.journal"));
-    assertEquals(List.of("commitlane.persistence.journal.durability", "commitlane.persistence.journal.log",
-        "commitlane.persistence.journal.page-size", "commitlane.persistence.journal.path",
-        "commitlane.persistence.journal.pathh"), e.fields().stream().sorted().toList(), e.getMessage());
+        commitlane-persistence.journal { log = ".hidden", durability = always, page-size = many, pathh = "/x" }
+        """), "commitlane-persistence.journal"));
+    assertEquals(List.of("commitlane-persistence.journal.durability", "commitlane-persistence.journal.log",
+        "commitlane-persistence.journal.page-size", "commitlane-persistence.journal.path",
+        "commitlane-persistence.journal.pathh"), e.fields().stream().sorted().toList(), e.getMessage());
   }
 
   @Test
   void pekkosOwnPluginKeysAreAccepted() {
     Config c = config("""
-        commitlane.persistence.path = "/d"
-        commitlane.persistence.journal { recovery-event-timeout = 60s, circuit-breaker.call-timeout = 20s,
+        commitlane-persistence.path = "/d"
+        commitlane-persistence.journal { recovery-event-timeout = 60s, circuit-breaker.call-timeout = 20s,
           event-adapters { a = "x.Y" } }
         """);
-    assertEquals(Path.of("/d"), PluginSettings.read(c, "commitlane.persistence.journal").path());
+    assertEquals(Path.of("/d"), PluginSettings.read(c, "commitlane-persistence.journal").path());
   }
 }

@@ -1,0 +1,22 @@
+/**
+ * INTERNAL API. The machinery of the Pekko Persistence plugins, in the order a request meets it:
+ *
+ * <ol>
+ *   <li>{@link io.commitlane.persistence.internal.PluginStart}: a plugin instance (journal, snapshot store, state store,
+ *       read journal) reads its {@link io.commitlane.persistence.internal.PluginSettings} and leases its database's
+ *       {@link io.commitlane.persistence.internal.PluginStore} from {@link io.commitlane.persistence.internal.PluginStores}
+ *       (one per path and actor system; drained by coordinated shutdown).
+ *   <li>The logic of each plugin: {@link io.commitlane.persistence.internal.EventJournal}, {@link
+ *       io.commitlane.persistence.internal.Snapshots}, {@link io.commitlane.persistence.internal.DurableStates}, {@link
+ *       io.commitlane.persistence.internal.EventQueries}, over the key layout of {@link
+ *       io.commitlane.persistence.internal.Keys}.
+ *   <li>{@link io.commitlane.persistence.internal.PluginStore}: the seam to a database, one conditional
+ *       {@link io.commitlane.persistence.internal.StoreWrite} per commit; {@link
+ *       io.commitlane.persistence.internal.LocalPluginStore} is the local database's (a transaction on the commit
+ *       executors, appended to the plugins' transaction log).
+ *   <li>{@link io.commitlane.persistence.internal.Positions}: commit positions for the tag and change indexes and their
+ *       watermark; queries are {@link io.commitlane.persistence.internal.FollowSource}s that read below it and wake
+ *       when it moves ({@link io.commitlane.persistence.internal.WriteSignals} for queries by persistence id).
+ * </ol>
+ */
+package io.commitlane.persistence.internal;

@@ -1,0 +1,2 @@
+/** The read journal and durable-state store, Java API (Pekko's javadsl query and state interfaces). */
+package io.commitlane.persistence.javadsl;
