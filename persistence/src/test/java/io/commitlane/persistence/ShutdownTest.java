@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
-import io.commitlane.persistence.internal.PluginSettings;
 import io.commitlane.persistence.internal.PluginStores;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
@@ -43,9 +42,9 @@ class ShutdownTest {
       journal.expect(WriteMessageSuccess.class);
 
       // A second handle of the plugins' database (same settings), to hold the next commit at a stage.
-      var config = plugins.system().settings().config();
-      CommitlaneDatabase handle = Commitlane.get(plugins.system()).open(db,
-          PluginSettings.read(config, "commitlane-persistence.journal").databaseConfig(config));
+      CommitlaneDatabase handle = Commitlane.get(plugins.system()).open(
+          CommitlanePersistence.path(plugins.system(), "commitlane-persistence.journal"),
+          CommitlanePersistence.databaseConfig(plugins.system(), "commitlane-persistence.journal"));
       CompletableFuture<Done> drained;
       try (StageControl control = StageControl.install(handle.storage())) {
         Barrier held = control.barrier(CommitStage.VALIDATED, StageControl.any());

@@ -128,11 +128,16 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     return keys;
   }
 
-  /** The {@code commitlane { }} settings the database is opened with: the actor system's, with this plugin's own. */
+  /**
+   * The {@code commitlane { }} settings the database is opened with: the actor system's, with this plugin's {@code
+   * wal} and {@code durability} over them, and commit completions on the plugin dispatcher (the plugins' own
+   * continuations run there too), so a journal puts no work at all on Pekko's default dispatcher.
+   */
   public Config databaseConfig(Config system) {
     return com.typesafe.config.ConfigFactory.parseMap(Map.of(
             "commitlane.wal", wal ? "on" : "off",
-            "commitlane.txlog.durability", durability.name().toLowerCase(java.util.Locale.ROOT)))
+            "commitlane.txlog.durability", durability.name().toLowerCase(java.util.Locale.ROOT),
+            "commitlane.completion-dispatcher", dispatcher))
         .withFallback(system);
   }
 }
