@@ -51,6 +51,18 @@ final class PersistenceLoads {
       PersistenceBenchEntity.Meters meters = new PersistenceBenchEntity.Meters();
       ActorRef<PersistenceBenchEntity.Command>[] refs = spawn(system, "p", entities, meters, false);
       await(() -> meters.recovered.sum() >= entities, "recovery of " + entities + " new entities");
+      // every entity's first write (a new persistence id) before the clock: what a running service has long done
+      CountDownLatch primed = new CountDownLatch(entities);
+      ActorRef<Long> primedCounter = system.systemActorOf(Behaviors.<Long>receiveMessage(n -> {
+        primed.countDown();
+        return Behaviors.same();
+      }), "primed", Props.empty());
+      for (ActorRef<PersistenceBenchEntity.Command> r : refs) {
+        r.tell(new PersistenceBenchEntity.Run(1, batch, primedCounter));
+      }
+      if (!primed.await(10, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("the entities' first writes did not finish in 10 minutes");
+      }
       ActorRef<Long> ignore = system.systemActorOf(Behaviors.ignore(), "ignore", Props.empty());
       for (ActorRef<PersistenceBenchEntity.Command> r : refs) {
         r.tell(new PersistenceBenchEntity.Run(-1, batch, ignore));
