@@ -94,6 +94,20 @@ class LifecycleTest {
   }
 
   @Test
+  void pluginsSharingADatabaseWithOtherDurabilityAreRefusedByName() {
+    try (PluginSystem plugins = new PluginSystem(dir.resolve("db"), "commitlane-persistence.state.durability = fsync")) {
+      JournalProtocol journal = new JournalProtocol(plugins);
+      assertEquals(List.of("highest=0"), journal.replay("x"));  // the journal opened the database first
+      @SuppressWarnings("unchecked")
+      CommitlaneDurableStateStore<Object> store = DurableStateStoreRegistry.get(plugins.system().classicSystem())
+          .getDurableStateStoreFor(CommitlaneDurableStateStore.class, CommitlaneDurableStateStore.IDENTIFIER);
+      Throwable e = failure(store.getObject("x"));
+      assertTrue(e.getMessage().contains("durability = fsync") && e.getMessage().contains("commitlane-persistence.journal"),
+          e.getMessage());
+    }
+  }
+
+  @Test
   void theReferenceConfDefinesEveryPluginWithItsClass() {
     var config = ConfigFactory.load();
     for (String id : List.of("journal", "snapshot-store", "state", "query")) {

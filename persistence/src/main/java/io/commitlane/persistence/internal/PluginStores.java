@@ -96,6 +96,13 @@ public final class PluginStores implements Extension {
         shared = new Shared(settings);
         open.put(settings.path(), shared);
         first = true;
+      } else if (shared.settings.wal() != settings.wal() || shared.settings.durability() != settings.durability()) {
+        return CompletableFuture.failedFuture(new IllegalStateException("plugin " + settings.pluginId() + " asks for wal = "
+            + (settings.wal() ? "on" : "off") + ", durability = " + settings.durability().name().toLowerCase(java.util.Locale.ROOT)
+            + " on database " + settings.path() + ", which plugin " + shared.settings.pluginId() + " opened with wal = "
+            + (shared.settings.wal() ? "on" : "off") + ", durability = "
+            + shared.settings.durability().name().toLowerCase(java.util.Locale.ROOT) + ": plugins sharing a database share its"
+            + " settings; give them the same ones (set them once under commitlane-persistence)"));
       } else if (!Objects.equals(shared.settings.log(), settings.log())) {
         return CompletableFuture.failedFuture(new IllegalStateException("plugin " + settings.pluginId() + " appends to"
             + " transaction log " + describeLog(settings.log()) + " but plugin " + shared.settings.pluginId() + " uses "
