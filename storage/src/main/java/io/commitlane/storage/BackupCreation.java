@@ -31,7 +31,7 @@ final class BackupCreation {
     SharedDatabase shared = db.shared();
     shared.requireWritable("back up (a read-only handle cannot flush, so the backup could miss data)");
     Path source = shared.path();
-    if (layout.root.startsWith(source) || source.startsWith(layout.root)) {
+    if (RealPaths.overlap(layout.root, source)) {
       throw new BackupRefusedException(Reason.INVALID_PATH, "cannot back up " + source + " into " + layout.root
           + ": one is inside the other; choose a backup directory outside the database");
     }
@@ -39,10 +39,18 @@ final class BackupCreation {
     try (AutoCloseable lock = layout.lock(); BackupEngine engine = store.engine()) {
       store.removeIncomplete(engine);
       String identity = BackupLayout.identity(source);
+      int nextId = BackupCatalog.highestRocksDbId(engine) + 1;
       for (BackupInfo earlier : store.list(engine)) {
         if (earlier.complete() && earlier.sourceIdentity() != null && !earlier.sourceIdentity().equals(identity)) {
           throw new BackupRefusedException(Reason.INVALID_PATH, layout.root + " holds backups of another database ("
               + earlier.sourcePath() + ", identity " + earlier.sourceIdentity() + "); give each database its own backup directory");
+        }
+        if (earlier.id() >= nextId) {
+          // RocksDB lost its description, so it would give the new backup this id: keep the damage visible instead
+          throw new BackupCorruptException(earlier.id(), layout.root.relativize(layout.backup(earlier.id())),
+              "has no RocksDB backup (meta/" + earlier.id() + " is missing), and a new backup would take its id",
+              "delete it (BackupStore.delete(" + earlier.id() + "), ./commitlane backup delete --id " + earlier.id()
+              + ") and back up again");
         }
       }
       long estimate = estimateNewBytes(source, layout.root);
@@ -82,6 +90,10 @@ final class BackupCreation {
       id = newestId(engine);
       progress.progress("rocksdb", estimate, estimate);
       checkCancelled(cancelled, "after RocksDB's files were copied");
+      if (Files.exists(layout.backup(id), LinkOption.NOFOLLOW_LINKS)) {
+        throw new BackupException("RocksDB gave the new backup id " + id + ", which " + layout.backup(id)
+            + " already holds; nothing of the new backup is kept: list the backups in " + layout.root + " and delete the damaged one");
+      }
       Path staging = layout.staging(id);
       SideFiles.deleteTree(staging);
       Files.createDirectories(staging);
