@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -155,9 +157,15 @@ final class BackupCreation {
 
   /**
    * About how many bytes the backup will add: the database's files that no earlier backup shares
-   * (same file number and size in {@code shared_checksum/}), plus its logs.
+   * (same file number and size in {@code shared_checksum/}), plus its logs. The database is live:
+   * a file listed may be gone when its size is read.
    */
   static long estimateNewBytes(Path db, Path backupRoot) throws IOException {
+    return estimateNewBytes(SideFiles.entries(db), backupRoot) + SideFiles.treeSize(db.resolve(SideFiles.TXLOG));
+  }
+
+  /** The files of {@code dbFiles} that no earlier backup shares, listed a moment ago from the live database directory. */
+  static long estimateNewBytes(List<Path> dbFiles, Path backupRoot) throws IOException {
     Map<String, List<Long>> shared = new HashMap<>();
     Path sharedDir = backupRoot.resolve("shared_checksum");
     if (Files.isDirectory(sharedDir)) {
@@ -170,12 +178,18 @@ final class BackupCreation {
       }
     }
     long total = 0;
-    for (Path f : SideFiles.entries(db)) {
-      if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+    for (Path f : dbFiles) {
+      BasicFileAttributes attributes;
+      try {
+        attributes = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS); // one look: it may go any time
+      } catch (NoSuchFileException e) {
+        continue; // a compaction or a flush removed it: RocksDB's backup does not copy it either
+      }
+      if (!attributes.isRegularFile()) {
         continue;
       }
       String name = f.getFileName().toString();
-      long size = Files.size(f);
+      long size = attributes.size();
       int dot = name.indexOf('.');
       String number = dot > 0 ? name.substring(0, dot) : name;
       boolean table = name.endsWith(".sst") || name.endsWith(".blob");
@@ -183,7 +197,7 @@ final class BackupCreation {
         total += size;
       }
     }
-    return total + SideFiles.treeSize(db.resolve(SideFiles.TXLOG));
+    return total;
   }
 
   private static int newestId(BackupEngine engine) {

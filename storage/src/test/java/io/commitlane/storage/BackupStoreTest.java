@@ -193,6 +193,21 @@ class BackupStoreTest {
   }
 
   /**
+   * The space estimate lists the live database directory, then reads each file's size: a table
+   * file a compaction removed in between, or a log segment a purge removed, counts nothing.
+   */
+  @Test
+  void theSpaceEstimateCountsNothingForAFileRemovedAfterItWasListed() throws Exception {
+    Path db = Files.createDirectories(dir.resolve("live"));
+    Files.write(db.resolve("000007.sst"), new byte[100]);
+    List<Path> listed = List.of(db.resolve("000007.sst"), db.resolve("000008.sst"));
+    assertEquals(100, BackupCreation.estimateNewBytes(listed, dir.resolve("backups")));
+    Path log = Files.createDirectories(db.resolve("txlog/orders"));
+    Files.write(log.resolve("00000000000000000001.txlog"), new byte[10]);
+    assertEquals(10, SideFiles.treeSize(db.resolve("txlog")));
+  }
+
+  /**
    * One directory inside the other is refused however the paths are spelled: a parent that is a
    * symbolic link leads into the database, the backup directory or the restore target all the same.
    */
