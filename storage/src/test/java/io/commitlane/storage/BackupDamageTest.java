@@ -219,6 +219,25 @@ class BackupDamageTest {
     assertEquals(BackupInfo.State.COMPLETE, listed(2).state());
   }
 
+  @ParameterizedTest
+  @ValueSource(booleans = {true, false})
+  void aBackupDirectoryReplacedByAFileOrALinkIsDamagedAndCanBeDeleted(boolean link) throws Exception {
+    Path ours = backups.resolve("commitlane/1");
+    SideFiles.deleteTree(ours);
+    if (link) {
+      Files.createSymbolicLink(ours, backups.resolve("commitlane/2")); // a whole other backup, through a link
+    } else {
+      Files.writeString(ours, "not a directory");
+    }
+    BackupInfo one = listed(1);
+    assertEquals(BackupInfo.State.DAMAGED, one.state());
+    assertTrue(one.problem().contains("commitlane/1 is not a directory"), one.problem());
+    assertDamaged("commitlane/1");
+    store.delete(1);
+    assertEquals(List.of(2), store.list().stream().map(BackupInfo::id).toList());
+    store.verify(2, true);
+  }
+
   private void rewriteManifest(int id, java.util.function.UnaryOperator<List<BackupManifest.Entry>> change) throws IOException {
     Path file = backups.resolve("commitlane/" + id + "/MANIFEST.sha256");
     List<BackupManifest.Entry> rehashed = new ArrayList<>();
