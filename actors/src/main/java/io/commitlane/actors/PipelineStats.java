@@ -72,7 +72,7 @@ public record PipelineStats(
         + " idle), admitted " + admitted + ", committed " + committed + ", conflicts " + conflicts + ", failed " + failed
         + ", overloaded " + overloaded + ", retries " + retries + ", queue wait " + micros(queueWait) + ", execution "
         + micros(execution) + (writeLaneDepth == 0 ? "" : ", write lane " + writeLaneDepth)
-        + (unappliedLogRecords.isEmpty() ? "" : ", log records not applied (read-only) " + unappliedLogRecords)
+        + (unappliedLogRecords.isEmpty() ? "" : ", not applied (read-only) " + unappliedLogRecords)
         + (logs.isEmpty() ? "" : ", logs " + logs.keySet()) + "]";
   }
 

@@ -50,7 +50,8 @@ public final class ReplayBacklog {
           }
           out.put(log, n);
         } catch (IOException e) {
-          LOG.warn("cannot count the records transaction log {} of {} holds beyond its flushed position: {}", log, db.path(), e.toString());
+          LOG.warn("cannot count the records transaction log {} of {} holds beyond its flushed position: {}", log, db.path(),
+              e.toString());
         }
       }
     } catch (IOException e) {

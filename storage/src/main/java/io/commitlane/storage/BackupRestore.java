@@ -19,10 +19,10 @@ import org.rocksdb.RocksDBException;
 /**
  * Restores a verified backup. RocksDB's restore empties the directory it restores into, so it
  * restores into a staging directory beside the target ({@code .<name>.restoring-<id>}), commitlane's
- * logs and store-drop records are copied in (only the files the manifest lists), and then the staging directory is renamed to the
- * target (one atomic rename when the target is missing or empty), or its entries are moved into a
- * target that keeps files of someone else's. A crash leaves the staging directory (the next
- * restore removes it) and the backup untouched.
+ * logs and store-drop records are copied in (the files the manifest lists, nothing else), and then
+ * the staging directory is renamed to the target (one atomic rename when the target is missing or
+ * empty), or its entries are moved into a target that keeps files of someone else's. A crash
+ * leaves the staging directory (the next restore removes it) and the backup untouched.
  */
 final class BackupRestore {
   private BackupRestore() {}
