@@ -11,6 +11,7 @@ import io.commitlane.storage.Transaction;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -57,6 +58,8 @@ final class Pipeline {
   private final AtomicBoolean released = new AtomicBoolean();
   private volatile boolean inline;
   private volatile Throwable closeFailure;
+  /** Of a read-only open, per log: the records a normal open would replay, counted at open ({@link ReplayBacklog}). */
+  private volatile Map<String, Long> unappliedLogRecords = Map.of();
 
   // ---- what the rest of the package reads: fixed at open ----------------------------------
 
@@ -166,7 +169,8 @@ final class Pipeline {
 
   /**
    * Open {@code path} read-only ({@link Database#openReadOnly}): nothing is replayed, no
-   * transaction log is opened, no file is written. Commits are refused at admission with {@link
+   * transaction log is opened (their records a normal open would replay are counted, for the
+   * stats), no file is written. Commits are refused at admission with {@link
    * ReadOnlyDatabaseException}. Blocking: runs on the lifecycle dispatcher.
    */
   static Pipeline openReadOnly(String name, Path path, PipelineSettings settings, Executor completions, Faults faults) {
@@ -176,7 +180,9 @@ final class Pipeline {
       RequestLedger requests = new RequestLedger(db, settings.requestIds());
       requests.countRecords();
       TransactionLogs logs = TransactionLogs.readOnly(db, settings.log(), requests, faults);
-      return new Pipeline(name, db, settings, completions, faults, logs, () -> { }, requests, () -> { });
+      Pipeline pipeline = new Pipeline(name, db, settings, completions, faults, logs, () -> { }, requests, () -> { });
+      pipeline.unappliedLogRecords = ReplayBacklog.count(db);
+      return pipeline;
     } catch (RuntimeException | Error e) {
       db.close();
       throw e;
@@ -402,7 +408,7 @@ final class Pipeline {
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),
         logs.stats(), runner.groupSize.getIntervalHistogram(), requests.stats(), db.rocksDbStats(),
-        writes == null ? 0 : writes.queue.depth());
+        writes == null ? 0 : writes.queue.depth(), unappliedLogRecords);
   }
 
   /**

@@ -31,6 +31,10 @@ import org.HdrHistogram.Histogram;
  *     write stalls, running flushes and compactions (the health is in {@code storage})
  * @param writeLaneDepth in two-lane mode, commits the log lane validated and logged that wait for a
  *     commit thread to write them (bounded by the queue's capacity); 0 in other modes
+ * @param unappliedLogRecords of a read-only handle, per transaction log: the records a normal open
+ *     would replay (past the log's flushed position, not held by RocksDB), which a read-only open
+ *     does not apply, so its reads lack their writes; counted at open. Empty for a writable handle,
+ *     whose open replayed them
  */
 public record PipelineStats(
     int queueDepth,
@@ -50,7 +54,16 @@ public record PipelineStats(
     Histogram groupSize,
     RequestIdStats requestIds,
     RocksDbStats rocksDb,
-    int writeLaneDepth) {
+    int writeLaneDepth,
+    java.util.Map<String, Long> unappliedLogRecords) {
+  public PipelineStats {
+    unappliedLogRecords = java.util.Map.copyOf(unappliedLogRecords);
+  }
+
+  /** The records, over every log, that a read-only open did not apply; 0 for a writable handle. */
+  public long unappliedLogRecordsTotal() {
+    return unappliedLogRecords.values().stream().mapToLong(Long::longValue).sum();
+  }
 
   /** A one-line summary: counts and the latencies' p50/p99, not the histograms' buckets. */
   @Override
@@ -59,6 +72,7 @@ public record PipelineStats(
         + " idle), admitted " + admitted + ", committed " + committed + ", conflicts " + conflicts + ", failed " + failed
         + ", overloaded " + overloaded + ", retries " + retries + ", queue wait " + micros(queueWait) + ", execution "
         + micros(execution) + (writeLaneDepth == 0 ? "" : ", write lane " + writeLaneDepth)
+        + (unappliedLogRecords.isEmpty() ? "" : ", not applied (read-only) " + unappliedLogRecords)
         + (logs.isEmpty() ? "" : ", logs " + logs.keySet()) + "]";
   }
 

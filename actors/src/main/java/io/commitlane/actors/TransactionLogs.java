@@ -60,7 +60,7 @@ import org.slf4j.LoggerFactory;
 final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TransactionLogs.class);
   static final String DIRECTORY = "txlog";
-  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
+  static final Pattern NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
 
   private final Database db;
   private final Path root;

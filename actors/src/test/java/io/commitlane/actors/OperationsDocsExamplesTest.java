@@ -84,7 +84,8 @@ class OperationsDocsExamplesTest {
       backups.verify(backup.id(), true);         // every file against its SHA-256, then restore and read it all
       backups.restore(backup.id(), restored, RestoreOptions.defaults());   // into a missing or empty directory
 
-      // Look before it goes into service: read-only, nothing replayed, nothing written.
+      // Look before it goes into service: read-only, nothing replayed, nothing written. It lacks the
+      // writes of the log records a normal open replays: `./commitlane db stats` counts them.
       try (Database look = Database.openReadOnly(restored)) {
         System.out.println(look.storeNames() + " " + look.count(io.commitlane.storage.KeyRange.all()));
       }

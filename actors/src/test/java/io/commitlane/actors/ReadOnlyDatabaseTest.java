@@ -167,6 +167,62 @@ class ReadOnlyDatabaseTest {
     }
   }
 
+  /**
+   * A read-only open replays nothing, so it lacks the writes of the logged commits RocksDB did not
+   * hold yet; its stats say how many per log (what a normal open then replays), and so does the
+   * count for a storage-only read-only handle (what {@code ./commitlane db stats} prints).
+   */
+  @Test
+  void aReadOnlyOpenCountsTheLogRecordsANormalOpenWouldReplay() throws Exception {
+    Path live = dir.resolve("live");
+    Path image = dir.resolve("image");
+    PipelineSettings walOff = PipelineSettings.fromConfig(com.typesafe.config.ConfigFactory.parseMap(Map.of("wal", "off"))
+        .atPath("commitlane").withFallback(testKit.system().settings().config()));
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), live, walOff)) {
+      for (int i = 0; i < 10; i++) {
+        Transaction t = db.begin().useLog(i % 2 == 0 ? "orders" : "audit");
+        t.put(b("flushed-" + i), b("v"));
+        t.addLogEntry(b("entry"));
+        await(db.commit(t));
+      }
+      db.storage().flush(); // RocksDB holds these ten
+      for (int i = 0; i < 5; i++) {
+        Transaction t = db.begin().useLog("orders");
+        t.put(b("logged-" + i), b("v"));
+        t.addLogEntry(b("entry"));
+        await(db.commit(t));
+      }
+      Transaction unlogged = db.begin();
+      unlogged.put(b("unlogged"), b("v")); // no log holds it: lost with the memtable, and not counted
+      await(db.commit(unlogged));
+      RecoveryRegressionTest.crashImage(live, image); // the last five are in the "orders" log only (WAL off)
+    }
+    CommitlaneDatabase ro = CommitlaneDatabase.openReadOnly(testKit.system(), image);
+    try {
+      assertEquals(10, ro.storage().count(KeyRange.all()), "the read-only view lacks the records it did not apply");
+      PipelineStats stats = ro.stats();
+      assertEquals(Map.of("orders", 5L, "audit", 0L), stats.unappliedLogRecords());
+      assertEquals(5, stats.unappliedLogRecordsTotal());
+      assertTrue(stats.toString().contains("not applied"), stats.toString());
+    } finally {
+      ro.close();
+    }
+    try (io.commitlane.storage.Database storageOnly = io.commitlane.storage.Database.openReadOnly(image)) {
+      assertEquals(Map.of("orders", 5L, "audit", 0L), ReplayBacklog.count(storageOnly));
+    }
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), image, walOff)) {
+      assertEquals(5, db.replayStatsAtOpen().get("orders").transactions(), "what the read-only open counted is what replay applies");
+      assertEquals(15, db.storage().count(KeyRange.all()));
+      assertEquals(Map.of(), db.stats().unappliedLogRecords(), "a normal open replayed them");
+    }
+    CommitlaneDatabase after = CommitlaneDatabase.openReadOnly(testKit.system(), image);
+    try {
+      assertEquals(Map.of("orders", 0L, "audit", 0L), after.stats().unappliedLogRecords(), "nothing left once replayed");
+    } finally {
+      after.close();
+    }
+  }
+
   @Test
   void readOnlyAndReadWriteOpensOfOnePathExcludeEachOtherAndAMissingPathIsRefusedUntouched() throws Exception {
     Path path = dir.resolve("db");

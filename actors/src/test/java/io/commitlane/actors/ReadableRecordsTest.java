@@ -45,7 +45,7 @@ class ReadableRecordsTest {
     Histogram wait = new Histogram(3);
     wait.recordValue(12_000);
     PipelineStats stats = new PipelineStats(3, 5, 4, 1, 100, 95, 2, 0, 1, 0, wait, new Histogram(3), null, Map.of(),
-        new Histogram(3), null, null, 0);
+        new Histogram(3), null, null, 0, Map.of());
     String line = stats.toString();
     assertTrue(line.startsWith("PipelineStats[queue 3, in flight 5, executors 4 (1 idle), admitted 100, committed 95"), line);
     assertTrue(line.contains("queue wait p50 12.0 µs p99 12.0 µs (1)"), line);

@@ -80,8 +80,15 @@ final class BackupCommand implements Callable<Integer> {
     }
 
     static void print(PrintWriter out, BackupInfo b) {
-      out.printf("backup %d  %s  %s  sequence %d  %d bytes  format %d  %s%n", b.id(), b.complete() ? "complete" : "INCOMPLETE",
+      if (b.sequence() < 0) { // nothing but its id and state is known
+        out.printf("backup %d  %s  %s%n", b.id(), b.state(), b.problem());
+        return;
+      }
+      out.printf("backup %d  %s  %s  sequence %d  %d bytes  format %d  %s%n", b.id(), b.complete() ? "complete" : b.state(),
           b.createdAt(), b.sequence(), b.sizeBytes(), b.formatVersion(), b.sourcePath());
+      if (!b.complete()) {
+        out.printf("  %s%n", b.problem());
+      }
       for (CapturedLog l : b.logs()) {
         out.printf("  log %s  flushed %d  end %d  %d bytes%n", l.name(), l.flushedPosition(), l.endPosition(), l.bytes());
       }
@@ -105,7 +112,9 @@ final class BackupCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "List the backups in --backups, oldest first.")
+  @Command(name = "list", mixinStandardHelpOptions = true,
+      description = "List the backups in --backups, oldest first: complete, INCOMPLETE (interrupted; the next create or"
+          + " purge removes it) or DAMAGED (a part of it is missing or unreadable; it stays until deleted).")
   static final class ListBackups extends Operation {
     @Override
     int run(BackupStore store, PrintWriter out) {
@@ -119,8 +128,9 @@ final class BackupCommand implements Callable<Integer> {
   }
 
   @Command(name = "verify", mixinStandardHelpOptions = true,
-      description = "Check every file of a backup (or of all, without --id) against its SHA-256; --deep also restores it"
-          + " into a temporary directory and reads every key. Exit code 1 names the first damaged file.")
+      description = "Check every file of a backup (or of all, damaged ones included, without --id) against its SHA-256, and"
+          + " that it holds no file its manifest does not list; --deep also restores it into a temporary directory and reads"
+          + " every key. Exit code 1 names the first damaged file of each damaged backup.")
   static final class Verify extends Operation {
     @Option(names = "--id", description = "The backup to verify (default: every backup)")
     Integer id;
@@ -137,7 +147,7 @@ final class BackupCommand implements Callable<Integer> {
           store.verify(i, deep, progress(spec.commandLine().getErr()));
           out.println("backup " + i + ": ok");
         } catch (BackupCorruptException e) {
-          out.println("backup " + i + ": DAMAGED: " + e.file() + ": " + e.getMessage());
+          out.println("backup " + i + ": DAMAGED: " + e.getMessage());
           failed++;
         }
       }
@@ -183,7 +193,8 @@ final class BackupCommand implements Callable<Integer> {
   }
 
   @Command(name = "purge", mixinStandardHelpOptions = true,
-      description = "Delete every backup but the newest --keep, and every incomplete one.")
+      description = "Delete every backup but the newest --keep complete ones, and every incomplete one (damaged ones stay:"
+          + " delete them with delete --id).")
   static final class Purge extends Operation {
     @Option(names = "--keep", required = true, description = "How many of the newest backups to keep (>= 0)")
     int keep;

@@ -1,5 +1,6 @@
 package io.commitlane.bench;
 
+import io.commitlane.actors.ReplayBacklog;
 import io.commitlane.storage.CommitlaneException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseHealth;
@@ -8,6 +9,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,9 +19,10 @@ import picocli.CommandLine.Spec;
 /** Print a database's health and the RocksDB numbers an operator watches. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = "Print a database's health (OK, DEGRADED, FAILED) and what RocksDB reports: pending compaction,"
-        + " memtables, live SST files, block cache, write stalls, running flushes and compactions. The database is"
-        + " opened read-only: nothing is written, and it may be open in another process (then the numbers are those of"
-        + " its files on disk, not of that process's memtables). Exit code 0: healthy, 1: not healthy or it could not"
+        + " memtables, live SST files, block cache, write stalls, running flushes and compactions; and how many records"
+        + " of its transaction logs a normal open would replay. The database is opened read-only: nothing is written or"
+        + " replayed, and it may be open in another process (then the numbers are those of its files on disk, not of"
+        + " that process's memtables). Exit code 0: healthy, 1: not healthy or it could not"
         + " be opened, 2: bad arguments or not a database directory.")
 final class DbStatsCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "DIR", description = "A database directory (data/orders)")
@@ -57,6 +60,7 @@ final class DbStatsCommand implements Callable<Integer> {
     out.printf("database              %s%n", directory);
     out.printf("health                %s%n", health);
     out.printf("stores                %s%n", String.join(", ", db.storeNames()));
+    out.printf("log replay            %s%n", replay(ReplayBacklog.count(db)));
     out.printf("pending compaction    %s%n", bytes(r.pendingCompactionBytes()));
     out.printf("memtables             %s%n", bytes(r.memtableBytes()));
     out.printf("live SST files        %s, %d in level 0%n", bytes(r.liveSstBytes()), r.level0Files());
@@ -70,6 +74,22 @@ final class DbStatsCommand implements Callable<Integer> {
     out.printf("writes                %s%n", r.writeStopped() ? "stopped"
         : r.delayedWriteRate() > 0 ? "delayed to " + bytes(r.delayedWriteRate()) + "/s" : "not delayed");
     out.printf("running               %d compactions, %d flushes%n", r.runningCompactions(), r.runningFlushes());
+  }
+
+  /**
+   * What this read-only open did not apply: the records each log holds past its flushed position
+   * that RocksDB does not hold, which a normal open replays (what is shown here lacks their writes).
+   */
+  static String replay(Map<String, Long> unapplied) {
+    if (unapplied.isEmpty()) {
+      return "no transaction logs";
+    }
+    long total = unapplied.values().stream().mapToLong(Long::longValue).sum();
+    StringBuilder perLog = new StringBuilder();
+    unapplied.forEach((log, n) -> perLog.append(perLog.length() == 0 ? "" : ", ").append(log).append(' ').append(n));
+    return total == 0 ? "nothing to replay (" + perLog + ")"
+        : total + " log record" + (total == 1 ? "" : "s") + " not applied here (" + perLog + "): a normal open replays them,"
+            + " and the numbers above lack their writes";
   }
 
   private static String percent(double rate) {

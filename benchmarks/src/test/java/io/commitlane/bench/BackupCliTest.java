@@ -58,6 +58,28 @@ class BackupCliTest {
     assertTrue(r.out().contains("[2]"), r.out());
   }
 
+  /** A backup whose description RocksDB cannot read is listed and fails "verify every backup" with exit code 1. */
+  @Test
+  void verifyingEveryBackupReportsOneWhoseDescriptionIsUnreadable() throws Exception {
+    Path db = dir.resolve("db");
+    try (Database d = Database.open(db, DatabaseOptions.defaults().withWal(false))) {
+      d.put("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
+    }
+    String backups = dir.resolve("backups").toString();
+    assertEquals(0, CliRun.of("backup", "create", "--db", db.toString(), "--backups", backups).code());
+    assertEquals(0, CliRun.of("backup", "create", "--db", db.toString(), "--backups", backups).code());
+    java.nio.file.Files.writeString(dir.resolve("backups/meta/1"), "damaged\n");
+
+    CliRun r = CliRun.of("backup", "list", "--backups", backups);
+    assertEquals(0, r.code(), r.err());
+    assertTrue(r.out().contains("backup 1  DAMAGED") && r.out().contains("meta/1"), r.out());
+    assertTrue(r.out().contains("backup 2  complete"), r.out());
+    r = CliRun.of("backup", "verify", "--backups", backups);
+    assertEquals(1, r.code(), r.out());
+    assertTrue(r.out().contains("backup 1: DAMAGED") && r.out().contains("meta/1"), r.out());
+    assertTrue(r.out().contains("backup 2: ok"), r.out());
+  }
+
   private static void flip(Path file) throws Exception {
     try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       java.nio.ByteBuffer one = java.nio.ByteBuffer.allocate(1);

@@ -5,8 +5,10 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -31,7 +33,7 @@ final class BackupCreation {
     SharedDatabase shared = db.shared();
     shared.requireWritable("back up (a read-only handle cannot flush, so the backup could miss data)");
     Path source = shared.path();
-    if (layout.root.startsWith(source) || source.startsWith(layout.root)) {
+    if (RealPaths.overlap(layout.root, source)) {
       throw new BackupRefusedException(Reason.INVALID_PATH, "cannot back up " + source + " into " + layout.root
           + ": one is inside the other; choose a backup directory outside the database");
     }
@@ -39,10 +41,18 @@ final class BackupCreation {
     try (AutoCloseable lock = layout.lock(); BackupEngine engine = store.engine()) {
       store.removeIncomplete(engine);
       String identity = BackupLayout.identity(source);
+      int nextId = BackupCatalog.highestRocksDbId(engine) + 1;
       for (BackupInfo earlier : store.list(engine)) {
         if (earlier.complete() && earlier.sourceIdentity() != null && !earlier.sourceIdentity().equals(identity)) {
           throw new BackupRefusedException(Reason.INVALID_PATH, layout.root + " holds backups of another database ("
               + earlier.sourcePath() + ", identity " + earlier.sourceIdentity() + "); give each database its own backup directory");
+        }
+        if (earlier.id() >= nextId) {
+          // RocksDB lost its description, so it would give the new backup this id: keep the damage visible instead
+          throw new BackupCorruptException(earlier.id(), layout.root.relativize(layout.backup(earlier.id())),
+              "has no RocksDB backup (meta/" + earlier.id() + " is missing), and a new backup would take its id",
+              "delete it (BackupStore.delete(" + earlier.id() + "), ./commitlane backup delete --id " + earlier.id()
+              + ") and back up again");
         }
       }
       long estimate = estimateNewBytes(source, layout.root);
@@ -82,6 +92,10 @@ final class BackupCreation {
       id = newestId(engine);
       progress.progress("rocksdb", estimate, estimate);
       checkCancelled(cancelled, "after RocksDB's files were copied");
+      if (Files.exists(layout.backup(id), LinkOption.NOFOLLOW_LINKS)) {
+        throw new BackupException("RocksDB gave the new backup id " + id + ", which " + layout.backup(id)
+            + " already holds; nothing of the new backup is kept: list the backups in " + layout.root + " and delete the damaged one");
+      }
       Path staging = layout.staging(id);
       SideFiles.deleteTree(staging);
       Files.createDirectories(staging);
@@ -143,9 +157,15 @@ final class BackupCreation {
 
   /**
    * About how many bytes the backup will add: the database's files that no earlier backup shares
-   * (same file number and size in {@code shared_checksum/}), plus its logs.
+   * (same file number and size in {@code shared_checksum/}), plus its logs. The database is live:
+   * a file listed may be gone when its size is read.
    */
   static long estimateNewBytes(Path db, Path backupRoot) throws IOException {
+    return estimateNewBytes(SideFiles.entries(db), backupRoot) + SideFiles.treeSize(db.resolve(SideFiles.TXLOG));
+  }
+
+  /** The files of {@code dbFiles} that no earlier backup shares, listed a moment ago from the live database directory. */
+  static long estimateNewBytes(List<Path> dbFiles, Path backupRoot) throws IOException {
     Map<String, List<Long>> shared = new HashMap<>();
     Path sharedDir = backupRoot.resolve("shared_checksum");
     if (Files.isDirectory(sharedDir)) {
@@ -158,12 +178,18 @@ final class BackupCreation {
       }
     }
     long total = 0;
-    for (Path f : SideFiles.entries(db)) {
-      if (!Files.isRegularFile(f, LinkOption.NOFOLLOW_LINKS)) {
+    for (Path f : dbFiles) {
+      BasicFileAttributes attributes;
+      try {
+        attributes = Files.readAttributes(f, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS); // one look: it may go any time
+      } catch (NoSuchFileException e) {
+        continue; // a compaction or a flush removed it: RocksDB's backup does not copy it either
+      }
+      if (!attributes.isRegularFile()) {
         continue;
       }
       String name = f.getFileName().toString();
-      long size = Files.size(f);
+      long size = attributes.size();
       int dot = name.indexOf('.');
       String number = dot > 0 ? name.substring(0, dot) : name;
       boolean table = name.endsWith(".sst") || name.endsWith(".blob");
@@ -171,7 +197,7 @@ final class BackupCreation {
         total += size;
       }
     }
-    return total + SideFiles.treeSize(db.resolve(SideFiles.TXLOG));
+    return total;
   }
 
   private static int newestId(BackupEngine engine) {

@@ -7,6 +7,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -62,11 +63,12 @@ final class BackupLayout {
 
   /**
    * {@code relative} as a file inside the backup directory: refused (as damage of {@code id}) if it
-   * is absolute, climbs with {@code ..}, or resolves through a link to outside the directory.
+   * is empty, absolute, not a path at all, climbs with {@code ..}, or resolves through a link to
+   * outside the directory.
    */
   Path inside(int id, String relative) throws IOException {
-    Path rel = Path.of(relative);
-    if (rel.isAbsolute() || relative.contains("..") || relative.isEmpty()) {
+    Path rel = named(id, relative);
+    if (relative.isEmpty() || rel.isAbsolute() || relative.contains("..")) {
       throw new BackupCorruptException(id, rel, "is a path outside the backup directory, which a backup never names");
     }
     Path file = root.resolve(rel).normalize();
@@ -80,6 +82,16 @@ final class BackupLayout {
       }
     }
     return file;
+  }
+
+  /** {@code relative}, a path a backup's files name, as a path; one that cannot be a path (a NUL byte) is damage. */
+  static Path named(int id, String relative) {
+    try {
+      return Path.of(relative);
+    } catch (InvalidPathException e) {
+      throw new BackupCorruptException(id, Path.of(relative.replace('\0', '?')), "is not a path (" + e.getReason()
+          + "); the file naming it was changed or damaged");
+    }
   }
 
   /** The writer lock of this directory; refused if another writer (here or in another process) has it. */

@@ -5,7 +5,9 @@ import java.io.Reader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,34 +41,61 @@ final class BackupMetadata {
     }
   }
 
-  static BackupInfo read(Path file, boolean complete) throws IOException {
+  /**
+   * The metadata of backup {@code id}; one that is missing, unreadable, malformed or names another
+   * backup is damage ({@link BackupCorruptException} naming the file).
+   */
+  static BackupInfo read(BackupLayout layout, int id) {
+    Path file = layout.backup(id).resolve(BackupLayout.METADATA);
+    Path rel = layout.root.relativize(file);
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw new BackupCorruptException(id, rel, "is missing");
+    }
     Properties p = new Properties();
     try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
       p.load(r);
+    } catch (IOException | IllegalArgumentException e) {
+      throw new BackupCorruptException(id, rel, "cannot be read (" + e.getMessage() + ")");
     }
-    List<CapturedLog> logs = new ArrayList<>();
-    TreeSet<String> names = new TreeSet<>();
-    for (String key : p.stringPropertyNames()) {
-      if (key.startsWith("log.") && key.endsWith(".end-position")) {
-        names.add(key.substring(4, key.length() - ".end-position".length()));
+    try {
+      List<CapturedLog> logs = new ArrayList<>();
+      TreeSet<String> names = new TreeSet<>();
+      for (String key : p.stringPropertyNames()) {
+        if (key.startsWith("log.") && key.endsWith(".end-position")) {
+          names.add(key.substring(4, key.length() - ".end-position".length()));
+        }
       }
+      for (String n : names) {
+        String k = "log." + n + ".";
+        logs.add(new CapturedLog(n, number(p, k + "flushed-position"), number(p, k + "end-position"), number(p, k + "bytes")));
+      }
+      String identity = p.getProperty("source-identity", "");
+      long recordedId = number(p, "id");
+      if (recordedId != id) {
+        throw new IllegalArgumentException("it describes backup " + recordedId);
+      }
+      return new BackupInfo(id, Instant.parse(text(p, "created-at")), number(p, "sequence"), number(p, "size-bytes"),
+          (int) number(p, "format-version"), identity.isEmpty() ? null : identity, p.getProperty("source-path", ""), logs,
+          BackupInfo.State.COMPLETE, "");
+    } catch (IllegalArgumentException | DateTimeException e) {
+      throw new BackupCorruptException(id, rel, "is malformed: " + e.getMessage());
     }
-    for (String n : names) {
-      String k = "log." + n + ".";
-      logs.add(new CapturedLog(n, number(p, k + "flushed-position"), number(p, k + "end-position"), number(p, k + "bytes")));
-    }
-    String identity = p.getProperty("source-identity", "");
-    return new BackupInfo((int) number(p, "id"), Instant.parse(p.getProperty("created-at")), number(p, "sequence"),
-        number(p, "size-bytes"), (int) number(p, "format-version"), identity.isEmpty() ? null : identity,
-        p.getProperty("source-path", ""), logs, complete);
   }
 
-  private static long number(Properties p, String key) throws IOException {
+  private static String text(Properties p, String key) {
     String v = p.getProperty(key);
+    if (v == null) {
+      throw new IllegalArgumentException("field " + key + " is missing");
+    }
+    return v;
+  }
+
+  private static long number(Properties p, String key) {
+    String v = text(p, key);
     try {
       return Long.parseLong(v);
     } catch (NumberFormatException e) {
-      throw new IOException("field " + key + " is missing or not a number: " + v);
+      throw new IllegalArgumentException("field " + key + " is not a number: " + v);
     }
   }
 }

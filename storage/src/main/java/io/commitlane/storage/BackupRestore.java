@@ -10,6 +10,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.rocksdb.BackupEngine;
 import org.rocksdb.RestoreOptions;
 import org.rocksdb.RocksDBException;
@@ -17,10 +19,10 @@ import org.rocksdb.RocksDBException;
 /**
  * Restores a verified backup. RocksDB's restore empties the directory it restores into, so it
  * restores into a staging directory beside the target ({@code .<name>.restoring-<id>}), commitlane's
- * logs and store-drop records are copied in, and then the staging directory is renamed to the
- * target (one atomic rename when the target is missing or empty), or its entries are moved into a
- * target that keeps files of someone else's. A crash leaves the staging directory (the next
- * restore removes it) and the backup untouched.
+ * logs and store-drop records are copied in (the files the manifest lists, nothing else), and then
+ * the staging directory is renamed to the target (one atomic rename when the target is missing or
+ * empty), or its entries are moved into a target that keeps files of someone else's. A crash
+ * leaves the staging directory (the next restore removes it) and the backup untouched.
  */
 final class BackupRestore {
   private BackupRestore() {}
@@ -31,7 +33,7 @@ final class BackupRestore {
     Path dest = target.toAbsolutePath().normalize();
     try (AutoCloseable lock = layout.lock()) {
       BackupInfo info = BackupVerifier.verify(store, id, false, progress);
-      if (dest.startsWith(layout.root) || layout.root.startsWith(dest)) {
+      if (RealPaths.overlap(dest, layout.root)) {
         throw new BackupRefusedException(Reason.INVALID_PATH, "cannot restore into " + dest
             + ": it is inside the backup directory " + layout.root + " or holds it; choose a directory outside it");
       }
@@ -40,13 +42,17 @@ final class BackupRestore {
       SideFiles.deleteTree(staging);
       Files.createDirectories(dest.getParent());
       progress.progress("restore", 0, info.sizeBytes());
-      try (BackupEngine engine = store.engine(); RestoreOptions ro = new RestoreOptions(false)) {
-        engine.restoreDbFromBackup(id, staging.toString(), staging.toString(), ro);
+      try {
+        try (BackupEngine engine = store.engine(); RestoreOptions ro = new RestoreOptions(false)) {
+          engine.restoreDbFromBackup(id, staging.toString(), staging.toString(), ro);
+        }
+        progress.progress("restore", info.sizeBytes() / 2, info.sizeBytes()); // RocksDB's files are staged
+        copySideFiles(layout, id, BackupManifest.read(layout, id), staging);
+        SideFiles.syncDirectory(staging);
+      } catch (Exception e) {
+        SideFiles.deleteTree(staging); // a crash leaves it instead, for the next restore to remove
+        throw e;
       }
-      progress.progress("restore", info.sizeBytes() / 2, info.sizeBytes()); // RocksDB's files are staged
-      copyTree(layout.backup(id).resolve(SideFiles.TXLOG), staging.resolve(SideFiles.TXLOG));
-      copyTree(layout.backup(id).resolve(DropIntents.DIRECTORY), staging.resolve(DropIntents.DIRECTORY));
-      SideFiles.syncDirectory(staging);
       moveInto(staging, dest);
       progress.progress("restore", info.sizeBytes(), info.sizeBytes());
     } catch (BackupException | PathInUseException e) {
@@ -134,20 +140,30 @@ final class BackupRestore {
     SideFiles.syncDirectory(dest);
   }
 
-  private static void copyTree(Path from, Path to) throws IOException {
-    if (!Files.isDirectory(from, LinkOption.NOFOLLOW_LINKS)) {
-      return;
-    }
-    try (var walk = Files.walk(from)) {
-      for (Path p : walk.sorted().toList()) {
-        Path dst = to.resolve(from.relativize(p).toString());
-        if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
-          Files.createDirectories(dst);
-        } else if (Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS)) {
-          SideFiles.copySynced(p, dst);
-        }
+  /**
+   * Copies the logs and store-drop records of backup {@code id} into {@code staging}: the files
+   * {@code entries} (its manifest) lists, nothing else that may be in its directory.
+   */
+  static void copySideFiles(BackupLayout layout, int id, List<BackupManifest.Entry> entries, Path staging) throws IOException {
+    String ours = BackupLayout.OURS + "/" + id + "/";
+    Set<Path> directories = new TreeSet<>();
+    for (BackupManifest.Entry e : entries) {
+      if (!e.path().startsWith(ours + SideFiles.TXLOG + "/") && !e.path().startsWith(ours + DropIntents.DIRECTORY + "/")) {
+        continue;
+      }
+      Path from = layout.inside(id, e.path());
+      Path to = staging.resolve(e.path().substring(ours.length())).normalize();
+      if (!to.startsWith(staging)) {
+        throw new BackupCorruptException(id, Path.of(e.path()), "is a path outside the backup directory, which a backup never names");
+      }
+      Files.createDirectories(to.getParent());
+      if (SideFiles.copySynced(from, to) != e.size()) {
+        throw new BackupCorruptException(id, Path.of(e.path()), "changed while it was restored (it is not the size recorded)");
+      }
+      for (Path d = to.getParent(); !d.equals(staging); d = d.getParent()) {
+        directories.add(d); // each holds a new entry: the file, or the directory below it
       }
     }
-    SideFiles.syncDirectory(to);
+    directories.forEach(SideFiles::syncDirectory);
   }
 }

@@ -5,12 +5,13 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.time.Instant;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
+import java.util.stream.IntStream;
 import org.rocksdb.BackupEngine;
 import org.rocksdb.BackupEngineOptions;
 import org.rocksdb.Env;
@@ -68,7 +69,10 @@ public final class BackupStore {
    * BackupCancelledException}.
    *
    * @throws BackupRefusedException another writer holds the directory, too little free space, the
-   *     directory holds backups of another database, or one directory is inside the other
+   *     directory holds backups of another database, or one directory is inside the other (where
+   *     the paths really lead: a parent that is a symbolic link counts)
+   * @throws BackupCorruptException the newest backup lost RocksDB's description of it, so the new
+   *     backup would take its id: delete it first
    * @throws BackupException the copy failed (a full disk): nothing of it is kept, the database is unharmed
    */
   public BackupInfo create(Database db, BackupProgress progress, BooleanSupplier cancelled) {
@@ -76,9 +80,14 @@ public final class BackupStore {
     return BackupCreation.run(this, db, Objects.requireNonNull(progress, "progress"), Objects.requireNonNull(cancelled, "cancelled"));
   }
 
-  /** Every backup, oldest first; incomplete ones (interrupted) have {@code complete() == false}. */
+  /**
+   * Every backup, oldest first, with its {@link BackupInfo#state()}: complete, incomplete
+   * (interrupted: the next create or purge removes it) or damaged (a part of it is missing or
+   * unreadable: it stays, listed, until {@link #delete} removes it). Cheap checks only; {@link
+   * #verify} reads every byte.
+   */
   public List<BackupInfo> list() {
-    if (!Files.isDirectory(layout.root.resolve("meta"))) {
+    if (!Files.isDirectory(layout.root.resolve("meta")) && !Files.isDirectory(layout.ours())) {
       return List.of();
     }
     try (BackupEngine engine = engine()) {
@@ -90,11 +99,13 @@ public final class BackupStore {
 
   /**
    * Checks every file of backup {@code id} against its recorded size and SHA-256 (RocksDB's files,
-   * the logs, the metadata and the manifest itself). {@code deep}: also restores it into a
-   * temporary directory inside the backup directory and reads every key of every store there with
-   * RocksDB's block checksums on. Returns the backup's description.
+   * the logs, the metadata and the manifest itself), and that the backup's own directories hold
+   * no file its manifest does not list. {@code deep}: also restores it into a temporary directory
+   * inside the backup directory and reads every key of every store there with RocksDB's block
+   * checksums on. Returns the backup's description.
    *
-   * @throws BackupCorruptException naming the first file that does not match
+   * @throws BackupCorruptException naming the first file that is missing, unreadable, changed,
+   *     unlisted, or named by a path that leads outside the backup directory
    */
   public BackupInfo verify(int id, boolean deep) {
     return verify(id, deep, BackupProgress.NONE);
@@ -105,7 +116,8 @@ public final class BackupStore {
   }
 
   /**
-   * Restore backup {@code id} into {@code target}, after verifying it. Refused (nothing changed)
+   * Restore backup {@code id} into {@code target}, after verifying it (a damaged backup is refused
+   * with {@link BackupCorruptException}); only the files its manifest lists are copied. Refused (nothing changed)
    * while a database at {@code target} is open here or in another process, onto a non-empty
    * directory unless {@link RestoreOptions#replaceExisting()}, and onto another database than the
    * one the backup was taken of unless {@link RestoreOptions#allowOtherDatabase()}. Replacing
@@ -121,7 +133,7 @@ public final class BackupStore {
         Objects.requireNonNull(progress, "progress"));
   }
 
-  /** Delete backup {@code id}; files other backups share stay. */
+  /** Delete backup {@code id}, whatever its state; files other backups share stay. */
   public void delete(int id) {
     try (AutoCloseable lock = layout.lock(); BackupEngine engine = engine()) {
       if (list(engine).stream().noneMatch(b -> b.id() == id)) {
@@ -136,7 +148,10 @@ public final class BackupStore {
     }
   }
 
-  /** Delete every backup but the newest {@code keepLast} complete ones, and every incomplete one; returns the ids deleted. */
+  /**
+   * Delete every backup but the newest {@code keepLast} complete ones, and every incomplete one;
+   * returns the ids deleted. Damaged backups stay (delete them one by one once you have looked).
+   */
   public List<Integer> purge(int keepLast) {
     if (keepLast < 0) {
       throw new IllegalArgumentException("keepLast must be >= 0: " + keepLast);
@@ -179,22 +194,11 @@ public final class BackupStore {
   }
 
   List<BackupInfo> list(BackupEngine engine) {
-    List<BackupInfo> out = new ArrayList<>();
-    for (org.rocksdb.BackupInfo b : engine.getBackupInfo()) {
-      Path meta = layout.backup(b.backupId()).resolve(BackupLayout.METADATA);
-      BackupInfo info = null;
-      if (Files.isRegularFile(meta, LinkOption.NOFOLLOW_LINKS)) {
-        try {
-          info = BackupMetadata.read(meta, true);
-        } catch (IOException | RuntimeException e) {
-          info = null; // verify names the damage; list still shows the backup
-        }
-      }
-      out.add(info != null ? info : new BackupInfo(b.backupId(), Instant.ofEpochSecond(b.timestamp()), -1, b.size(),
-          0, null, "", List.of(), false));
+    try {
+      return BackupCatalog.list(layout, engine);
+    } catch (IOException e) {
+      throw new BackupException("cannot read the backups in " + layout.root + ": " + e, e);
     }
-    out.sort(Comparator.comparingInt(BackupInfo::id));
-    return out;
   }
 
   /** The {@code txlog} directory of the newest complete backup before {@code id}, whose sealed segments a new one may share; or null. */
@@ -208,20 +212,22 @@ public final class BackupStore {
     return newest == null ? null : layout.backup(newest.id()).resolve(SideFiles.TXLOG);
   }
 
-  /** Under the lock: removes RocksDB backups that have no commitlane directory and staging left by a crash. */
+  /**
+   * Under the lock: removes incomplete backups (RocksDB's part without commitlane's) and the
+   * staging a crash left. Damaged backups stay.
+   */
   List<Integer> removeIncomplete(BackupEngine engine) throws RocksDBException, IOException {
     List<Integer> removed = new ArrayList<>();
-    for (org.rocksdb.BackupInfo b : engine.getBackupInfo()) {
-      if (!Files.isDirectory(layout.backup(b.backupId()), LinkOption.NOFOLLOW_LINKS)) {
-        engine.deleteBackup(b.backupId());
-        removed.add(b.backupId());
+    for (BackupInfo b : list(engine)) {
+      if (b.state() == BackupInfo.State.INCOMPLETE) {
+        engine.deleteBackup(b.id());
+        removed.add(b.id());
       }
     }
-    if (Files.isDirectory(layout.ours())) {
+    if (Files.isDirectory(layout.ours(), LinkOption.NOFOLLOW_LINKS)) {
       for (Path p : SideFiles.entries(layout.ours())) {
         String name = p.getFileName().toString();
-        boolean staging = name.endsWith(".tmp") || name.startsWith("verify-");
-        if (staging || (BackupLayout.isId(name) && engine.getBackupInfo().stream().noneMatch(b -> name.equals(Integer.toString(b.backupId()))))) {
+        if (name.endsWith(".tmp") || name.startsWith("verify-")) {
           SideFiles.deleteTree(p);
         }
       }
@@ -230,9 +236,25 @@ public final class BackupStore {
     return removed;
   }
 
-  private void deleteOne(BackupEngine engine, int id) throws RocksDBException {
-    // Ours first: a crash in between leaves a RocksDB backup without it, which counts as incomplete.
-    SideFiles.deleteTree(layout.backup(id));
-    engine.deleteBackup(id);
+  /**
+   * Ours first, out of the way in one rename: a crash after it leaves RocksDB's part alone, which
+   * counts as incomplete; RocksDB's part may be missing or refused already (a damaged backup).
+   */
+  private void deleteOne(BackupEngine engine, int id) throws RocksDBException, IOException {
+    Path ours = layout.backup(id);
+    if (Files.exists(ours, LinkOption.NOFOLLOW_LINKS)) {
+      Path doomed = layout.ours().resolve("deleting-" + id + ".tmp");
+      SideFiles.deleteTree(doomed);
+      Files.move(ours, doomed, StandardCopyOption.ATOMIC_MOVE);
+      SideFiles.syncDirectory(layout.ours());
+      SideFiles.deleteTree(doomed);
+    }
+    boolean known = engine.getBackupInfo().stream().anyMatch(b -> b.backupId() == id)
+        || IntStream.of(engine.getCorruptedBackups()).anyMatch(c -> c == id);
+    if (known) {
+      engine.deleteBackup(id);
+    } else {
+      engine.garbageCollect(); // what RocksDB kept of it without a description
+    }
   }
 }

@@ -5,9 +5,12 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.rocksdb.BackupEngine;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
@@ -20,10 +23,14 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 
 /**
- * Verifies a backup against its manifest: every file's size and SHA-256, the manifest's own
- * checksum, that RocksDB's description of the backup names no file the manifest lacks, and that
- * no path leaves the backup directory. Deep verification also restores the backup into a
- * temporary directory and reads every key of every store with block checksums on.
+ * Verifies a backup against its manifest: every listed file's size and SHA-256 (RocksDB's
+ * description of the backup first, then the files, the metadata and the manifest's own checksum),
+ * that no path leaves the backup directory, that RocksDB's description names no file the manifest
+ * lacks, that RocksDB's backup engine accepts the backup, that the backup's own directories
+ * ({@code commitlane/<id>/}, {@code private/<id>/}) hold no file the manifest does not list (a file
+ * put there later, which a restore must not copy), and that its metadata is readable. Deep
+ * verification also restores the backup into a temporary directory and reads every key of every
+ * store with block checksums on. The first damage found is thrown as {@link BackupCorruptException}.
  */
 final class BackupVerifier {
   private BackupVerifier() {}
@@ -33,41 +40,44 @@ final class BackupVerifier {
     try {
       Path dir = layout.backup(id);
       if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
-        if (!Files.isRegularFile(layout.root.resolve("meta").resolve(Integer.toString(id)))) {
+        Path meta = layout.root.resolve("meta").resolve(Integer.toString(id));
+        if (!Files.exists(meta, LinkOption.NOFOLLOW_LINKS) && !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
           throw new BackupRefusedException(Reason.NO_SUCH_BACKUP, "there is no backup " + id + " in " + layout.root
               + "; list them to see which there are");
         }
-        throw new BackupCorruptException(id, layout.root.relativize(dir), "is missing: the backup was interrupted; delete it");
+        throw new BackupCorruptException(id, layout.root.relativize(dir), Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
+            ? "is not a directory" : "is missing: the backup was interrupted; delete it");
       }
       List<BackupManifest.Entry> entries = BackupManifest.read(layout, id);
-      Set<String> listed = new HashSet<>();
       long total = 0;
       for (BackupManifest.Entry e : entries) {
-        listed.add(e.path());
         total += e.size();
-      }
-      for (String rocks : BackupManifest.rocksDbFiles(layout, id)) {
-        if (!listed.contains(rocks)) {
-          throw new BackupCorruptException(id, Path.of(rocks), "is named by RocksDB's description of the backup but not by its manifest");
-        }
       }
       long done = 0;
       for (BackupManifest.Entry e : entries) {
-        Path file = layout.inside(id, e.path());
-        Path rel = Path.of(e.path());
-        if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
-          throw new BackupCorruptException(id, rel, "is missing");
-        }
-        if (Files.size(file) != e.size()) {
-          throw new BackupCorruptException(id, rel, "has " + Files.size(file) + " bytes, not the " + e.size() + " recorded");
-        }
-        if (!BackupManifest.sha256(file).equals(e.sha256())) {
-          throw new BackupCorruptException(id, rel, "does not match its recorded SHA-256 (a changed or damaged byte)");
-        }
+        checkFile(layout, id, e);
         done += e.size();
         progress.progress("verify", done, total);
       }
-      BackupInfo info = BackupMetadata.read(dir.resolve(BackupLayout.METADATA), true);
+      Set<String> listed = new HashSet<>();
+      entries.forEach(e -> listed.add(e.path()));
+      for (String rocks : BackupManifest.rocksDbFiles(layout, id)) {
+        if (!listed.contains(rocks)) {
+          throw new BackupCorruptException(id, BackupLayout.named(id, rocks),
+              "is named by RocksDB's description of the backup but not by its manifest");
+        }
+      }
+      try (BackupEngine engine = store.engine()) {
+        if (IntStream.of(engine.getCorruptedBackups()).anyMatch(c -> c == id)) {
+          throw new BackupCorruptException(id, Path.of("meta", Integer.toString(id)),
+              "is refused by RocksDB's backup engine, although every file matches the manifest (the manifest was rewritten)");
+        }
+      } catch (RocksDBException e) {
+        throw new BackupException("cannot open the backups in " + layout.root + " to verify backup " + id + ": " + e.getMessage(), e);
+      }
+      refuseUnlisted(layout, id, dir, listed);
+      refuseUnlisted(layout, id, layout.root.resolve("private").resolve(Integer.toString(id)), listed);
+      BackupInfo info = BackupMetadata.read(layout, id);
       if (info.formatVersion() > BackupMetadata.FORMAT_VERSION) {
         throw new BackupRefusedException(Reason.NEWER_FORMAT, "backup " + id + " was written in commitlane backup format "
             + info.formatVersion() + ", newer than this version reads (" + BackupMetadata.FORMAT_VERSION + "); use a newer commitlane");
@@ -78,6 +88,48 @@ final class BackupVerifier {
       return info;
     } catch (IOException e) {
       throw new BackupException("cannot verify backup " + id + " in " + layout.root + ": " + e, e);
+    }
+  }
+
+  /** One listed file: inside the directory, a regular file, of the recorded size and SHA-256. */
+  private static void checkFile(BackupLayout layout, int id, BackupManifest.Entry e) throws IOException {
+    Path file = layout.inside(id, e.path());
+    Path rel = Path.of(e.path());
+    if (Files.isSymbolicLink(file)) {
+      throw new BackupCorruptException(id, rel, "is a symbolic link, which a backup never holds");
+    }
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      throw new BackupCorruptException(id, rel, Files.exists(file, LinkOption.NOFOLLOW_LINKS) ? "is not a file" : "is missing");
+    }
+    if (Files.size(file) != e.size()) {
+      throw new BackupCorruptException(id, rel, "has " + Files.size(file) + " bytes, not the " + e.size() + " recorded");
+    }
+    if (!BackupManifest.sha256(file).equals(e.sha256())) {
+      throw new BackupCorruptException(id, rel, "does not match its recorded SHA-256 (a changed or damaged byte)");
+    }
+  }
+
+  /**
+   * Anything under {@code root} (one backup's own directory) but directories that the manifest
+   * does not list is damage: it was put there after the backup was taken. Links are not followed.
+   */
+  private static void refuseUnlisted(BackupLayout layout, int id, Path root, Set<String> listed) throws IOException {
+    if (!Files.isDirectory(root, LinkOption.NOFOLLOW_LINKS)) {
+      return;
+    }
+    String manifest = BackupLayout.OURS + "/" + id + "/" + BackupLayout.MANIFEST; // it does not list itself
+    List<String> unlisted = new ArrayList<>();
+    try (Stream<Path> walk = Files.walk(root)) {
+      for (Path p : walk.sorted().toList()) {
+        String rel = layout.root.relativize(p).toString().replace('\\', '/');
+        if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) && !listed.contains(rel) && !rel.equals(manifest)) {
+          unlisted.add(rel);
+        }
+      }
+    }
+    if (!unlisted.isEmpty()) {
+      throw new BackupCorruptException(id, Path.of(unlisted.get(0)), "is not listed in its manifest: it was put there after"
+          + " the backup was taken" + (unlisted.size() > 1 ? " (and " + (unlisted.size() - 1) + " more such files)" : ""));
     }
   }
 

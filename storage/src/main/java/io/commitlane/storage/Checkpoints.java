@@ -25,7 +25,7 @@ final class Checkpoints {
       throw new CheckpointRefusedException("cannot take a checkpoint into " + dest + ": it already exists; a checkpoint goes"
           + " into a new directory, so choose another path or remove that one");
     }
-    if (dest.startsWith(shared.path()) || shared.path().startsWith(dest)) {
+    if (RealPaths.overlap(dest, shared.path())) {
       throw new CheckpointRefusedException("cannot take a checkpoint of " + shared.path() + " into " + dest
           + ": one is inside the other; choose a directory outside the database");
     }

@@ -7,6 +7,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
@@ -134,7 +135,7 @@ final class SideFiles {
     return out;
   }
 
-  /** The sum of the sizes of the regular files under {@code root}. */
+  /** The sum of the sizes of the regular files under {@code root}; one removed while it is walked (a purged log segment) counts nothing. */
   static long treeSize(Path root) throws IOException {
     if (!Files.exists(root, LinkOption.NOFOLLOW_LINKS)) {
       return 0;
@@ -147,6 +148,14 @@ final class SideFiles {
           total[0] += attrs.size();
         }
         return FileVisitResult.CONTINUE;
+      }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE;
+        }
+        throw e;
       }
     });
     return total[0];

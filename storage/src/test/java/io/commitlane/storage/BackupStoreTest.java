@@ -193,6 +193,66 @@ class BackupStoreTest {
   }
 
   /**
+   * The space estimate lists the live database directory, then reads each file's size: a table
+   * file a compaction removed in between, or a log segment a purge removed, counts nothing.
+   */
+  @Test
+  void theSpaceEstimateCountsNothingForAFileRemovedAfterItWasListed() throws Exception {
+    Path db = Files.createDirectories(dir.resolve("live"));
+    Files.write(db.resolve("000007.sst"), new byte[100]);
+    List<Path> listed = List.of(db.resolve("000007.sst"), db.resolve("000008.sst"));
+    assertEquals(100, BackupCreation.estimateNewBytes(listed, dir.resolve("backups")));
+    Path log = Files.createDirectories(db.resolve("txlog/orders"));
+    Files.write(log.resolve("00000000000000000001.txlog"), new byte[10]);
+    assertEquals(10, SideFiles.treeSize(db.resolve("txlog")));
+  }
+
+  /**
+   * One directory inside the other is refused however the paths are spelled: a parent that is a
+   * symbolic link leads into the database, the backup directory or the restore target all the same.
+   */
+  @Test
+  void aDirectoryInsideTheOtherThroughASymbolicLinkIsRefused() throws Exception {
+    Path db = dir.resolve("db");
+    Path realParent = Files.createDirectories(dir.resolve("real"));
+    Files.createSymbolicLink(dir.resolve("to-db"), db);
+    Files.createSymbolicLink(dir.resolve("to-real"), realParent);
+    BackupStore backups = BackupStore.at(realParent.resolve("backups"));
+    BackupInfo info;
+    try (Database d = open(db)) {
+      d.put(b("a"), b("1"));
+      // the backup directory inside the database, through a linked parent
+      BackupRefusedException e = assertThrows(BackupRefusedException.class, () -> BackupStore.at(dir.resolve("to-db/backups")).create(d));
+      assertEquals(BackupRefusedException.Reason.INVALID_PATH, e.reason());
+      assertFalse(Files.exists(db.resolve("backups")), "nothing written into the database");
+      // a checkpoint into the database, through a linked parent
+      assertThrows(CheckpointRefusedException.class, () -> d.checkpoint(dir.resolve("to-db/copy")));
+      assertFalse(Files.exists(db.resolve("copy")), "nothing written into the database");
+      info = backups.create(d);
+    }
+    // the database inside the backup directory, which is named through a linked parent
+    Path outer = Files.createDirectories(realParent.resolve("outer"));
+    try (Database inner = open(outer.resolve("db"))) {
+      inner.put(b("a"), b("1"));
+      BackupRefusedException e = assertThrows(BackupRefusedException.class, () -> BackupStore.at(dir.resolve("to-real/outer")).create(inner));
+      assertEquals(BackupRefusedException.Reason.INVALID_PATH, e.reason());
+    }
+    // a restore into the backup directory, or into a directory holding it, through a linked parent
+    Files.createSymbolicLink(dir.resolve("to-backups"), realParent.resolve("backups"));
+    Files.createSymbolicLink(dir.resolve("to-dir"), dir);
+    for (Path target : List.of(dir.resolve("to-backups/restored"), dir.resolve("to-dir/real"))) {
+      BackupRefusedException e = assertThrows(BackupRefusedException.class,
+          () -> backups.restore(info.id(), target, RestoreOptions.defaults().replacingExisting()), target.toString());
+      assertEquals(BackupRefusedException.Reason.INVALID_PATH, e.reason(), e.getMessage());
+    }
+    assertFalse(Files.exists(realParent.resolve("backups/restored")), "nothing restored into the backup directory");
+    try (var entries = Files.list(realParent)) {
+      assertEquals(List.of("backups", "outer"), entries.map(p -> p.getFileName().toString()).sorted().toList());
+    }
+    backups.verify(info.id(), false);
+  }
+
+  /**
    * A full disk during a backup fails it with a typed error, keeps earlier backups verifiable and
    * leaves the database writable. On a real tmpfs (skipped where mounting is not allowed).
    */
