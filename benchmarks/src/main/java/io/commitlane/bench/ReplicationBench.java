@@ -79,6 +79,11 @@ final class ReplicationBench implements Callable<Integer> {
           + " throughput part runs without etcd and says so. Default: ${DEFAULT-VALUE}")
   String etcd;
 
+  @Option(names = "--diagnose",
+      description = "Also write replication-diagnosis.md: per replicated throughput cell, the CPU per commit of each node's threads by role"
+          + " and every Ratis counter and timer that moved, per commit")
+  boolean diagnose;
+
   @Option(names = "--failover-trials", defaultValue = "5", description = "Times the leader is stopped. Default: ${DEFAULT-VALUE}")
   int failoverTrials;
 
@@ -156,7 +161,7 @@ final class ReplicationBench implements Callable<Integer> {
       try {
         for (String part : PARTS) {
           if (parts.contains(part)) {
-            runPart(part, root.resolve(part), tuning, report, stdout);
+            runPart(part, root.resolve(part), tuning, report, stdout, outDir);
           }
         }
       } catch (StopSignal.StoppedException e) {
@@ -179,14 +184,14 @@ final class ReplicationBench implements Callable<Integer> {
   }
 
   /** Runs one part on fresh replicas in {@code partDir}; a failure is reported and the run goes on, a stop request is not caught. */
-  private void runPart(String part, Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out)
-      throws Exception {
+  private void runPart(String part, Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out,
+      Path outDir) throws Exception {
     phase = part;
     out.printf(Locale.ROOT, "%n== %s%n", part);
     ContentionRunner.deleteRecursively(partDir); // a kept --dir from an earlier run: replicas there know other ports
     try {
       switch (part) {
-        case "throughput" -> throughput(partDir, tuning, report, out);
+        case "throughput" -> throughput(partDir, tuning, report, out, outDir);
         case "failover" -> {
           try (ReplicaLoopback replicas = new ReplicaLoopback(partDir, 3, tuning)) {
             new ReplicationFailover(timing.warmup).measure(replicas, failoverTrials, report.failover, out);
@@ -213,7 +218,8 @@ final class ReplicationBench implements Callable<Integer> {
     }
   }
 
-  private void throughput(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out) throws Exception {
+  private void throughput(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out, Path outDir)
+      throws Exception {
     boolean withOwner = peers.contains("single-owner");
     EtcdCluster etcdCluster = null;
     List<ActorSystem<Void>> owners = List.of();
@@ -231,7 +237,8 @@ final class ReplicationBench implements Callable<Integer> {
         out.printf(Locale.ROOT, "  the single-owner cluster (3 Pekko nodes in this JVM) up in %.1f s%n", (System.nanoTime() - owned) / 1e9);
       }
       List<ThroughputLoad> chosen = ThroughputLoad.ALL.stream().filter(l -> loads.contains(l.name())).toList();
-      new ReplicationThroughput(timing.runs, warmupRounds, timing.warmup, timing.seconds, chosen)
+      RaftDiagnosis diagnosis = diagnose ? new RaftDiagnosis(outDir.resolve("replication-diagnosis.md")) : null;
+      new ReplicationThroughput(timing.runs, warmupRounds, timing.warmup, timing.seconds, chosen, diagnosis)
           .measure(replicas, new ReplicationThroughput.Peers(etcdCluster, owners), report.throughput, out);
     } finally {
       List<ActorSystem<Void>> reversed = new ArrayList<>(owners);

@@ -69,13 +69,16 @@ final class ReplicationThroughput {
   private final double warmup;
   private final double seconds;
   private final List<ThroughputLoad> loads;
+  /** Where --diagnose writes Ratis's metrics and the threads' CPU per replicated cell; null without it. */
+  private final RaftDiagnosis diagnosis;
 
-  ReplicationThroughput(int runs, int warmupRounds, double warmup, double seconds, List<ThroughputLoad> loads) {
+  ReplicationThroughput(int runs, int warmupRounds, double warmup, double seconds, List<ThroughputLoad> loads, RaftDiagnosis diagnosis) {
     this.runs = runs;
     this.warmupRounds = warmupRounds;
     this.warmup = warmup;
     this.seconds = seconds;
     this.loads = loads;
+    this.diagnosis = diagnosis;
   }
 
   /** Every variant {@code load} can have, the replicated ones first; {@link #variants(ThroughputLoad, boolean, boolean)} picks those that run. */
@@ -177,9 +180,13 @@ final class ReplicationThroughput {
     CommitShape shape = variant.equals(REPLICATED_BARRIER_RMW)
         ? new CommitShape(1, CommitShape.Kind.BARRIER_READ_MODIFY_WRITE) : load.shape();
     CpuWindow cpu = new CpuWindow();
+    RaftMetricsWindow raft = new RaftMetricsWindow();
     try (ReplicatedWriteLoad l = new ReplicatedWriteLoad(replicas, clients, load.inFlight(), Long.MAX_VALUE, shape).start()) {
       try {
-        ShardedWriteLoad.Rates rates = l.window(warmup, seconds, cpu);
+        ShardedWriteLoad.Rates rates = l.window(warmup, seconds, diagnosis == null ? cpu : cpu.and(raft));
+        if (diagnosis != null) {
+          diagnosis.add(load, variant, round, rates, seconds, replicas, raft);
+        }
         return new Sample(load.label(), variant, round, rates, cpu.nanosPer(Math.round(rates.committed() * seconds)));
       } finally {
         l.stop(DRAIN);

@@ -26,7 +26,7 @@ class ReplicationEtcdPeerTest {
     Path out = dir.resolve("out");
     Path missing = dir.resolve("no-such-dir").resolve("etcd");
     CliRun run = CliRun.of("replication", "--parts", "throughput", "--loads", "1x1", "--peers", "etcd", "--etcd", missing.toString(),
-        "--runs", "1", "--warmup-rounds", "0", "--warmup", "0.2", "--seconds", "0.5", "--out", out.toString());
+        "--runs", "1", "--warmup-rounds", "0", "--warmup", "0.2", "--seconds", "0.5", "--diagnose", "--out", out.toString());
     assertEquals(0, run.code(), run.out() + run.err());
     String note = "etcd peer: not installed (no executable at " + missing + ")";
     assertTrue(run.out().contains(note) && run.out().contains("apt-get install etcd-server"), run.out());
@@ -35,6 +35,13 @@ class ReplicationEtcdPeerTest {
     List<String> csv = Files.readAllLines(out.resolve("replication.csv"));
     assertEquals(2, csv.size(), "a header and the replicated row: " + csv);
     assertTrue(csv.get(1).contains(ReplicationThroughput.REPLICATED_ONE), csv.get(1));
+
+    // --diagnose: per replicated cell, the threads' CPU by node and role and Ratis's counters per commit (how many depends on the
+    // machine: a loaded one may commit nothing in half a second, so only the sections are checked here).
+    String diagnosis = Files.readString(out.resolve("replication-diagnosis.md"));
+    assertTrue(diagnosis.contains("## " + ThroughputLoad.ONE.label() + ": " + ReplicationThroughput.REPLICATED_ONE + ", round 1"), diagnosis);
+    assertTrue(Pattern.compile("\\| \\*\\*all Java threads\\*\\* \\| \\*\\*[0-9.]+\\*\\* \\|").matcher(diagnosis).find(), diagnosis);
+    assertTrue(diagnosis.contains("| Ratis metric | per commit | mean ms |"), diagnosis);
   }
 
   /**
@@ -47,7 +54,7 @@ class ReplicationEtcdPeerTest {
   void etcdRunsBesideTheReplicasOnEveryLoadAndStopsAfterwards() throws Exception {
     Path out = dir.resolve("out");
     CliRun run = CliRun.of("replication", "--parts", "throughput", "--loads", "1x1,16-keys,conditional", "--peers", "etcd",
-        "--runs", "1", "--warmup-rounds", "0", "--warmup", "0.2", "--seconds", "0.5", "--out", out.toString());
+        "--runs", "1", "--warmup-rounds", "0", "--warmup", "0.5", "--seconds", "1", "--out", out.toString());
     assertEquals(0, run.code(), run.out() + run.err());
     assertTrue(run.out().contains("etcd peer: etcd Version: ") && run.out().contains("etcd members stopped"), run.out());
 
