@@ -132,6 +132,9 @@ final class ReplicationBench implements Callable<Integer> {
     parts.forEach(p -> Checks.oneOf("--parts", p, PARTS));
     loads.forEach(l -> Checks.oneOf("--loads", l, ThroughputLoad.names()));
     peers.forEach(p -> Checks.oneOf("--peers", p, PEERS));
+    if (peers.contains("none") && peers.size() > 1) {
+      throw Checks.usage("--peers: none runs the replicated variants alone; name it without etcd or single-owner");
+    }
     Checks.range("--warmup-rounds", warmupRounds, 0, 100);
     Checks.range("--failover-trials", failoverTrials, 1, 1000);
     Checks.range("--catch-up-commits", catchUpCommits, 1, 1_000_000_000);
