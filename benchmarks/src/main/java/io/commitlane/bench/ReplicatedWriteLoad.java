@@ -1,6 +1,7 @@
 package io.commitlane.bench;
 
 import io.commitlane.replication.CommitReceipt;
+import io.commitlane.replication.ReplicaConflictException;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicatedTransaction;
 import java.nio.ByteBuffer;
@@ -19,11 +20,13 @@ import org.HdrHistogram.Recorder;
 
 /**
  * The replicated counterpart of {@link ShardedWriteLoad}: clients that each keep {@code inFlight}
- * one-key blind commits going (a random key of {@link ShardedWriteLoad#KEY_SPACE}, a value of
- * {@link ShardedWriteLoad#VALUE_BYTES} random bytes, nothing read, so nothing conflicts), client
- * {@code c} through the handle of node {@code clientNodes[c]}. A commit that fails (its node
+ * commits going, one-key blind commits unless told otherwise ({@link CommitShape}: random keys of
+ * {@link ShardedWriteLoad#KEY_SPACE}, values of {@link ShardedWriteLoad#VALUE_BYTES} random bytes),
+ * client {@code c} through the handle of node {@code clientNodes[c]}. A commit that fails (its node
  * stopped, no leader within the request timeout) is begun again after a short pause through the
- * next running node. Latency is timed from {@code begin()} to the receipt.
+ * next running node; one that conflicts (a read-modify-write whose key changed) is counted and the
+ * chain goes on with the next. Latency is timed from the first call (a read barrier's, or {@code
+ * begin()}) to the receipt.
  *
  * <p>The next commit of a chain is begun in the previous one's completion, on the replica node's
  * completion thread that completed it (never the common pool); retries after a failure wait on
@@ -38,10 +41,12 @@ final class ReplicatedWriteLoad implements AutoCloseable {
   private final ScheduledExecutorService retries;
   private final LongAdder committed = new LongAdder();
   private final LongAdder failed = new LongAdder();
+  private final LongAdder conflicted = new LongAdder();
   private final LongAdder outstanding = new LongAdder();
   private final AtomicLong begun = new AtomicLong();
   private final Recorder latency = new Recorder(3);
   private final long limit;
+  private final CommitShape shape;
   private volatile boolean stopping;
   private volatile LongConsumer acks = at -> { };
 
@@ -51,8 +56,14 @@ final class ReplicatedWriteLoad implements AutoCloseable {
    *     Long.MAX_VALUE} for no limit
    */
   ReplicatedWriteLoad(ReplicaLoopback cluster, int[] clientNodes, int inFlight, long limit) {
+    this(cluster, clientNodes, inFlight, limit, CommitShape.ONE_KEY);
+  }
+
+  /** As {@link #ReplicatedWriteLoad(ReplicaLoopback, int[], int, long)}, each commit of {@code shape}. */
+  ReplicatedWriteLoad(ReplicaLoopback cluster, int[] clientNodes, int inFlight, long limit, CommitShape shape) {
     this.cluster = cluster;
     this.limit = limit;
+    this.shape = shape;
     this.chainNode = new AtomicLongArray(clientNodes.length * inFlight);
     for (int c = 0; c < clientNodes.length; c++) {
       for (int f = 0; f < inFlight; f++) {
@@ -102,6 +113,10 @@ final class ReplicatedWriteLoad implements AutoCloseable {
     return failed.sum();
   }
 
+  long conflicted() {
+    return conflicted.sum();
+  }
+
   /** Commits begun and not yet answered (or given up). */
   long outstanding() {
     return outstanding.sum();
@@ -111,18 +126,27 @@ final class ReplicatedWriteLoad implements AutoCloseable {
    * Lets the load run {@code warmup} seconds, then measures {@code seconds}: commits and failures
    * per second, and the latency of the commits acknowledged in the window.
    */
-  ShardedWriteLoad.Rates window(double warmup, double seconds) throws InterruptedException {
+  ShardedWriteLoad.Rates window(double warmup, double seconds) throws Exception {
+    return window(warmup, seconds, WindowListener.NONE);
+  }
+
+  /** As {@link #window(double, double)}, telling {@code listener} when the measured window opens and closes. */
+  ShardedWriteLoad.Rates window(double warmup, double seconds, WindowListener listener) throws Exception {
     ContentionRunner.pause(warmup);
     long c0 = committed.sum();
     long f0 = failed.sum();
+    long x0 = conflicted.sum();
     latency.reset();
+    listener.windowOpened();
     long start = System.nanoTime();
     ContentionRunner.pause(seconds);
     long c = committed.sum() - c0;
     long f = failed.sum() - f0;
+    long x = conflicted.sum() - x0;
     Histogram window = latency.getIntervalHistogram();
     double elapsed = (System.nanoTime() - start) / 1e9;
-    return ShardedWriteLoad.Rates.of(elapsed, c, 0, f, window);
+    listener.windowClosed();
+    return ShardedWriteLoad.Rates.of(elapsed, c, x, f, window);
   }
 
   /** Waits until the {@code limit} commits are all answered (or {@code timeout} passed); false if some are still out. */
@@ -172,15 +196,18 @@ final class ReplicatedWriteLoad implements AutoCloseable {
       return;
     }
     ThreadLocalRandom rnd = ThreadLocalRandom.current();
-    byte[] key = ByteBuffer.allocate(8).putLong(rnd.nextInt(ShardedWriteLoad.KEY_SPACE)).array();
+    byte[][] keys = new byte[shape.keys()][];
+    for (int k = 0; k < keys.length; k++) {
+      keys[k] = ByteBuffer.allocate(8).putLong(rnd.nextInt(ShardedWriteLoad.KEY_SPACE)).array();
+    }
     byte[] value = new byte[ShardedWriteLoad.VALUE_BYTES];
     rnd.nextBytes(value);
     long begin = System.nanoTime();
     CompletionStage<CommitReceipt> commit;
     try {
-      ReplicatedTransaction t = db.begin();
-      t.put(key, value);
-      commit = t.commit();
+      commit = shape.kind() == CommitShape.Kind.BARRIER_READ_MODIFY_WRITE
+          ? db.sync().thenCompose(index -> transact(db, keys, value)) // on the node's completion thread, as the actor does
+          : transact(db, keys, value);
     } catch (RuntimeException e) {
       // the node stopped under this chain (its replica closed): go on through the next one
       failed.increment();
@@ -195,12 +222,34 @@ final class ReplicatedWriteLoad implements AutoCloseable {
         committed.increment();
         acks.accept(now);
         next(chain);
+      } else if (unwrap(error) instanceof ReplicaConflictException) {
+        conflicted.increment();
+        next(chain);
       } else {
         failed.increment();
         moveOn(chain);
         retryLater(chain);
       }
     });
+  }
+
+  /** One transaction of this load's shape: blind puts, or a read of the key and a put of it. */
+  private CompletionStage<CommitReceipt> transact(ReplicatedDatabase db, byte[][] keys, byte[] value) {
+    ReplicatedTransaction t = db.begin();
+    if (shape.reads()) {
+      byte[] old = t.get(keys[0]);
+      if (old != null) {
+        value[0] = (byte) (old[0] + 1); // written back changed, as a read-modify-write would
+      }
+    }
+    for (byte[] key : keys) {
+      t.put(key, value);
+    }
+    return t.commit();
+  }
+
+  private static Throwable unwrap(Throwable error) {
+    return error instanceof java.util.concurrent.CompletionException && error.getCause() != null ? error.getCause() : error;
   }
 
   /** The handle of the chain's node if it runs, else of the next node that does (the chain moves there); null if none runs. */

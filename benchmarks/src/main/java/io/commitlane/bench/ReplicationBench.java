@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.UnaryOperator;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -35,8 +36,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "replication", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Raft-replicated databases (3 voters in this JVM, loopback) in four parts, chosen with --parts:",
-        "throughput: commits/s and p50/p99 of 1 client x 1 commit in flight and 8 clients x 8 in flight (one-key commits, 100-byte values,"
-            + " random keys) against one database of the single-owner Pekko cluster (3 nodes in this JVM), variants rotated per round;",
+        "throughput: commits/s, p50/p99 and CPU per commit of the loads chosen with --loads (100-byte values, random keys of 1M):"
+            + " 1 client x 1 commit in flight through a follower, 8 clients x 8 and x 32 in flight, 4 clients x 8 in flight of 16-key commits,"
+            + " and a read-modify-write of one key through a follower; against etcd (3 members on loopback, when installed) and, for the"
+            + " one-key loads of 1 x 1 and 8 x 8, one database of the single-owner Pekko cluster (3 nodes in this JVM); variants rotated"
+            + " per round, ratios to etcd per round;",
         "failover: the leader's node stops (close()) after --warmup s (at least 1) of load; time to the first acknowledged commit,"
             + " --failover-trials times (goal: 2 s);",
         "catch-up: a follower stops, --catch-up-commits are committed, it starts again; time until it applied as far as the leader, and"
@@ -46,6 +50,7 @@ import picocli.CommandLine.Spec;
         "Ctrl-C stops the run and reports what was measured, marked partial."})
 final class ReplicationBench implements Callable<Integer> {
   static final List<String> PARTS = List.of("throughput", "failover", "catch-up", "soak");
+  static final List<String> PEERS = List.of("etcd", "single-owner", "none");
   /** The replication module's defaults, for the options that change them. */
   private static final ReplicaNodeSettings DEFAULTS = ReplicaNodeSettings.of(new ReplicaPeer("defaults", "127.0.0.1", 1), Path.of("."));
 
@@ -59,6 +64,25 @@ final class ReplicationBench implements Callable<Integer> {
   @Option(names = "--parts", split = ",", paramLabel = "PART", defaultValue = "throughput,failover,catch-up,soak",
       description = "Which parts to run, in this order: throughput, failover, catch-up, soak. Default: ${DEFAULT-VALUE}")
   List<String> parts;
+
+  @Option(names = "--loads", split = ",", paramLabel = "LOAD", defaultValue = "1x1,8x8,8x32,16-keys,conditional",
+      description = "Throughput loads to run: 1x1, 8x8, 8x32, 16-keys (4 clients x 8 in flight), conditional (a follower's read-modify-write,"
+          + " 1 in flight). Default: ${DEFAULT-VALUE}")
+  List<String> loads;
+
+  @Option(names = "--peers", split = ",", paramLabel = "PEER", defaultValue = "etcd,single-owner",
+      description = "Peers of the throughput part: etcd, single-owner, or none. Default: ${DEFAULT-VALUE}")
+  List<String> peers;
+
+  @Option(names = "--etcd", paramLabel = "PATH", defaultValue = "etcd",
+      description = "The etcd server binary: a path, or a name looked up on PATH (Debian: apt-get install etcd-server). Without it the"
+          + " throughput part runs without etcd and says so. Default: ${DEFAULT-VALUE}")
+  String etcd;
+
+  @Option(names = "--diagnose",
+      description = "Also write replication-diagnosis.md: per replicated throughput cell, the CPU per commit of each node's threads by role"
+          + " and every Ratis counter and timer that moved, per commit")
+  boolean diagnose;
 
   @Option(names = "--failover-trials", defaultValue = "5", description = "Times the leader is stopped. Default: ${DEFAULT-VALUE}")
   int failoverTrials;
@@ -106,6 +130,11 @@ final class ReplicationBench implements Callable<Integer> {
       throw Checks.usage("--parts: name at least one of " + String.join(", ", PARTS));
     }
     parts.forEach(p -> Checks.oneOf("--parts", p, PARTS));
+    loads.forEach(l -> Checks.oneOf("--loads", l, ThroughputLoad.names()));
+    peers.forEach(p -> Checks.oneOf("--peers", p, PEERS));
+    if (peers.contains("none") && peers.size() > 1) {
+      throw Checks.usage("--peers: none runs the replicated variants alone; name it without etcd or single-owner");
+    }
     Checks.range("--warmup-rounds", warmupRounds, 0, 100);
     Checks.range("--failover-trials", failoverTrials, 1, 1000);
     Checks.range("--catch-up-commits", catchUpCommits, 1, 1_000_000_000);
@@ -135,7 +164,7 @@ final class ReplicationBench implements Callable<Integer> {
       try {
         for (String part : PARTS) {
           if (parts.contains(part)) {
-            runPart(part, root.resolve(part), tuning, report, stdout);
+            runPart(part, root.resolve(part), tuning, report, stdout, outDir);
           }
         }
       } catch (StopSignal.StoppedException e) {
@@ -158,14 +187,14 @@ final class ReplicationBench implements Callable<Integer> {
   }
 
   /** Runs one part on fresh replicas in {@code partDir}; a failure is reported and the run goes on, a stop request is not caught. */
-  private void runPart(String part, Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out)
-      throws Exception {
+  private void runPart(String part, Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out,
+      Path outDir) throws Exception {
     phase = part;
     out.printf(Locale.ROOT, "%n== %s%n", part);
     ContentionRunner.deleteRecursively(partDir); // a kept --dir from an earlier run: replicas there know other ports
     try {
       switch (part) {
-        case "throughput" -> throughput(partDir, tuning, report, out);
+        case "throughput" -> throughput(partDir, tuning, report, out, outDir);
         case "failover" -> {
           try (ReplicaLoopback replicas = new ReplicaLoopback(partDir, 3, tuning)) {
             new ReplicationFailover(timing.warmup).measure(replicas, failoverTrials, report.failover, out);
@@ -192,22 +221,53 @@ final class ReplicationBench implements Callable<Integer> {
     }
   }
 
-  private void throughput(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out) throws Exception {
-    out.println("  starting 3 replica nodes and a 3-node single-owner cluster in this JVM (loopback)...");
+  private void throughput(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out, Path outDir)
+      throws Exception {
+    boolean withOwner = peers.contains("single-owner");
+    EtcdCluster etcdCluster = null;
     List<ActorSystem<Void>> owners = List.of();
     long start = System.nanoTime();
     try (ReplicaLoopback replicas = new ReplicaLoopback(partDir.resolve("replicated"), 3, tuning)) {
+      out.println("  starting 3 replica nodes in this JVM (loopback)...");
       int leader = replicas.awaitLeader(Duration.ofSeconds(120));
-      long replicated = System.nanoTime();
-      owners = LoopbackCluster.start("bench-single-owner", 3, partDir.resolve("single-owner"));
-      out.printf(Locale.ROOT, "  replica nodes up in %.1f s (%s leads), the single-owner cluster in %.1f s%n", (replicated - start) / 1e9,
-          replicas.id(leader), (System.nanoTime() - replicated) / 1e9);
-      new ReplicationThroughput(timing.runs, warmupRounds, timing.warmup, timing.seconds).measure(replicas, owners, report.throughput, out);
+      out.printf(Locale.ROOT, "  replica nodes up in %.1f s (%s leads)%n", (System.nanoTime() - start) / 1e9, replicas.id(leader));
+      if (peers.contains("etcd")) {
+        etcdCluster = startEtcd(partDir.resolve("etcd"), report, out);
+      }
+      if (withOwner) {
+        long owned = System.nanoTime();
+        owners = LoopbackCluster.start("bench-single-owner", 3, partDir.resolve("single-owner"));
+        out.printf(Locale.ROOT, "  the single-owner cluster (3 Pekko nodes in this JVM) up in %.1f s%n", (System.nanoTime() - owned) / 1e9);
+      }
+      List<ThroughputLoad> chosen = ThroughputLoad.ALL.stream().filter(l -> loads.contains(l.name())).toList();
+      RaftDiagnosis diagnosis = diagnose ? new RaftDiagnosis(outDir.resolve("replication-diagnosis.md")) : null;
+      new ReplicationThroughput(timing.runs, warmupRounds, timing.warmup, timing.seconds, chosen, diagnosis)
+          .measure(replicas, new ReplicationThroughput.Peers(etcdCluster, owners), report.throughput, out);
     } finally {
       List<ActorSystem<Void>> reversed = new ArrayList<>(owners);
       Collections.reverse(reversed); // the first node (the seed) last, as the cluster bench does
       reversed.forEach(LoopbackCluster::terminate);
+      if (etcdCluster != null) {
+        etcdCluster.close();
+        out.println("  etcd members stopped");
+      }
     }
+  }
+
+  /** Starts the etcd peer, or says why it does not run; null when it does not. */
+  private EtcdCluster startEtcd(Path dir, ReplicationReport report, PrintStream out) throws Exception {
+    Optional<Path> binary = EtcdCluster.find(etcd);
+    if (binary.isEmpty()) {
+      report.etcdNote = EtcdCluster.notInstalled(etcd);
+      out.println("  " + report.etcdNote);
+      return null;
+    }
+    long start = System.nanoTime();
+    EtcdCluster cluster = EtcdCluster.start(binary.get(), dir, 3);
+    report.etcdNote = String.format(Locale.ROOT, "etcd peer: %s (%s), 3 members on loopback, each with its own data directory, default settings"
+        + " (its write-ahead log fsynced before a write is acknowledged); driven by jetcd, one client per member", cluster.version(), binary.get());
+    out.printf(Locale.ROOT, "  %s; up in %.1f s%n", report.etcdNote, (System.nanoTime() - start) / 1e9);
+    return cluster;
   }
 
   private void soak(Path partDir, UnaryOperator<ReplicaNodeSettings> tuning, ReplicationReport report, PrintStream out) throws Exception {
@@ -229,8 +289,9 @@ final class ReplicationBench implements Callable<Integer> {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("description", String.format(Locale.ROOT, "Everything in one JVM on loopback. Replicated: 3 voters (ReplicaNode, Apache Ratis), election"
             + " timeouts %d-%d ms, a snapshot every %,d entries, Raft log segments of %s, the Raft log fsynced by Ratis in batches, RocksDB's"
-            + " WAL %s. Single owner: 3 Pekko cluster nodes, one database, commitlane's default settings (RocksDB WAL on, not fsynced)."
-            + " Commits write one random key of %,d with a %d-byte value and read nothing. Throughput: %d round%s after %d not counted,"
+            + " WAL %s. etcd: 3 members on loopback (separate processes), default settings, driven by jetcd from this JVM. Single owner: 3"
+            + " Pekko cluster nodes, one database, commitlane's default settings (RocksDB WAL on, not fsynced)."
+            + " Commits write random keys of %,d with %d-byte values; only the read-modify-write load reads. Throughput: %d round%s after %d not counted,"
             + " variants rotated, %s s warm-up + %s s measured each. Failover: %d trial%s under %d clients x %d in flight, after %s s of load. Catch-up: %,d commits, %d"
             + " in flight."
             + " Soak: %s s of 8 clients x 8 in flight, sampled every %s s.",
@@ -239,6 +300,8 @@ final class ReplicationBench implements Callable<Integer> {
         warmupRounds, timing.warmup, timing.seconds, failoverTrials, failoverTrials == 1 ? "" : "s", ReplicationFailover.BACKGROUND_CLIENTS,
         ReplicationFailover.BACKGROUND_IN_FLIGHT, Math.max(1, timing.warmup), catchUpCommits, catchUpInFlight, soakSeconds, sampleSeconds));
     m.put("parts", parts);
+    m.put("loads", loads);
+    m.put("peers", peers);
     m.put("runs", timing.runs);
     m.put("warmupRounds", warmupRounds);
     m.put("warmupSeconds", timing.warmup);

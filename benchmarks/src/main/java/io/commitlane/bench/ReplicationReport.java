@@ -34,6 +34,8 @@ final class ReplicationReport {
   /** Parts that threw, with what they threw. */
   final Map<String, String> failures = new LinkedHashMap<>();
   boolean partial;
+  /** What the run says about the etcd peer (its version, or that it is not installed); null when it was not asked for. */
+  String etcdNote;
 
   ReplicationReport(String command, MachineInfo machine, ZonedDateTime date, Map<String, Object> settings) {
     this.command = command;
@@ -61,33 +63,92 @@ final class ReplicationReport {
   }
 
   private void throughputTables(StringBuilder sb) {
+    if (etcdNote != null) {
+      sb.append(etcdNote).append("\n\n");
+    }
     if (throughput.isEmpty()) {
       return;
     }
-    sb.append("### Commits/s and latency: replicated against the single owner\n\n");
-    for (String load : List.of(ReplicationThroughput.ONE, ReplicationThroughput.EIGHT)) {
-      List<ReplicationThroughput.Sample> mine = throughput.stream().filter(s -> s.load().equals(load)).toList();
+    sb.append("### Commits/s and latency: replicated against etcd and the single owner\n\n");
+    for (ThroughputLoad load : ThroughputLoad.ALL) {
+      List<ReplicationThroughput.Sample> mine = throughput.stream().filter(s -> s.load().equals(load.label())).toList();
       if (mine.isEmpty()) {
         continue;
       }
-      sb.append(load).append(", one-key commits of ").append(ShardedWriteLoad.VALUE_BYTES).append("-byte values:\n\n");
-      sb.append("| variant | commits/s median [range] | x single owner (paired) | p50 µs median [range] | p99 µs median [range] | failed/s |\n");
-      sb.append("|---|---|---|---|---|---|\n");
+      sb.append(load.label()).append(load.shape().keys() == 1 && !load.shape().reads() ? ", one-key commits, " : ", ")
+          .append(ShardedWriteLoad.VALUE_BYTES).append("-byte values:\n\n");
+      sb.append("| variant | commits/s median [range] | x etcd (paired) | x single owner (paired) | p50 µs median [range] | p99 µs median [range]"
+          + " | CPU µs/commit | failed/s | conflicted/s |\n");
+      sb.append("|---|---|---|---|---|---|---|---|---|\n");
       for (String v : ReplicationThroughput.variants(load)) {
         List<ReplicationThroughput.Sample> runs = mine.stream().filter(s -> s.variant().equals(v)).toList();
         if (runs.isEmpty()) {
           continue;
         }
-        String base = ReplicationThroughput.baseline(v);
-        Spread ratio = base == null ? null : pairedRatio(mine, v, base);
         sb.append("| ").append(v).append(" | ").append(spread(runs, s -> s.rates().committed()).format())
-            .append(" | ").append(ratio == null ? "-" : Units.ratio(ratio.median()) + " [" + Units.ratio(ratio.min()) + "-" + Units.ratio(ratio.max()) + "]")
+            .append(" | ").append(ratio(pairedRatio(mine, v, ReplicationThroughput.etcdBaseline(v), s -> s.rates().committed())))
+            .append(" | ").append(ratio(pairedRatio(mine, v, ReplicationThroughput.singleOwnerBaseline(v), s -> s.rates().committed())))
             .append(" | ").append(micros(spread(runs, s -> s.rates().p50Nanos())))
             .append(" | ").append(micros(spread(runs, s -> s.rates().p99Nanos())))
-            .append(" | ").append(Units.count(spread(runs, s -> s.rates().failed()).median())).append(" |\n");
+            .append(" | ").append(Units.micros(spread(runs, ReplicationThroughput.Sample::cpuNanosPerCommit).median()))
+            .append(" | ").append(Units.count(spread(runs, s -> s.rates().failed()).median()))
+            .append(" | ").append(load.shape().reads() ? Units.count(spread(runs, s -> s.rates().conflicted()).median()) : "-").append(" |\n");
       }
       sb.append('\n');
     }
+    List<String> goals = goals();
+    if (!goals.isEmpty()) {
+      sb.append("Goals, commitlane replicated against etcd in the same round (paired ratios per round; median [range]):\n\n");
+      goals.forEach(g -> sb.append("- ").append(g).append('\n'));
+      sb.append('\n');
+    }
+  }
+
+  /**
+   * Each goal with what this run measured: commits/s against etcd per load, latency at 1 x 1, and
+   * a follower's read-modify-write against a blind commit at one in flight (same round).
+   */
+  List<String> goals() {
+    List<String> out = new ArrayList<>();
+    goal(out, ThroughputLoad.ONE, ReplicationThroughput.REPLICATED_ONE, ReplicationThroughput.ETCD_ONE, s -> s.rates().committed(), 1.0,
+        true, "commits/s");
+    goal(out, ThroughputLoad.ONE, ReplicationThroughput.REPLICATED_ONE, ReplicationThroughput.ETCD_ONE, s -> s.rates().p50Nanos(), 1.0,
+        false, "p50 latency");
+    goal(out, ThroughputLoad.EIGHT, ReplicationThroughput.REPLICATED_EIGHT, ReplicationThroughput.ETCD_EIGHT, s -> s.rates().committed(), 2.0,
+        true, "commits/s");
+    goal(out, ThroughputLoad.EIGHT_DEEP, ReplicationThroughput.REPLICATED_EIGHT, ReplicationThroughput.ETCD_EIGHT,
+        s -> s.rates().committed(), 2.0, true, "commits/s");
+    goal(out, ThroughputLoad.SIXTEEN_KEYS, ReplicationThroughput.REPLICATED_EIGHT, ReplicationThroughput.ETCD_EIGHT,
+        s -> s.rates().committed(), 4.0, true, "commits/s");
+    for (String rmw : List.of(ReplicationThroughput.REPLICATED_RMW, ReplicationThroughput.REPLICATED_BARRIER_RMW)) {
+      List<Double> ratios = new ArrayList<>();
+      for (ReplicationThroughput.Sample c : throughput) {
+        if (c.load().equals(ThroughputLoad.CONDITIONAL.label()) && c.variant().equals(rmw)) {
+          throughput.stream().filter(b -> b.round() == c.round() && b.load().equals(ThroughputLoad.ONE.label())
+                  && b.variant().equals(ReplicationThroughput.REPLICATED_ONE))
+              .forEach(b -> ratios.add(c.rates().p50Nanos() / b.rates().p50Nanos()));
+        }
+      }
+      if (!ratios.isEmpty()) {
+        Spread r = Spread.of(ratios);
+        out.add(String.format(Locale.ROOT, "%s: a follower's read-modify-write (%s) at most 2x the p50 of a blind commit at 1 x 1: %s [%s-%s]: %s",
+            ThroughputLoad.CONDITIONAL.label(), rmw, Units.ratio(r.median()), Units.ratio(r.min()), Units.ratio(r.max()),
+            r.median() <= 2.0 ? "met" : "**not met**"));
+      }
+    }
+    return out;
+  }
+
+  private void goal(List<String> out, ThroughputLoad load, String ours, String etcd, ToDoubleFunction<ReplicationThroughput.Sample> metric,
+      double target, boolean higherIsBetter, String what) {
+    List<ReplicationThroughput.Sample> mine = throughput.stream().filter(s -> s.load().equals(load.label())).toList();
+    Spread r = pairedRatio(mine, ours, etcd, metric);
+    if (r == null || Double.isNaN(r.median())) {
+      return;
+    }
+    boolean met = higherIsBetter ? r.median() >= target : r.median() <= target;
+    out.add(String.format(Locale.ROOT, "%s: %s, commitlane/etcd %s [%s-%s], goal %s %s: %s", load.label(), what, Units.ratio(r.median()),
+        Units.ratio(r.min()), Units.ratio(r.max()), higherIsBetter ? "at least" : "at most", Units.ratio(target), met ? "met" : "**not met**"));
   }
 
   private void failoverTable(StringBuilder sb) {
@@ -162,11 +223,14 @@ final class ReplicationReport {
 
   /** Every throughput measurement. */
   String throughputCsv() {
-    StringBuilder sb = new StringBuilder("round,load,variant,commits_per_second,failed_per_second,p50_micros,p99_micros\n");
+    StringBuilder sb = new StringBuilder(
+        "round,load,variant,commits_per_second,failed_per_second,conflicted_per_second,p50_micros,p99_micros,cpu_micros_per_commit\n");
     for (ReplicationThroughput.Sample s : throughput) {
       sb.append(s.round() + 1).append(",\"").append(s.load()).append("\",\"").append(s.variant()).append("\",")
           .append(Units.csv(s.rates().committed())).append(',').append(Units.csv(s.rates().failed())).append(',')
-          .append(Units.csv(s.rates().p50Nanos() / 1000)).append(',').append(Units.csv(s.rates().p99Nanos() / 1000)).append('\n');
+          .append(Units.csv(s.rates().conflicted())).append(',')
+          .append(Units.csv(s.rates().p50Nanos() / 1000)).append(',').append(Units.csv(s.rates().p99Nanos() / 1000)).append(',')
+          .append(Units.csv(s.cpuNanosPerCommit() / 1000)).append('\n');
     }
     return sb.toString();
   }
@@ -192,11 +256,19 @@ final class ReplicationReport {
       r.put("variant", s.variant());
       r.put("commitsPerSecond", s.rates().committed());
       r.put("failedPerSecond", s.rates().failed());
+      r.put("conflictedPerSecond", s.rates().conflicted());
       r.put("p50Micros", s.rates().p50Nanos() / 1000);
       r.put("p99Micros", s.rates().p99Nanos() / 1000);
+      r.put("cpuMicrosPerCommit", s.cpuNanosPerCommit() / 1000);
       rows.add(r);
     }
     m.put("throughput", rows);
+    if (etcdNote != null) {
+      m.put("etcd", etcdNote);
+    }
+    if (!throughput.isEmpty()) {
+      m.put("goals", goals());
+    }
     List<Map<String, Object>> trials = new ArrayList<>();
     for (ReplicationFailover.Trial t : failover) {
       Map<String, Object> r = new LinkedHashMap<>();
@@ -270,19 +342,27 @@ final class ReplicationReport {
     return Json.write(m);
   }
 
-  /** {@code v}'s commits/s over {@code base}'s, round by round (rounds where both ran). */
-  private static Spread pairedRatio(List<ReplicationThroughput.Sample> samples, String v, String base) {
+  /** {@code v}'s {@code metric} over {@code base}'s, round by round (rounds where both ran); null without a baseline. */
+  private static Spread pairedRatio(List<ReplicationThroughput.Sample> samples, String v, String base,
+      ToDoubleFunction<ReplicationThroughput.Sample> metric) {
+    if (base == null) {
+      return null;
+    }
     List<Double> ratios = new ArrayList<>();
     for (ReplicationThroughput.Sample s : samples) {
       if (s.variant().equals(v)) {
         for (ReplicationThroughput.Sample b : samples) {
           if (b.variant().equals(base) && b.round() == s.round()) {
-            ratios.add(s.rates().committed() / b.rates().committed());
+            ratios.add(metric.applyAsDouble(s) / metric.applyAsDouble(b));
           }
         }
       }
     }
     return Spread.of(ratios);
+  }
+
+  private static String ratio(Spread r) {
+    return r == null || Double.isNaN(r.median()) ? "-" : Units.ratio(r.median()) + " [" + Units.ratio(r.min()) + "-" + Units.ratio(r.max()) + "]";
   }
 
   private static Spread spread(List<ReplicationThroughput.Sample> samples, ToDoubleFunction<ReplicationThroughput.Sample> metric) {

@@ -93,7 +93,10 @@ class CliUsageTest {
       "replication --failover-trials 0                      | --failover-trials",
       "replication --catch-up-in-flight 500                 | --catch-up-in-flight",
       "replication --snapshot-every 10                      | --snapshot-every",
-      "replication --log-segment-kib 1                      | --log-segment-kib"})
+      "replication --log-segment-kib 1                      | --log-segment-kib",
+      "replication --loads 1x1,9x9                          | --loads",
+      "replication --peers etcd,consul                      | --peers",
+      "replication --peers none,etcd                        | --peers: none runs the replicated variants alone"})
   void badInputExitsTwoNamingTheFlag(String args, String named) {
     Result r = run(args.trim().split("\\s+"));
     assertEquals(2, r.code(), r.err());

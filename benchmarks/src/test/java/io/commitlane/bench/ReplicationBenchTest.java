@@ -26,11 +26,11 @@ class ReplicationBenchTest {
   @Test
   void throughputAndFailoverReportEveryVariantAndTrial() throws Exception {
     Path out = dir.resolve("out");
-    CliRun run = CliRun.of("replication", "--parts", "throughput,failover", "--runs", "1", "--warmup-rounds", "0", "--warmup", "0.5",
-        "--seconds", "1", "--failover-trials", "1", "--out", out.toString());
+    CliRun run = CliRun.of("replication", "--parts", "throughput,failover", "--loads", "1x1,8x8", "--peers", "single-owner", "--runs", "1",
+        "--warmup-rounds", "0", "--warmup", "0.5", "--seconds", "1", "--failover-trials", "1", "--out", out.toString());
     assertEquals(0, run.code(), run.out() + run.err());
-    for (String load : List.of(ReplicationThroughput.ONE, ReplicationThroughput.EIGHT)) {
-      for (String v : ReplicationThroughput.variants(load)) {
+    for (ThroughputLoad load : List.of(ThroughputLoad.ONE, ThroughputLoad.EIGHT)) {
+      for (String v : ReplicationThroughput.variants(load, false, true)) {
         assertTrue(Pattern.compile("\\| " + Pattern.quote(v) + " \\| [0-9.]+k? \\[").matcher(run.out()).find(), v + " in:\n" + run.out());
       }
     }
@@ -38,16 +38,17 @@ class ReplicationBenchTest {
     assertEquals(6, csv.size(), "a header and a row per variant: " + csv);
     for (String row : csv.subList(1, csv.size())) {
       String[] cells = row.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", -1);
-      assertEquals(7, cells.length, row);
+      assertEquals(9, cells.length, row);
       double commits = Double.parseDouble(cells[3]);
-      double p50 = Double.parseDouble(cells[5]);
-      double p99 = Double.parseDouble(cells[6]);
+      double p50 = Double.parseDouble(cells[6]);
+      double p99 = Double.parseDouble(cells[7]);
       assertTrue(commits > 0 && p50 > 0 && p99 >= p50, "commits/s and latency: " + row);
       assertEquals(0, Double.parseDouble(cells[4]), "no commit failed: " + row);
     }
 
     String json = Files.readString(out.resolve("replication.json"));
     assertTrue(json.contains("\"partial\":false") && json.contains("\"failures\":{}"), json);
+    assertTrue(!json.contains("\"etcd\":") && !run.out().contains("etcd peer"), "etcd was not asked for: " + run.out());
     assertEquals(1, CliRun.occurrences(json, "\"firstAckSeconds\":"), json);
     double elected = number(json, "electedSeconds");
     double firstAck = number(json, "firstAckSeconds");
