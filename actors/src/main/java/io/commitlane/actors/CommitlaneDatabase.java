@@ -206,7 +206,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   public CommitResult commitSync(Transaction txn) {
     CommitResult r = txn.commitSync();
-    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r.attachment());
+    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r);
     if (durable != null) {
       try {
         durable.join();
