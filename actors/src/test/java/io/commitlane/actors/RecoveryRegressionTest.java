@@ -577,6 +577,48 @@ class RecoveryRegressionTest {
     }
   }
 
+  /**
+   * A directory where a log keeps its flushed-position file is the same damage as a lost file:
+   * inspect names it, absolute-consistency refuses to open naming it, and the other modes replay
+   * exactly what RocksDB misses and write the file again (an empty directory is replaced; one that
+   * holds something is left alone and the open says to move it away).
+   */
+  @Test
+  void aDirectoryWhereTheFlushedPositionBelongsIsNamedAsFlushedPositionDamage() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "1"));
+      await(write(db, null, "k", "2"));
+    }
+    Path file = dir.resolve("txlog/orders/flushed-position");
+    Files.delete(file);
+    Files.createDirectory(file);
+    Files.writeString(file.resolve("notes.txt"), "not commitlane's");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {dir.toString()}, new java.io.PrintStream(out, true),
+        quiet()), "damage, not \"not a log\"");
+    String report = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(report.contains("flushed-position is not a regular file"), report);
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
+        testKit.system(), dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    assertTrue(refused.getMessage().contains("flushed-position is not a regular file"), refused.getMessage());
+    Exception kept = assertThrows(Exception.class, () -> open(dir), "what it holds is not commitlane's to delete");
+    assertTrue(String.valueOf(kept.getMessage()).contains(file + " is a directory") && kept.getMessage().contains("move it away"),
+        kept.getMessage());
+    assertEquals("not commitlane's", Files.readString(file.resolve("notes.txt")));
+    Files.delete(file.resolve("notes.txt")); // an empty directory holds nothing: it is replaced
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"), "nothing older put back");
+      ReplayStats stats = db.replayStatsAtOpen().get("orders");
+      assertEquals(0, stats.transactions(), stats.toString());
+      assertEquals(LogDamage.Kind.FLUSHED_POSITION, stats.damage().get(0).kind());
+    }
+    assertTrue(Files.isRegularFile(file), "written again");
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"));
+      assertTrue(db.replayStatsAtOpen().get("orders").complete(), db.replayStatsAtOpen().toString());
+    }
+  }
+
   @Test
   void inspectingAHealthyDatabaseDirectoryReadsEveryLogUnderItAndCallsItClean() throws Exception {
     try (CommitlaneDatabase db = open(dir)) {
