@@ -10,6 +10,19 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.RecoveryHistory.Commit;
 import io.commitlane.testkit.RecoveryHistory.Reopen;
+import io.commitlane.testkit.RecoveryHistory.Step;
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.DatabaseProtocol.Committed;
+import io.commitlane.actors.stream.ChangeFeed;
+import io.commitlane.txlog.LogPosition;
+import io.commitlane.txlog.LogReader;
+import io.commitlane.txlog.LogRecord;
+import io.commitlane.txlog.ReadRequest;
+import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import org.apache.pekko.stream.javadsl.Sink;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,10 +78,12 @@ class RecoveryModelProperties {
       PipelineSettings settings = RecoveryCrashWorkload.settings(system, walOn, append, commitThreads, mode);
       List<Commit> succeeded = Collections.synchronizedList(new ArrayList<>());
       int[] step = {0};
+      Map<String, Long> handled = new HashMap<>(); // per log, the last record a consumer read before the reopen
       RecoveryRunner runner = new RecoveryRunner(history, () -> {
         CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
         if (step[0] > 0) {
           assertState(history, succeeded, db, "after the reopen before step " + step[0]);
+          assertFeed(history, succeeded, Set.of(), db, dir, handled, false, "after the reopen before step " + step[0]);
         }
         return db;
       });
@@ -92,6 +107,7 @@ class RecoveryModelProperties {
       db.close();
       try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, dir, settings)) {
         assertState(history, succeeded, reopened, "after the final reopen");
+        assertFeed(history, succeeded, Set.of(), reopened, dir, handled, true, "after the final reopen");
         reopened.replayStatsAtOpen().forEach((log, stats) -> assertEquals(0, stats.transactions(),
             "a clean close leaves nothing to replay in " + log + ": " + stats));
       }
@@ -162,6 +178,187 @@ class RecoveryModelProperties {
     } finally {
       delete(root);
     }
+  }
+
+  /**
+   * Writes with request ids through the actor protocol, the log at {@code fsync} durability, and
+   * one fsync that fails (before a chosen burst): the writes it covered are reported written but
+   * not durable, and every write not answered {@code Committed} is sent again with its id. A
+   * repeat is never answered {@code Committed} while the database stays open for a write that was
+   * not durable, and whatever was answered {@code Committed}, first time or repeated, is there
+   * after a power loss (the log loses what was not synced, RocksDB what it had not flushed with
+   * the WAL off) or a clean close, and the logs hold exactly the records of what is there. After
+   * the reopen a repeat is answered {@code Committed} from the record exactly when the write is
+   * there.
+   */
+  @Property(tries = 60, seed = "20261207", shrinking = ShrinkingMode.OFF) // a smaller seed is no simpler history
+  void aRepeatIsNeverAnsweredCommittedForAWriteThatIsThenLost(@ForAll long seed, @ForAll boolean walOn,
+      @ForAll("appendModes") String append, @ForAll boolean powerLoss, @ForAll @IntRange(min = 0, max = 12) int failAt)
+      throws IOException {
+    RecoveryHistory history = RecoveryHistory.generate(seed);
+    Path root = Files.createTempDirectory(scratch(), "recovery-fsync");
+    try {
+      Path dir = root.resolve("db");
+      Path image = root.resolve("image");
+      FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+      PipelineSettings settings = fsyncSettings(walOn, append);
+      FsyncFailureRun run = new FsyncFailureRun(system, history, fs, failAt);
+      Map<String, Long> handled = new HashMap<>();
+      CommitlaneDatabase db = run.run(() -> CommitlaneDatabase.open(system, dir, OpenFaults.withFileSystem(settings, fs)),
+          reopened -> settleAfterACleanClose(history, run, reopened, dir, handled, "after a reopen"));
+      assertEquals(List.of(), run.violations, history.toString());
+      Statistics.collect(run.notDurable == 0 ? "no write reported not durable" : "writes reported not durable",
+          powerLoss ? "then a power loss" : "then a clean close");
+      if (!powerLoss) {
+        FsyncFailureRun.closeQuietly(db);
+        try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, dir, settings)) {
+          settleAfterACleanClose(history, run, reopened, dir, handled, "after the last clean close");
+        }
+        return;
+      }
+      fs.crash(); // the log loses what no fsync covered
+      OpenFaults.copyRunning(dir, image); // RocksDB keeps what it flushed, and with the WAL on its WAL
+      FsyncFailureRun.closeQuietly(db);
+      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, image, settings)) {
+        Map<String, String> recovered = RecoveryModel.read(history,
+            k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k))));
+        Map<String, List<Integer>> feed = feed(history, reopened, image, false);
+        String why = RecoveryModel.checkCrash(history, run.acknowledged, run.failed, run.unknown, walOn,
+            run.durableThrough, recovered, feed);
+        assertNull(why, "after a power loss, of " + history);
+        // A repeat answered from the id's record (nothing written again) vouches for the write: it must be there.
+        for (int id : List.copyOf(run.unknown)) {
+          Commit c = commit(history, id);
+          Map<String, List<Integer>> before = feed(history, reopened, image, false);
+          if (run.send(reopened, List.of(c)).get(c) instanceof Committed
+              && before.equals(feed(history, reopened, image, false))) {
+            Set<Integer> vouched = new HashSet<>(run.acknowledged);
+            vouched.add(id);
+            Set<Integer> open = new HashSet<>(run.unknown);
+            open.remove(id);
+            // The data only: RocksDB may have kept the write (a flush, its WAL) while the log lost its record.
+            assertNull(RecoveryModel.checkCrash(history, vouched, run.failed, open, walOn, run.durableThrough, recovered,
+                null), "commit " + id + " was answered Committed from its record after the power loss, of " + history);
+          }
+        }
+      }
+    } finally {
+      delete(root);
+    }
+  }
+
+  /**
+   * After a clean close every write of unknown outcome is settled: the close flushed RocksDB, and
+   * the write is there exactly when its log holds its record. The database holds exactly the
+   * acknowledged writes and the settled ones, the logs exactly their records, and a repeat of a
+   * settled write is answered {@code Committed} without writing it again.
+   */
+  private static void settleAfterACleanClose(RecoveryHistory h, FsyncFailureRun run, CommitlaneDatabase db, Path dir,
+      Map<String, Long> handled, String when) {
+    Map<String, List<Integer>> feed = feed(h, db, dir, false);
+    Set<Integer> recorded = new HashSet<>();
+    feed.values().forEach(recorded::addAll);
+    List<Integer> settled = List.copyOf(run.unknown);
+    for (int id : settled) {
+      run.unknown.remove(id);
+      (recorded.contains(id) ? run.acknowledged : run.failed).add(id);
+    }
+    List<Commit> held = new ArrayList<>();
+    for (Step step : h.steps()) {
+      RecoveryModel.commitsOf(step).stream().filter(c -> run.acknowledged.contains(c.id())).forEach(held::add);
+    }
+    assertState(h, held, db, when);
+    assertFeed(h, held, Set.of(), db, dir, handled, false, when);
+    for (int id : settled) {
+      Commit c = commit(h, id);
+      if (recorded.contains(id)) { // (a lost one would be applied now, out of its place in commit order)
+        assertTrue(run.send(db, List.of(c)).get(c) instanceof Committed, when + ": a repeat of commit " + id);
+      }
+    }
+    assertEquals(feed, feed(h, db, dir, false), when + ": answered from the records, nothing written again");
+  }
+
+  private static Commit commit(RecoveryHistory h, int id) {
+    for (Step step : h.steps()) {
+      for (Commit c : RecoveryModel.commitsOf(step)) {
+        if (c.id() == id) {
+          return c;
+        }
+      }
+    }
+    throw new IllegalArgumentException("no commit " + id);
+  }
+
+  /**
+   * Checks every log against the commits the database holds ({@link RecoveryModel#checkFeed}),
+   * read from the start, and resumed after a record: after the last one a consumer read before
+   * this reopen ({@code handled}, updated here), and after the one in the middle. {@code
+   * throughFeed}: read through {@link ChangeFeed#current}, else through a {@link LogReader}.
+   */
+  private static void assertFeed(RecoveryHistory h, List<Commit> held, Set<Integer> mayLackRecord, CommitlaneDatabase db,
+      Path dir, Map<String, Long> handled, boolean throughFeed, String when) {
+    List<Commit> ordered;
+    synchronized (held) {
+      ordered = new ArrayList<>(held);
+    }
+    Map<String, List<Integer>> feed = new HashMap<>();
+    for (String log : h.logNames()) {
+      List<long[]> all = records(db, dir, log, ReadRequest.fromStart(), throughFeed);
+      feed.put(log, all.stream().map(r -> (int) r[1]).toList());
+      List<Long> resumeAfter = new ArrayList<>();
+      if (handled.containsKey(log)) {
+        resumeAfter.add(handled.get(log));
+      }
+      if (!all.isEmpty()) {
+        resumeAfter.add(all.get(all.size() / 2)[0]);
+        handled.put(log, all.get(all.size() - 1)[0]);
+      }
+      for (long after : resumeAfter) {
+        List<Integer> expected = all.stream().filter(r -> r[0] > after).map(r -> (int) r[1]).toList();
+        List<Integer> resumed = records(db, dir, log, ReadRequest.fromPosition(after).exclusive(), throughFeed).stream()
+            .map(r -> (int) r[1]).toList();
+        assertEquals(expected, resumed, when + ": log " + log + " resumed after " + LogPosition.toString(after) + " of " + h);
+      }
+    }
+    assertNull(RecoveryModel.checkFeed(h, ordered, mayLackRecord, feed), when + " of " + h);
+  }
+
+  /** The commit ids of every log's records, from the start. */
+  private static Map<String, List<Integer>> feed(RecoveryHistory h, CommitlaneDatabase db, Path dir, boolean throughFeed) {
+    Map<String, List<Integer>> feed = new HashMap<>();
+    for (String log : h.logNames()) {
+      feed.put(log, records(db, dir, log, ReadRequest.fromStart(), throughFeed).stream().map(r -> (int) r[1]).toList());
+    }
+    return feed;
+  }
+
+  /** {@code log}'s records from {@code from} on, as (position, commit id); none for a log never used. */
+  private static List<long[]> records(CommitlaneDatabase db, Path dir, String log, ReadRequest from, boolean throughFeed) {
+    if (!Files.isDirectory(dir.resolve("txlog").resolve(log))) {
+      return List.of(); // opening it to read would create it
+    }
+    if (throughFeed) {
+      return ChangeFeed.current(db, log, from).map(r -> new long[] {r.position(), id(r)})
+          .runWith(Sink.seq(), system).toCompletableFuture().join();
+    }
+    List<long[]> out = new ArrayList<>();
+    try (LogReader reader = db.transactionLog(log).reader(from)) {
+      for (LogRecord r = reader.next(); r != null; r = reader.next()) {
+        out.add(new long[] {r.position(), id(r)});
+      }
+    }
+    return out;
+  }
+
+  private static long id(LogRecord r) {
+    return Integer.parseInt(StandardCharsets.UTF_8.decode(r.entries().get(0).duplicate()).toString());
+  }
+
+  private static PipelineSettings fsyncSettings(boolean walOn, String append) {
+    Map<String, Object> m = Map.of("wal", walOn ? "on" : "off", "commit-threads", 1, "txlog.append", append,
+        "txlog.durability", "fsync");
+    return PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane")
+        .withFallback(system.settings().config()));
   }
 
   /** The default pipeline, and the two-lane one (log appends and RocksDB writes on different threads). */
