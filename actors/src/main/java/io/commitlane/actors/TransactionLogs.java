@@ -274,8 +274,9 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
   }
 
   /**
-   * Aborts the record; if the log cannot write the abort marker, the record is made dead for
-   * replay instead ({@link DeadRecords}), or the commit's outcome is reported unknown.
+   * Aborts the record; if the log cannot write the abort marker, the record is made dead instead
+   * ({@link DeadRecords}: for replay and readers at every later open), or the commit's outcome is
+   * reported unknown.
    */
   @Override
   public void aborted(PendingCommit c, Throwable cause) {
