@@ -56,9 +56,10 @@ import org.slf4j.LoggerFactory;
  * ReplayMarkers#invalidateFrom}): the log hands those positions out again; so are the markers and
  * floor of a log whose directory is gone. A record a dead marker names (a failed commit whose
  * abort marker could not be written, {@link DeadRecords}) is never applied, wherever it lies, and
- * is abandoned with the records past damage, so readers skip it as replay does. And a record below the
- * log's marker floor ({@link ReplayMarkers#floor}) counts as held: that is how a log whose
- * flushed-position file was lost (it then offers every record) replays only what RocksDB misses.
+ * is abandoned with the records past damage, so readers skip it as replay does. And a record
+ * below the log's marker floor ({@link ReplayMarkers#floor}) counts as held: that is how a log
+ * whose flushed-position file was lost (it then offers every record) replays only what RocksDB
+ * misses.
  */
 final class LogReplay {
   private static final Logger LOG = LoggerFactory.getLogger(LogReplay.class);
