@@ -45,20 +45,34 @@ public final class RecoveryModel {
    */
   public static String checkCrash(RecoveryHistory h, Set<Integer> succeeded, Set<Integer> failed, boolean walOn,
       int durableThrough, Map<String, String> recovered) {
-    return checkCrash(h, succeeded, failed, Set.of(), walOn, durableThrough, recovered, null);
+    return checkCrash(h, new Outcomes(succeeded, failed, Set.of(), Set.of()), walOn, durableThrough, recovered, null);
   }
 
   /**
-   * {@link #checkCrash(RecoveryHistory, Set, Set, boolean, int, Map)} with commits whose outcome
-   * is unknown ({@code unknown}: written to RocksDB but reported as not durable; each is there
-   * whole or not at all, wherever it is in commit order) and, unless {@code feed} is null, the
-   * records read from every log after the reopen (commit ids in log order, by log name): the same
-   * prefix must explain them too ({@link #checkFeed}), where a commit in flight at the kill or of
-   * unknown outcome may be in the database without its record (RocksDB kept it, the log lost its
-   * tail), never a record without its commit.
+   * What a run learned of its commits, by id.
+   *
+   * @param succeeded acknowledged
+   * @param failed failed before writing anything
+   * @param unknown written to RocksDB but reported not durable: each is there whole or not at all,
+   *     wherever it is in commit order
+   * @param recordless acknowledged (or found there after a reopen) without a record in their log:
+   *     RocksDB kept them while the log lost the record
    */
-  public static String checkCrash(RecoveryHistory h, Set<Integer> succeeded, Set<Integer> failed, Set<Integer> unknown,
-      boolean walOn, int durableThrough, Map<String, String> recovered, Map<String, List<Integer>> feed) {
+  public record Outcomes(Set<Integer> succeeded, Set<Integer> failed, Set<Integer> unknown, Set<Integer> recordless) {}
+
+  /**
+   * {@link #checkCrash(RecoveryHistory, Set, Set, boolean, int, Map)} with commits of unknown
+   * outcome and, unless {@code feed} is null, the records read from every log after the reopen
+   * (commit ids in log order, by log name): the same prefix must explain them too ({@link
+   * #checkFeed}), where a commit in flight at the kill, of unknown outcome or recordless may be
+   * in the database without its record (RocksDB kept it, the log lost it), never a record without
+   * its commit.
+   */
+  public static String checkCrash(RecoveryHistory h, Outcomes outcomes, boolean walOn, int durableThrough,
+      Map<String, String> recovered, Map<String, List<Integer>> feed) {
+    Set<Integer> succeeded = outcomes.succeeded();
+    Set<Integer> failed = outcomes.failed();
+    Set<Integer> unknown = outcomes.unknown();
     List<Step> steps = h.steps();
     for (int p = 0; p <= steps.size(); p++) {
       // Steps before p ran fully; step p (if any) may be partly applied; none after.
@@ -81,6 +95,7 @@ public final class RecoveryModel {
         }
       }
       Set<Integer> mayLackRecord = new HashSet<>(unknown);
+      mayLackRecord.addAll(outcomes.recordless());
       inFlight.forEach(c -> mayLackRecord.add(c.id()));
       for (int u : walOn ? List.of(p) : durablePoints) {
         for (int kept = 0; kept < (1 << open.size()); kept++) {

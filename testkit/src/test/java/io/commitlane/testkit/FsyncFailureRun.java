@@ -54,6 +54,8 @@ final class FsyncFailureRun {
   final Set<Integer> acknowledged = new HashSet<>();
   final Set<Integer> failed = new HashSet<>();
   final Set<Integer> unknown = new HashSet<>();
+  /** Writes found there after a reopen without their log record (it never reached the file). */
+  final Set<Integer> recordless = new HashSet<>();
   final List<String> violations = new ArrayList<>();
   /** Steps before the last flush or reopen that completed. */
   int durableThrough;
@@ -146,6 +148,11 @@ final class FsyncFailureRun {
         acknowledged.add(c.id());
       }
     });
+  }
+
+  /** What the run learned so far, for the model. */
+  RecoveryModel.Outcomes outcomes() {
+    return new RecoveryModel.Outcomes(acknowledged, failed, unknown, recordless);
   }
 
   /** Sends the writes of {@code commits} together; returns each one's reply. */
