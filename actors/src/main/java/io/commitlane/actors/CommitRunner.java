@@ -65,7 +65,7 @@ final class CommitRunner {
         next.handOff(request, CommitRunner.this);
         return;
       }
-      CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result.attachment()) : null;
+      CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result) : null;
       if (durable == null || (durable.isDone() && !durable.isCompletedExceptionally())) {
         deliverNow(null);
       } else {

@@ -203,10 +203,13 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * Commit on the calling thread (blocks it): for plain threads that want no hand-off. With
    * {@code fsync} log durability it returns once the record is synced. (A bare {@link
    * Transaction#commitSync()} does not wait for that.)
+   *
+   * @throws io.commitlane.storage.NotDurableException if the commit was written but its record
+   *     could not be synced (readers see it; a machine crash may lose it)
    */
   public CommitResult commitSync(Transaction txn) {
     CommitResult r = txn.commitSync();
-    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r.attachment());
+    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r);
     if (durable != null) {
       try {
         durable.join();

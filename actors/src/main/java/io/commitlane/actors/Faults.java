@@ -8,6 +8,7 @@ package io.commitlane.actors;
 final class Faults {
   private volatile int failExecutorStartsFrom = Integer.MAX_VALUE;
   private volatile boolean failDeadMarkers;
+  private volatile boolean failDeadMarkerFlushes;
   private volatile Runnable beforeLogCopy;
 
   /** Executors numbered {@code n} and above fail to start, as if no thread could be created. */
@@ -18,6 +19,11 @@ final class Faults {
   /** Making a failed commit's log record dead ({@link DeadRecords}) fails, as if RocksDB could not write. */
   void failDeadMarkers() {
     failDeadMarkers = true;
+  }
+
+  /** The dead marker of a failed commit's log record is written, but the flush that makes it durable fails. */
+  void failDeadMarkerFlushes() {
+    failDeadMarkerFlushes = true;
   }
 
   /**
@@ -32,6 +38,7 @@ final class Faults {
   void reset() {
     failExecutorStartsFrom = Integer.MAX_VALUE;
     failDeadMarkers = false;
+    failDeadMarkerFlushes = false;
     beforeLogCopy = null;
   }
 
@@ -45,6 +52,12 @@ final class Faults {
   void beforeDeadMarker() {
     if (failDeadMarkers) {
       throw new IllegalStateException("injected: cannot write the replay marker of a failed commit");
+    }
+  }
+
+  void beforeDeadMarkerFlush() {
+    if (failDeadMarkerFlushes) {
+      throw new IllegalStateException("injected: cannot flush the dead marker of a failed commit");
     }
   }
 

@@ -19,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,9 +54,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Before any of this, markers at or above each log's recovered end are invalidated ({@link
  * ReplayMarkers#invalidateFrom}): the log hands those positions out again; so are the markers and
- * floor of a log whose directory is gone. And a record below the
- * log's marker floor ({@link ReplayMarkers#floor}) counts as held: that is how a log whose
- * flushed-position file was lost (it then offers every record) replays only what RocksDB misses.
+ * floor of a log whose directory is gone. A record a dead marker names (a failed commit whose
+ * abort marker could not be written, {@link DeadRecords}) is never applied, wherever it lies, and
+ * is abandoned with the records past damage, so readers skip it as replay does. And a record
+ * below the log's marker floor ({@link ReplayMarkers#floor}) counts as held: that is how a log
+ * whose flushed-position file was lost (it then offers every record) replays only what RocksDB
+ * misses.
  */
 final class LogReplay {
   private static final Logger LOG = LoggerFactory.getLogger(LogReplay.class);
@@ -73,8 +77,13 @@ final class LogReplay {
     Set<String> names = new HashSet<>();
     logs.forEach(log -> names.add(log.name()));
     boolean invalidated = ReplayMarkers.forgetOtherLogs(db, names);
+    Map<TransactionLog, TreeSet<Long>> dead = new HashMap<>();
     for (TransactionLog log : logs) {
       invalidated |= ReplayMarkers.invalidateFrom(db, log.name(), log.replayEnd());
+      TreeSet<Long> live = DeadRecords.settle(db, log);
+      if (!live.isEmpty()) {
+        dead.put(log, live);
+      }
     }
     List<Candidate> toApply = new ArrayList<>();
     Map<TransactionLog, List<Long>> abandoned = new HashMap<>();
@@ -93,9 +102,13 @@ final class LogReplay {
       // file makes the log offer every record, and the floor still tells which RocksDB holds.
       long heldBelow = Math.max(log.replayStart(), ReplayMarkers.floor(db, log.name()));
       List<LogRecord> notHeld = new ArrayList<>();
+      Set<Long> deadHere = dead.getOrDefault(log, new TreeSet<>());
       for (LogRecord r : read(log)) {
         if (r.position() < stop) {
           lastStampBeforeStop = Math.max(lastStampBeforeStop, r.timestamp());
+        }
+        if (deadHere.contains(r.position())) {
+          continue; // its commit failed: never applied, and abandoned below, so readers agree
         }
         if (r.writes() == null) {
           continue; // logged without its writes (replay off then): nothing to restore
@@ -137,7 +150,7 @@ final class LogReplay {
       n[1] += apply(db, c.log().name(), c.record().writes(), c.record().position(), requests);
       n[0]++;
     }
-    boolean anything = invalidated;
+    boolean anything = invalidated || !dead.isEmpty();
     for (TransactionLog log : logs) {
       anything |= log.replayStart() < log.replayEnd();
     }
@@ -147,9 +160,10 @@ final class LogReplay {
       db.flush();
       for (TransactionLog log : logs) {
         List<Long> lost = abandoned.getOrDefault(log, List.of());
-        if (!lost.isEmpty()) {
-          lost.sort(null);
-          log.abandon(lost);
+        TreeSet<Long> hidden = new TreeSet<>(lost);
+        hidden.addAll(dead.getOrDefault(log, new TreeSet<>()));
+        if (!hidden.isEmpty()) {
+          log.abandon(new ArrayList<>(hidden));
           counts.get(log.name())[3] = lost.size();
         }
       }

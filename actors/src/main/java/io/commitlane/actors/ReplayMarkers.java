@@ -5,6 +5,8 @@ import io.commitlane.storage.PendingCommit;
 import io.commitlane.txlog.LogPosition;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -29,13 +31,22 @@ import java.util.TreeSet;
  * #invalidateFrom}); otherwise a stale marker would make a later crash skip the new commit at
  * that position as already durable.
  *
+ * <p>A record of a failed commit whose abort marker the log could not write is made dead by a
+ * <em>dead marker</em> ({@link #markDead}) instead: a key of its own, which flushes never delete,
+ * so it keeps telling every later open that the record is dead, wherever the flushed position
+ * is. Opening skips such a record in replay and writes its abort marker into the log, so readers
+ * skip it too; the dead marker goes at a later open that finds the log already saying so ({@link
+ * DeadRecords#settle}).
+ *
  * <p>Keys: a marker is the log name's bytes, a 0 byte, the position as 8 big-endian bytes (log
  * names never contain a 0 byte, so one log's keys never fall in another's range); a floor is
- * {@code 0 'f'} and the log name, beside the request records ({@code 0 'i' ...}).
+ * {@code 0 'f'} and the log name, beside the request records ({@code 0 'i' ...}); a dead marker
+ * is {@code 0 'd'}, the log name, a 0 byte and the position.
  */
 final class ReplayMarkers {
   private static final byte[] EMPTY = {};
   private static final byte FLOOR = 'f';
+  private static final byte DEAD = 'd';
 
   private ReplayMarkers() {}
 
@@ -67,25 +78,64 @@ final class ReplayMarkers {
   }
 
   /**
-   * Deletes the markers of {@code log} at or above {@code end} (the end of what it recovered) and
-   * lowers its floor to {@code end} if it is above; returns whether anything was there, in which
-   * case the caller must flush before the log takes an append.
+   * Deletes the markers and dead markers of {@code log} at or above {@code end} (the end of what
+   * it recovered) and lowers its floor to {@code end} if it is above; returns whether anything was
+   * there, in which case the caller must flush before the log takes an append.
    */
   static boolean invalidateFrom(Database db, String log, long end) {
-    boolean[] stale = {false};
-    db.internalRecords().scan(key(log, end), endOf(log), (k, v) -> {
-      stale[0] = true;
-      return false;
-    });
+    boolean stale = any(db, key(log, end), endOf(log));
+    boolean staleDead = any(db, deadKey(log, end), deadEndOf(log));
     boolean floorAbove = floor(db, log) > end;
-    if (!stale[0] && !floorAbove) {
+    if (!stale && !staleDead && !floorAbove) {
       return false;
     }
     db.internalRecords().deleteRange(key(log, end), endOf(log));
+    db.internalRecords().deleteRange(deadKey(log, end), deadEndOf(log));
     if (floorAbove) {
       db.internalRecords().write(List.of(floorKey(log)), List.of(floorValue(end)));
     }
     return true;
+  }
+
+  private static boolean any(Database db, byte[] from, byte[] to) {
+    boolean[] found = {false};
+    db.internalRecords().scan(from, to, (k, v) -> {
+      found[0] = true;
+      return false;
+    });
+    return found[0];
+  }
+
+  /**
+   * Records, in RocksDB, that the record at {@code position} of {@code log} is dead: its commit
+   * failed and its abort marker could not be written. Not durable until RocksDB flushes (or
+   * writes its WAL).
+   */
+  static void markDead(Database db, String log, long position) {
+    db.internalRecords().write(List.of(deadKey(log, position)), List.of(EMPTY));
+  }
+
+  /** The positions of {@code log} that dead markers name, in order. */
+  static List<Long> dead(Database db, String log) {
+    List<Long> out = new ArrayList<>();
+    int at = log.getBytes(StandardCharsets.UTF_8).length + 3;
+    db.internalRecords().scan(deadKey(log, 0), deadEndOf(log), (k, v) -> {
+      out.add(ByteBuffer.wrap(k, at, 8).getLong());
+      return true;
+    });
+    return out;
+  }
+
+  /** Deletes the dead markers of {@code log} at {@code positions}. */
+  static void forgetDead(Database db, String log, List<Long> positions) {
+    if (positions.isEmpty()) {
+      return;
+    }
+    List<byte[]> keys = new ArrayList<>(positions.size());
+    for (long p : positions) {
+      keys.add(deadKey(log, p));
+    }
+    db.internalRecords().write(keys, Arrays.asList(new byte[keys.size()][]));
   }
 
   /**
@@ -124,9 +174,17 @@ final class ReplayMarkers {
       }
       return true;
     });
+    db.internalRecords().scan(new byte[] {0, DEAD}, new byte[] {0, DEAD + 1}, (k, v) -> {
+      String name = new String(k, 2, k.length - 11, StandardCharsets.UTF_8); // dead markers are rare: one visit each
+      if (!logs.contains(name)) {
+        stale.add(name);
+      }
+      return true;
+    });
     for (String name : stale) {
       db.internalRecords().deleteRange(key(name, 0), endOf(name));
-      db.internalRecords().write(List.of(floorKey(name)), java.util.Arrays.asList((byte[]) null));
+      db.internalRecords().deleteRange(deadKey(name, 0), deadEndOf(name));
+      db.internalRecords().write(List.of(floorKey(name)), Arrays.asList((byte[]) null));
     }
     return !stale.isEmpty();
   }
@@ -148,6 +206,18 @@ final class ReplayMarkers {
     System.arraycopy(name, 0, key, 0, name.length);
     key[name.length] = 1;
     return key;
+  }
+
+  private static byte[] deadKey(String log, long position) {
+    byte[] name = log.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(name.length + 11).put((byte) 0).put(DEAD).put(name).put((byte) 0).putLong(position)
+        .array();
+  }
+
+  /** Just past every dead marker of {@code log}. */
+  private static byte[] deadEndOf(String log) {
+    byte[] name = log.getBytes(StandardCharsets.UTF_8);
+    return ByteBuffer.allocate(name.length + 3).put((byte) 0).put(DEAD).put(name).put((byte) 1).array();
   }
 
   private static byte[] floorKey(String log) {

@@ -1,6 +1,7 @@
 package io.commitlane.actors;
 
 import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.CapturedLog;
 import io.commitlane.storage.DatabaseClosedException;
@@ -273,8 +274,9 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
   }
 
   /**
-   * Aborts the record; if the log cannot write the abort marker, the record is made dead for
-   * replay instead ({@link DeadRecords}), or the commit's outcome is reported unknown.
+   * Aborts the record; if the log cannot write the abort marker, the record is made dead instead
+   * ({@link DeadRecords}: for replay and readers at every later open), or the commit's outcome is
+   * reported unknown.
    */
   @Override
   public void aborted(PendingCommit c, Throwable cause) {
@@ -288,17 +290,32 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
   }
 
   /**
-   * Completes when the record is as durable as the log's durability promises (fsync: synced;
-   * {@code actor}: also finished and in the file), or null if there is nothing to wait for.
+   * Completes when the commit's record is as durable as the log's durability promises (fsync:
+   * synced; {@code actor}: also finished and in the file), or null if there is nothing to wait
+   * for. The commit's RocksDB write has returned (readers may see it), so whatever keeps the
+   * record from being durable (a failed fsync, a log closed first) fails it with {@link
+   * NotDurableException}, never with an error that reads as "nothing was written".
    */
-  static CompletableFuture<Void> whenDurable(Object attachment) {
-    if (attachment instanceof LogAppend a && a.acknowledgement != null) {
-      return a.acknowledgement;
+  static CompletableFuture<Void> whenDurable(CommitResult result) {
+    if (result.attachment() instanceof LogAppend a && a.acknowledgement != null) {
+      return a.acknowledgement; // already fails with NotDurableException (afterWrite)
     }
-    if (attachment instanceof LogAppend a && a.store.settings().durability() == Durability.FSYNC) {
-      return a.store.whenDurable(a.position());
+    if (result.attachment() instanceof LogAppend a && a.store.settings().durability() == Durability.FSYNC) {
+      CompletableFuture<Void> synced = a.store.whenDurable(a.position());
+      if (synced.isDone() && !synced.isCompletedExceptionally()) {
+        return synced;
+      }
+      // No executor hop: the mapping only wraps the error, on the thread that failed the future.
+      return synced.exceptionally(e -> {
+        throw notDurable(result.transactionId(), a, e);
+      });
     }
     return null;
+  }
+
+  private static NotDurableException notDurable(long txn, LogAppend a, Throwable e) {
+    Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+    return new NotDurableException(txn, "its record in transaction log '" + a.log() + "' could not be synced", cause);
   }
 
   /**

@@ -196,7 +196,7 @@ class LogWriterActorTest {
     t.put(b(key), b("v"));
     t.addLogEntry(b(key));
     CommitResult r = t.commitSync();
-    TransactionLogs.whenDurable(r.attachment()).get(30, TimeUnit.SECONDS);
+    TransactionLogs.whenDurable(r).get(30, TimeUnit.SECONDS);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {

@@ -145,6 +145,34 @@ class RecoveryRegressionTest {
     }
   }
 
+  /**
+   * What recovery.md promises after a kill, per configuration: with the WAL on, a prefix of commit
+   * order; with it off, the logged commits in order, and the unlogged ones only up to the last
+   * flush, so a later logged commit survives an earlier acknowledged unlogged one.
+   */
+  @Test
+  void afterAKillTheUnloggedCommitsOfTheWalOffAreKeptOnlyUpToTheLastFlush() throws Exception {
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    try (CommitlaneDatabase db = open(db1)) {
+      await(write(db, "orders", "a", "logged-1"));
+      await(write(db, null, "b", "unlogged-flushed"));
+      db.storage().flush();
+      await(write(db, null, "b", "unlogged-after-the-flush"));
+      await(write(db, null, "c", "unlogged-after-the-flush"));
+      await(write(db, "orders", "c", "logged-2")); // replaces the unlogged c
+      await(write(db, "orders", "d", "logged-3"));
+      crashImage(db1, image);
+    }
+    try (CommitlaneDatabase db = open(image)) {
+      assertEquals("logged-1", get(db, "a"));
+      assertEquals("logged-2", get(db, "c"));
+      assertEquals("logged-3", get(db, "d"));
+      assertEquals(wal.equals("on") ? "unlogged-after-the-flush" : "unlogged-flushed", get(db, "b"),
+          "with the WAL off an acknowledged unlogged commit after the last flush is lost, later logged ones are not");
+    }
+  }
+
   @Test
   void afterACrashWithTheWalOnReplayDoesNotOverwriteWhatRocksDbRecovered() throws Exception {
     Path image = dir.resolve("image");
@@ -293,17 +321,34 @@ class RecoveryRegressionTest {
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
     ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "failed", "1")));
-    if (append.equals("actor")) {
-      // The log's writer forced it after the RocksDB write: written, but not vouched for.
-      assertInstanceOf(NotDurableException.class, failed.getCause());
-      assertInstanceOf(LogIOException.class, failed.getCause().getCause());
-    } else {
-      assertInstanceOf(LogIOException.class, failed.getCause());
-    }
+    // The fsync comes after the RocksDB write in every mode: written, but not vouched for.
+    assertInstanceOf(NotDurableException.class, failed.getCause());
+    assertInstanceOf(LogIOException.class, failed.getCause().getCause());
+    assertEquals("1", get(db, "failed"), "readable, yet not acknowledged");
     assertThrows(ExecutionException.class, () -> db.closeAsync().toCompletableFuture().get());
     try (CommitlaneDatabase reopened = open(dir)) {
       assertEquals("1", get(reopened, "before"));
     }
+  }
+
+  /** {@link CommitlaneDatabase#commitSync} waits for the fsync too, and says the same when it fails. */
+  @Test
+  void aSynchronousCommitWhoseFsyncFailsIsWrittenButNotDurable() throws Exception {
+    FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
+    PipelineSettings base = settings(Map.of());
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build(), base.replay(), base.purgeInterval(),
+        base.writeGroups());
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    await(write(db, "orders", "before", "1"));
+    fs.failNextForce();
+    Transaction t = db.begin().useLog("orders").addLogEntry(b("k=1"));
+    t.put(b("k"), b("1"));
+    NotDurableException e = assertThrows(NotDurableException.class, () -> db.commitSync(t));
+    assertInstanceOf(LogIOException.class, e.getCause());
+    assertEquals("1", get(db, "k"));
+    assertThrows(ExecutionException.class, () -> db.closeAsync().toCompletableFuture().get());
   }
 
   @Test
@@ -560,6 +605,48 @@ class RecoveryRegressionTest {
     }
   }
 
+  /**
+   * A directory where a log keeps its flushed-position file is the same damage as a lost file:
+   * inspect names it, absolute-consistency refuses to open naming it, and the other modes replay
+   * exactly what RocksDB misses and write the file again (an empty directory is replaced; one that
+   * holds something is left alone and the open says to move it away).
+   */
+  @Test
+  void aDirectoryWhereTheFlushedPositionBelongsIsNamedAsFlushedPositionDamage() throws Exception {
+    try (CommitlaneDatabase db = open(dir)) {
+      await(write(db, "orders", "k", "1"));
+      await(write(db, null, "k", "2"));
+    }
+    Path file = dir.resolve("txlog/orders/flushed-position");
+    Files.delete(file);
+    Files.createDirectory(file);
+    Files.writeString(file.resolve("notes.txt"), "not commitlane's");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {dir.toString()}, new java.io.PrintStream(out, true),
+        quiet()), "damage, not \"not a log\"");
+    String report = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertTrue(report.contains("flushed-position is not a regular file"), report);
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
+        testKit.system(), dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    assertTrue(refused.getMessage().contains("flushed-position is not a regular file"), refused.getMessage());
+    Exception kept = assertThrows(Exception.class, () -> open(dir), "what it holds is not commitlane's to delete");
+    assertTrue(String.valueOf(kept.getMessage()).contains(file + " is a directory") && kept.getMessage().contains("move it away"),
+        kept.getMessage());
+    assertEquals("not commitlane's", Files.readString(file.resolve("notes.txt")));
+    Files.delete(file.resolve("notes.txt")); // an empty directory holds nothing: it is replaced
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"), "nothing older put back");
+      ReplayStats stats = db.replayStatsAtOpen().get("orders");
+      assertEquals(0, stats.transactions(), stats.toString());
+      assertEquals(LogDamage.Kind.FLUSHED_POSITION, stats.damage().get(0).kind());
+    }
+    assertTrue(Files.isRegularFile(file), "written again");
+    try (CommitlaneDatabase db = open(dir)) {
+      assertEquals("2", get(db, "k"));
+      assertTrue(db.replayStatsAtOpen().get("orders").complete(), db.replayStatsAtOpen().toString());
+    }
+  }
+
   @Test
   void inspectingAHealthyDatabaseDirectoryReadsEveryLogUnderItAndCallsItClean() throws Exception {
     try (CommitlaneDatabase db = open(dir)) {
@@ -622,7 +709,11 @@ class RecoveryRegressionTest {
         if (Files.isDirectory(p)) {
           Files.createDirectories(target);
         } else if (!p.getFileName().toString().equals("LOCK")) {
-          Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+          try {
+            Files.copy(p, target, StandardCopyOption.REPLACE_EXISTING);
+          } catch (java.nio.file.NoSuchFileException gone) {
+            // deleted or renamed since the walk listed it (a flushed-position temp file): the kill came after that
+          }
         }
       }
     }

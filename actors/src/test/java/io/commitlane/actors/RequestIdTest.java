@@ -232,6 +232,58 @@ class RequestIdTest {
     }
   }
 
+  /**
+   * {@code fsync} durability, the WAL off: the first attempt's RocksDB write returns (its value is
+   * readable) but the fsync of its log record fails. It fails as written but not durable, and no
+   * repeat is answered Committed while the database stays open: a power loss then loses the
+   * write. After the power loss and a reopen the repeat runs again; after a clean close (its flush
+   * kept the write) and a reopen it is answered from the record, applied once.
+   */
+  @ParameterizedTest(name = "txlog.append = {0}, power loss = {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"serialized, true", "serialized, false", "leaderless, true",
+      "leaderless, false", "actor, true", "actor, false"})
+  void aRepeatIsNeverAnsweredCommittedForAWriteWhoseFsyncFailed(String append, boolean powerLoss) throws Exception {
+    io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
+    Map<String, Object> config = Map.of("wal", "off", "txlog.append", append, "txlog.durability", "fsync");
+    PipelineSettings base = settings(testKit.system(), config);
+    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
+        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
+        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    Path db1 = dir.resolve("db");
+    Path image = dir.resolve("image");
+    TestProbe<WriteReply> replies = testKit.createTestProbe();
+    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, faulty);
+    db.ref().tell(write("order-0", "before", "x", 1, replies));
+    replies.expectMessageClass(Committed.class);
+    fs.failNextForce();
+    db.ref().tell(write("order-1", "k", "first", 2, replies));
+    Failed failed = replies.expectMessageClass(Failed.class);
+    assertEquals(FailureReason.STORAGE, failed.reason());
+    assertEquals("first", s(db.storage().get(b("k"))), "the write reached RocksDB: readers see it");
+    db.ref().tell(write("order-1", "k", "first", 3, replies));
+    Failed refused = assertInstanceOf(Failed.class, replies.expectMessageClass(WriteReply.class),
+        "not durable: never answered Committed");
+    assertEquals(3, refused.correlation());
+    assertTrue(refused.message().contains("reopen"), refused.message());
+    assertTrue(failed.message().contains("was written but is not durable"), "not 'nothing written': " + failed.message());
+    if (powerLoss) {
+      fs.crash(); // the log loses what was not synced; RocksDB's memtable is not in the copy
+      RecoveryRegressionTest.crashImage(db1, image);
+    }
+    assertThrows(Exception.class, () -> db.closeAsync().toCompletableFuture().get());
+    try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), powerLoss ? image : db1,
+        settings(testKit.system(), config))) {
+      assertEquals("x", s(reopened.storage().get(b("before"))), "acknowledged before the failure");
+      assertEquals(powerLoss ? null : "first", s(reopened.storage().get(b("k"))));
+      reopened.ref().tell(write("order-1", "k", "first", 4, replies));
+      replies.expectMessageClass(Committed.class);
+      assertEquals("first", s(reopened.storage().get(b("k"))));
+      // After the power loss the log lost the unsynced record and the repeat ran again; after the
+      // clean close the record was in the file and the repeat was answered from it: once either way.
+      assertEquals(List.of("k=first"), logged(reopened).stream().filter(e -> e.startsWith("k=")).toList());
+    }
+  }
+
   @Test
   void badIdsAreRefusedWhereTheRequestIsBuilt() {
     assertThrows(InvalidRequestException.class, () -> RequestId.of(""));

@@ -29,14 +29,16 @@ import picocli.CommandLine.Option;
  * The long run of the kill -9 recovery check: random histories (puts and removes over a small key
  * set, one to three logs, unlogged commits, plain writes, flushes, reopens, merged groups) run in
  * a forked JVM that is killed after a random number of acknowledgements; each reopened database
- * must hold a prefix of commit order with every acknowledged commit. Between the kill and that
- * open, most runs add a fault to opening itself ({@link OpenFaults}: an open that fails or halts
- * part-way, a lost or damaged flushed-position file), in turn. The test suite runs a dozen of
- * these; this runs as many as asked.
+ * must hold what recovery promises after a crash: every acknowledged commit, in commit order (a
+ * prefix of it, but for unlogged commits after the last flush with the WAL off). Between the kill
+ * and that open, most runs add a fault to opening itself ({@link OpenFaults}: an open that fails
+ * or halts part-way, a lost or damaged flushed-position file), in turn. The test suite runs a
+ * dozen of these; this runs as many as asked.
  */
 @Command(name = "recovery", mixinStandardHelpOptions = true,
     description = "Kill -9 random histories at random points and check every recovery against the model"
-        + " (a prefix of commit order holding every acknowledged commit), most of them after an open that failed or"
+        + " (every acknowledged commit, in commit order: a prefix of it, but for unlogged commits after the last flush"
+        + " with the WAL off), most of them after an open that failed or"
         + " halted part-way or a lost flushed-position file. Exit code 1 if any recovery went wrong.")
 final class RecoveryCommand implements Callable<Integer> {
   @Option(names = "--runs", defaultValue = "100", description = "Histories to run and kill (default: ${DEFAULT-VALUE})")

@@ -51,6 +51,9 @@ final class FlushedPositionFile {
     if (!fs.exists(file)) {
       return new Stored(LogPosition.START, file + " is missing");
     }
+    if (notRegular(file)) {
+      return new Stored(LogPosition.START, file + " is not a regular file");
+    }
     ByteBuffer buf = ByteBuffer.allocate(BYTES);
     int read;
     try (LogFile f = fs.open(file, false)) {
@@ -75,8 +78,37 @@ final class FlushedPositionFile {
       f.write(buf, 0);
       f.force();
     }
-    fs.rename(temp, directory.resolve(NAME));
+    Path file = directory.resolve(NAME);
+    try {
+      fs.rename(temp, file);
+    } catch (IOException e) {
+      if (!notRegular(file)) {
+        throw e;
+      }
+      replaceNotRegular(file, e);
+      fs.rename(temp, file);
+    }
     fs.forceDirectory(directory);
+  }
+
+  /**
+   * Something that is not a regular file stands where the file goes (a directory made by hand):
+   * an empty directory holds nothing and is removed; anything else is not the log's to delete.
+   */
+  private void replaceNotRegular(Path file, IOException renameFailure) throws IOException {
+    try {
+      fs.delete(file);
+    } catch (IOException notEmpty) {
+      IOException refused = new IOException(file + " is a directory, where the log keeps its flushed position, and"
+          + " it is not empty: move it away and open again", notEmpty);
+      refused.addSuppressed(renameFailure);
+      throw refused;
+    }
+  }
+
+  /** Whether {@code file} exists but is not a regular file (a directory, a socket). */
+  private boolean notRegular(Path file) throws IOException {
+    return fs.listOthers(directory).contains(file);
   }
 
   private static int crc(ByteBuffer buf) {

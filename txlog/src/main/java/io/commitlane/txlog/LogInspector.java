@@ -131,7 +131,9 @@ public final class LogInspector {
     List<SegmentChain.Link> links = new ArrayList<>();
     long highest = -1;
     for (Path other : fs.listOthers(directory)) {
-      foreign.add(other);
+      if (!other.getFileName().toString().equals(FlushedPositionFile.NAME)) { // flushed-position damage, below
+        foreign.add(other);
+      }
       long number = Segment.parseFileName(other.getFileName().toString());
       if (number >= 0) {
         highest = Math.max(highest, number);

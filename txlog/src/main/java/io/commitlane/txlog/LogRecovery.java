@@ -47,12 +47,15 @@ final class LogRecovery {
     }
     List<Long> unreadable = new ArrayList<>();
     for (Path other : fs.listOthers(directory)) {
-      long number = Segment.parseFileName(other.getFileName().toString());
+      String name = other.getFileName().toString();
+      long number = Segment.parseFileName(name);
       if (number >= 0) {
         unreadable.add(number);
         recovery.unreadable(number, "is not a regular file");
       }
-      recovery.foreign.add(other);
+      if (!name.equals(FlushedPositionFile.NAME)) { // damage of its own kind (FLUSHED_POSITION), not a stranger
+        recovery.foreign.add(other);
+      }
     }
     long highest = -1;
     for (Path p : segmentFiles) {

@@ -204,7 +204,8 @@ public final class TransactionLog implements LogView, AutoCloseable {
    * replay at the next open will skip it): readers never return it from now on, and, if the log
    * still runs, it leaves the uncommitted set, so the committed watermark does not stall on it.
    * Writes nothing: the record may stay in the file, and a reopened log recovers it as a live
-   * record. A position no longer awaiting finish is only hidden from readers.
+   * record until the caller {@link #abandon abandons} it there. A position no longer awaiting
+   * finish is only hidden from readers.
    */
   public void markDead(long position) {
     appender.markDead(position, aborted);
@@ -457,8 +458,9 @@ public final class TransactionLog implements LogView, AutoCloseable {
 
   /**
    * Marks recovered records as abandoned: their data was not restored by replay (they lie past a
-   * point-in-time stop), so readers and later replays must never return them. Written as abort
-   * markers (forced under {@link Durability#FSYNC}). For the replay at open, before any append.
+   * point-in-time stop, or the caller knows their commit failed: see {@link #markDead}), so
+   * readers and later replays must never return them. Written as abort markers (forced under
+   * {@link Durability#FSYNC}). For the replay at open, before any append.
    *
    * @throws IllegalArgumentException if a position is not a recovered record
    */

@@ -67,6 +67,38 @@ class FlushedPositionTest {
     }
   }
 
+  /**
+   * A directory where the flushed-position file belongs is flushed-position damage, not a log that
+   * cannot be opened: an empty one is replaced when the position is written again; one that holds
+   * something is not the log's to delete, and writing the position says to move it away.
+   */
+  @Test
+  void aDirectoryWhereTheFlushedPositionBelongsIsDamageOfItsKind() throws IOException {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+      log.finish(append(log, 1, "r1"), () -> 1);
+    }
+    Path file = dir.resolve("flushed-position");
+    java.nio.file.Files.delete(file);
+    java.nio.file.Files.createDirectories(file.resolve("kept"));
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+      assertEquals(List.of(LogDamage.Kind.FLUSHED_POSITION), log.damage().stream().map(LogDamage::kind).toList());
+      assertTrue(log.damage().get(0).toString().contains("is not a regular file"), log.damage().toString());
+      assertEquals(List.of(), log.foreignEntries(), "damage, not a stranger");
+      assertEquals(List.of("r1"), replay(log), "replay offers every record: where it may start is unknown");
+      LogIOException refused = org.junit.jupiter.api.Assertions.assertThrows(LogIOException.class,
+          () -> log.markFlushedThrough(Long.MAX_VALUE));
+      assertTrue(refused.getMessage().contains("move it away"), refused.getMessage());
+      assertTrue(java.nio.file.Files.isDirectory(file.resolve("kept")), "left alone");
+      java.nio.file.Files.delete(file.resolve("kept"));
+      log.markFlushedThrough(Long.MAX_VALUE);
+    }
+    assertTrue(java.nio.file.Files.isRegularFile(file), "the empty directory was replaced");
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+      assertEquals(List.of(), log.damage());
+      assertEquals(List.of(), replay(log));
+    }
+  }
+
   @Test
   void newRecordsLandAboveAFlushedPositionThatOutlivedTheLogTail() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
