@@ -4,6 +4,7 @@ import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.internal.ReplyLimit;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -144,7 +145,7 @@ public final class DatabaseActor {
 
   private Behavior<DatabaseProtocol.Command> serving(CommitlaneDatabase db) {
     RequestHandler handler = new RequestHandler(db, nameOf(db.path()), ctx.getSystem().address().toString(), 0, 0,
-        materializer(), correlation -> RequestHandler.closedReply(correlation, db.path()));
+        materializer(), correlation -> RequestHandler.closedReply(correlation, db.path()), ReplyLimit.of(ctx.getSystem()));
     return Behaviors.receive(DatabaseProtocol.Command.class)
         .onMessage(Request.class, r -> {
           handler.handle(r);

@@ -79,7 +79,7 @@ public final class DatabaseProtocol {
       if (mutations.isEmpty() && log == null) {
         throw new InvalidRequestException("a Write needs at least one mutation or a log record");
       }
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Write");
     }
 
     /** A write without a request id. */
@@ -109,7 +109,10 @@ public final class DatabaseProtocol {
     public ConditionalWrite {
       expected = copy(expected, "ConditionalWrite.expected");
       mutations = copy(mutations, "ConditionalWrite.mutations");
-      Objects.requireNonNull(replyTo, "replyTo");
+      if (expected.isEmpty() && mutations.isEmpty() && log == null) {
+        throw new InvalidRequestException("a ConditionalWrite needs at least one expected value, mutation or log record");
+      }
+      requireReplyTo(replyTo, "a ConditionalWrite");
     }
 
     /** A conditional write without a request id. */
@@ -130,7 +133,7 @@ public final class DatabaseProtocol {
       if (key == null) {
         throw new InvalidRequestException("a Get needs a key");
       }
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Get");
     }
 
     @Override
@@ -143,7 +146,7 @@ public final class DatabaseProtocol {
   public record MultiGet(List<Key> keys, long correlation, ActorRef<ReadReply> replyTo) implements Request {
     public MultiGet {
       keys = copy(keys, "MultiGet.keys");
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a MultiGet");
     }
 
     @Override
@@ -173,7 +176,7 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("a Scan's page size must be in 1.." + MAX_PAGE_SIZE + ", not " + pageSize);
       }
       after = after == null ? null : after.clone();
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Scan");
     }
 
     /** The first page of {@code range}. */
@@ -183,6 +186,9 @@ public final class DatabaseProtocol {
 
     /** The request for the page after {@code page} (which must not be the last). */
     public Scan next(Page page, long correlation) {
+      if (page == null) {
+        throw new InvalidRequestException("Scan.next needs the page before (its continuation says where the next one starts)");
+      }
       if (page.last()) {
         throw new InvalidRequestException("the page was the last one of its scan; there is nothing after it");
       }
@@ -210,7 +216,7 @@ public final class DatabaseProtocol {
       if (range == null) {
         throw new InvalidRequestException("a Count needs a range (ScanRange.all(store) for every key)");
       }
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Count");
     }
 
     @Override
@@ -226,7 +232,7 @@ public final class DatabaseProtocol {
   public record CreateStore(String name, long correlation, ActorRef<StoreReply> replyTo) implements Request {
     public CreateStore {
       RequestNames.namedStore(name, "CreateStore");
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a CreateStore");
     }
 
     @Override
@@ -243,7 +249,7 @@ public final class DatabaseProtocol {
   public record DropStore(String name, long correlation, ActorRef<StoreReply> replyTo) implements Request {
     public DropStore {
       RequestNames.namedStore(name, "DropStore");
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a DropStore");
     }
 
     @Override
@@ -255,7 +261,7 @@ public final class DatabaseProtocol {
   /** Ask for the database's counters (and, for a sharded database, who owns it). */
   public record GetStats(long correlation, ActorRef<StatsReply> replyTo) implements Request {
     public GetStats {
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a GetStats");
     }
 
     @Override
@@ -269,11 +275,22 @@ public final class DatabaseProtocol {
    * (from the start when negative), then new ones as they commit. The reply carries a {@link
    * SourceRef}; run its source within {@code pekko.stream.materializer.stream-ref.subscription-timeout}.
    * The feed fails when the database closes: open it again from the last position handled.
+   *
+   * <p>Opening a feed is a read and creates nothing: a log the database does not have (one no
+   * commit wrote to yet, or a misspelt name) is refused with {@link FailureReason#UNKNOWN_LOG}. A
+   * consumer that starts before the first commit to its log asks for it with {@code create}: the
+   * log is created (empty) if the database does not have it.
    */
-  public record OpenChangeFeed(String log, long afterPosition, long correlation, ActorRef<FeedReply> replyTo) implements Request {
+  public record OpenChangeFeed(String log, long afterPosition, boolean create, long correlation, ActorRef<FeedReply> replyTo)
+      implements Request {
     public OpenChangeFeed {
       RequestNames.log(log);
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "an OpenChangeFeed");
+    }
+
+    /** A feed of a log the database has (refused as {@link FailureReason#UNKNOWN_LOG} otherwise). */
+    public OpenChangeFeed(String log, long afterPosition, long correlation, ActorRef<FeedReply> replyTo) {
+      this(log, afterPosition, false, correlation, replyTo);
     }
 
     @Override
@@ -306,7 +323,7 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("a Backup needs a backup directory");
       }
       directory = directory.toAbsolutePath().normalize();
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Backup");
     }
 
     @Override
@@ -333,7 +350,7 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("a Checkpoint needs a target directory");
       }
       target = target.toAbsolutePath().normalize();
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Checkpoint");
     }
 
     @Override
@@ -596,6 +613,12 @@ public final class DatabaseProtocol {
     STORE_DROPPED,
     /** A drop named a store that does not exist; nothing was changed. */
     UNKNOWN_STORE,
+    /**
+     * An {@link OpenChangeFeed} named a transaction log the database does not have (a log is
+     * created by the first commit that writes to it); nothing was created. Check the name, or open
+     * the feed after that commit, or with {@link OpenChangeFeed#create()}.
+     */
+    UNKNOWN_LOG,
     /** A storage or transaction-log failure (see the message). */
     STORAGE,
     /** The database is open read-only ({@link CommitlaneDatabase#openReadOnly}); nothing was written. */
@@ -610,7 +633,15 @@ public final class DatabaseProtocol {
      * anything was written, or the disk filled up during the copy (what it wrote was removed). The
      * database is unharmed. Free space, then send it again.
      */
-    NO_SPACE
+    NO_SPACE,
+    /**
+     * The reply is larger than the remote transport carries to a caller on another node ({@code
+     * pekko.remote.artery.advanced.maximum-frame-size}, less 4 KiB for headers); the message names
+     * the limit and says what was done (a write that conflicted wrote nothing) and what to do: read
+     * less per request, or raise the frame on every node. A caller on the database's own node gets
+     * the reply itself.
+     */
+    REPLY_TOO_LARGE
   }
 
   /** The request failed; {@code message} says what happened and what to do. */
@@ -649,6 +680,13 @@ public final class DatabaseProtocol {
     /** False only for {@code NO_REPLY}: a write may then have been applied. */
     public boolean outcomeKnown() {
       return reason != UnavailableReason.NO_REPLY;
+    }
+  }
+
+  /** Where the reply goes: every request needs one. */
+  private static void requireReplyTo(ActorRef<?> replyTo, String request) {
+    if (replyTo == null) {
+      throw new InvalidRequestException(request + " needs a replyTo: the actor its one reply goes to");
     }
   }
 

@@ -27,6 +27,7 @@ import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.internal.ReplyLimit;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.storage.BackupException;
 import io.commitlane.storage.BackupRefusedException;
@@ -78,6 +79,7 @@ public final class RequestHandler {
   private final LongFunction<Refusal> closed;
   private final RequestLedger ledger;
   private final ReadRequests reads;
+  private final ReplyLimit replies;
 
   /**
    * @param db the handle requests run against
@@ -88,15 +90,13 @@ public final class RequestHandler {
    *     run again while its expectations hold (0 for a local database)
    * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
    * @param closed the reply when the database is closed, by correlation
-   * @param maxReplyBytes the most key and value bytes a reply carries: a sharded database's
-   *     replies must fit the remote transport's frame ({@link Long#MAX_VALUE}: no bound)
+   * @param replies what a reply can carry to its recipient: a reply to a caller on another node
+   *     must fit the remote transport's frame
    */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed, long maxReplyBytes) {
-    if (maxReplyBytes < 1) {
-      throw new IllegalArgumentException("maxReplyBytes must be positive, was " + maxReplyBytes);
-    }
-    this.reads = new ReadRequests(db, maxReplyBytes);
+      Supplier<Materializer> materializer, LongFunction<Refusal> closed, ReplyLimit replies) {
+    this.replies = Objects.requireNonNull(replies, "replies");
+    this.reads = new ReadRequests(db, replies);
     this.db = Objects.requireNonNull(db, "db");
     this.database = database;
     this.owner = owner;
@@ -106,13 +106,6 @@ public final class RequestHandler {
     this.closed = Objects.requireNonNull(closed, "closed");
     this.ledger = db.pipeline().requests();
   }
-
-  /** A local database's handler: replies are not bounded (they cross no transport). */
-  public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
-    this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, Long.MAX_VALUE);
-  }
-
 
   /** The reply of a local database to a request it cannot serve because it is closed. */
   public static Failed closedReply(long correlation, java.nio.file.Path path) {
@@ -178,7 +171,8 @@ public final class RequestHandler {
    * id ({@link RequestLedger#claim}); null when the request needs nothing more.
    */
   private RequestLedger.Answer answerFor(RequestId id, long correlation, ActorRef<WriteReply> replyTo) {
-    return id == null ? replyTo::tell : ledger.claim(id, ownerEpoch, correlation, replyTo);
+    RequestLedger.Answer to = reply -> replies.tell(replyTo, reply);
+    return id == null ? to : ledger.claim(id, ownerEpoch, correlation, to);
   }
 
   /** Admit {@code txn}; an attempt of a request id is bound to it, so that its write records the id. */
@@ -284,20 +278,20 @@ public final class RequestHandler {
 
   /** The reply is told from the completion dispatcher: the actor does not wait for the store. */
   private void onCreateStore(CreateStore c) {
-    db.createStore(c.name()).whenComplete((store, err) -> c.replyTo().tell(err == null
+    db.createStore(c.name()).whenComplete((store, err) -> replies.tell(c.replyTo(), err == null
         ? new StoreCreated(c.correlation(), c.name(), store.generation())
         : refusal(c.correlation(), unwrap(err), closed)));
   }
 
   /** Logical here, on the actor's thread (it syncs one small file); the reply waits for the physical drop. */
   private void onDropStore(DropStore d) {
-    db.dropStore(d.name()).whenComplete((done, err) -> d.replyTo().tell(err == null
+    db.dropStore(d.name()).whenComplete((done, err) -> replies.tell(d.replyTo(), err == null
         ? new StoreDropped(d.correlation(), d.name())
         : refusal(d.correlation(), unwrap(err), closed)));
   }
 
   private void onGetStats(GetStats g) {
-    g.replyTo().tell(stats(g.correlation()));
+    replies.tell(g.replyTo(), stats(g.correlation()));
   }
 
   /** The database's counters (no latency histograms, so other readers' intervals are left alone). */
@@ -321,10 +315,11 @@ public final class RequestHandler {
       throw new DatabaseClosedException(db.path());
     }
     ReadRequest from = f.afterPosition() < 0 ? ReadRequest.fromStart() : ReadRequest.fromPosition(f.afterPosition()).exclusive();
-    SourceRef<ChangeRecord> ref = ChangeFeed.live(db, f.log(), from)
+    // The log is looked up now: one the database does not have is refused unless the request asks to create it.
+    SourceRef<ChangeRecord> ref = ChangeFeed.live(f.create() ? db.createTransactionLog(f.log()) : db.transactionLog(f.log()), from)
         .map(ChangeRecord::of)
         .runWith(StreamRefs.sourceRef(), materializer.get());
-    f.replyTo().tell(new FeedOpened(f.correlation(), ref));
+    replies.tell(f.replyTo(), new FeedOpened(f.correlation(), ref));
   }
 
   /**
@@ -332,14 +327,14 @@ public final class RequestHandler {
    * there too; the reply is told from the completion dispatcher once it is complete or failed.
    */
   private void onBackup(Backup b) {
-    db.backup(b.directory()).whenComplete((info, err) -> b.replyTo().tell(err == null
+    db.backup(b.directory()).whenComplete((info, err) -> replies.tell(b.replyTo(), err == null
         ? new BackedUp(b.correlation(), info)
         : copyRefusal(b.correlation(), err)));
   }
 
   /** As {@link #onBackup}: on the lifecycle dispatcher, the reply once the checkpoint is complete. */
   private void onCheckpoint(Checkpoint c) {
-    db.checkpoint(c.target()).whenComplete((info, err) -> c.replyTo().tell(err == null
+    db.checkpoint(c.target()).whenComplete((info, err) -> replies.tell(c.replyTo(), err == null
         ? new CheckpointTaken(c.correlation(), info)
         : copyRefusal(c.correlation(), err)));
   }
@@ -430,6 +425,9 @@ public final class RequestHandler {
     }
     if (e instanceof UnknownStoreException) {
       return new Failed(correlation, FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+    }
+    if (e instanceof UnknownLogException) {
+      return new Failed(correlation, FailureReason.UNKNOWN_LOG, e.getMessage(), false);
     }
     if (e instanceof ReadOnlyDatabaseException) {
       return new Failed(correlation, FailureReason.READ_ONLY, e.getMessage(), false);

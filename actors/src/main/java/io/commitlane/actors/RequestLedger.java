@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,13 +126,13 @@ final class RequestLedger implements CommitHook {
     final byte[] key;
     final long epoch;
     private final long correlation;
-    private final ActorRef<WriteReply> replyTo;
+    private final Answer replyTo;
     /** Guarded by this. */
     private List<Object[]> joined;
     /** Guarded by this; set once. */
     private WriteReply outcome;
 
-    private Attempt(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
+    private Attempt(RequestId id, long epoch, long correlation, Answer replyTo) {
       this.id = id;
       this.key = idKey(id.bytes());
       this.epoch = epoch;
@@ -142,7 +141,7 @@ final class RequestLedger implements CommitHook {
     }
 
     /** A repeat waits for this attempt's outcome; false if it is already known (look again). */
-    private synchronized boolean join(long correlation, ActorRef<WriteReply> replyTo) {
+    private synchronized boolean join(long correlation, Answer replyTo) {
       if (outcome != null) {
         return false;
       }
@@ -155,7 +154,6 @@ final class RequestLedger implements CommitHook {
 
     /** The attempt's one outcome: kept if it committed, then told to the requester and every repeat that joined. */
     @Override
-    @SuppressWarnings("unchecked")
     public void tell(WriteReply reply) {
       if (reply instanceof Committed c) {
         synchronized (recent) {
@@ -175,7 +173,7 @@ final class RequestLedger implements CommitHook {
       replyTo.tell(reply);
       if (waiting != null) {
         for (Object[] w : waiting) {
-          ((ActorRef<WriteReply>) w[1]).tell(withCorrelation(reply, (Long) w[0]));
+          ((Answer) w[1]).tell(withCorrelation(reply, (Long) w[0]));
         }
       }
     }
@@ -186,7 +184,7 @@ final class RequestLedger implements CommitHook {
    * was answered from a record of an earlier attempt, or it joined the attempt running now and
    * gets its outcome when it completes.
    */
-  Attempt claim(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
+  Attempt claim(RequestId id, long epoch, long correlation, Answer replyTo) {
     Attempt mine = new Attempt(id, epoch, correlation, replyTo);
     while (true) {
       Attempt running = inFlight.putIfAbsent(id, mine);

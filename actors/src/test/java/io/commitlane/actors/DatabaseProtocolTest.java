@@ -5,6 +5,7 @@ import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,6 +50,9 @@ class DatabaseProtocolTest {
 
   @TempDir
   Path dir;
+
+  @TempDir
+  Path copies;
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new java.util.HashMap<>(more);
@@ -151,6 +155,45 @@ class DatabaseProtocolTest {
       List<ChangeRecord> records = opened.feed().getSource().take(3).runWith(Sink.seq(), testKit.system())
           .toCompletableFuture().get(30, TimeUnit.SECONDS);
       assertEquals("order 2", s(records.get(2).entries().get(0)));
+    }
+  }
+
+  /**
+   * Opening a feed is a read: of a log the database does not have it is refused, typed, and
+   * creates nothing (no directory, no lock file, nothing a checkpoint would then carry), over the
+   * protocol and through the Java API alike.
+   */
+  @Test
+  void aChangeFeedOfAnUnknownLogIsRefusedAndCreatesNothing() throws Exception {
+    try (CommitlaneDatabase db = open(Map.of())) {
+      TestProbe<WriteReply> writes = testKit.createTestProbe();
+      db.ref().tell(new Write(List.of(Mutation.put(b("o"), b("placed"))), LogEntries.of("orders", b("order")), 1, writes.ref()));
+      writes.expectMessageClass(Committed.class);
+
+      TestProbe<DatabaseProtocol.FeedReply> feeds = testKit.createTestProbe();
+      db.ref().tell(new OpenChangeFeed("ordres", -1, 2, feeds.ref()));
+      Failed refused = feeds.expectMessageClass(Failed.class);
+      assertEquals(FailureReason.UNKNOWN_LOG, refused.reason(), refused.toString());
+      assertEquals(2, refused.correlation());
+      assertTrue(refused.message().contains("ordres") && refused.message().contains("orders"),
+          "names the log asked for and the logs there are: " + refused.message());
+
+      java.util.concurrent.CompletionStage<List<io.commitlane.txlog.LogRecord>> live = io.commitlane.actors.stream.ChangeFeed
+          .live(db, "ordres", io.commitlane.txlog.ReadRequest.fromStart()).runWith(Sink.seq(), testKit.system());
+      java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+          () -> live.toCompletableFuture().get(30, TimeUnit.SECONDS));
+      assertEquals("ordres", assertInstanceOf(UnknownLogException.class, e.getCause()).log());
+      assertThrows(UnknownLogException.class, () -> FeedSnapshot.of(db, "ordres"));
+      assertThrows(UnknownLogException.class, () -> db.transactionLog("ordres"));
+
+      assertTrue(java.nio.file.Files.notExists(dir.resolve("txlog").resolve("ordres")), "nothing created under txlog/");
+      Path copy = copies.resolve("checkpoint");
+      db.checkpoint(copy).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertTrue(java.nio.file.Files.notExists(copy.resolve("txlog").resolve("ordres")), "nor in a checkpoint");
+
+      db.ref().tell(new OpenChangeFeed("later", -1, true, 3, feeds.ref()));
+      assertEquals(3, feeds.expectMessageClass(FeedOpened.class).correlation(), "asked for, the log is created");
+      assertTrue(java.nio.file.Files.isDirectory(dir.resolve("txlog").resolve("later")));
     }
   }
 

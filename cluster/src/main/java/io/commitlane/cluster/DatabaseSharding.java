@@ -291,8 +291,8 @@ public final class DatabaseSharding {
 
   /** The latest committed value of {@code key} ({@code Values} holds one element, null if absent). */
   public CompletionStage<ReadReply> get(String name, Key key) {
-    Objects.requireNonNull(key, "key");
     long correlation = correlations.incrementAndGet();
+    new DatabaseProtocol.Get(key, correlation, deadLetters()); // validate first: a bad request throws here
     return ask(name, correlation, replyTo -> new DatabaseProtocol.Get(key, correlation, replyTo));
   }
 
@@ -332,12 +332,24 @@ public final class DatabaseSharding {
 
   /**
    * A live change feed of log {@code log} of database {@code name}, from after {@code
-   * afterPosition} (-1: from the start). Run the reply's {@code feed().getSource()} here.
+   * afterPosition} (-1: from the start). Run the reply's {@code feed().getSource()} here. A log
+   * the database does not have is refused ({@code UNKNOWN_LOG}); see {@link #changeFeed(String,
+   * String, long, boolean)} to create it.
    */
   public CompletionStage<FeedReply> changeFeed(String name, String log, long afterPosition) {
+    return changeFeed(name, log, afterPosition, false);
+  }
+
+  /**
+   * {@link #changeFeed(String, String, long)}, creating the log if the database does not have it
+   * when {@code create} is set: for a consumer that starts before the first commit to its log.
+   */
+  public CompletionStage<FeedReply> changeFeed(String name, String log, long afterPosition, boolean create) {
     long correlation = correlations.incrementAndGet();
-    DatabaseProtocol.OpenChangeFeed valid = new DatabaseProtocol.OpenChangeFeed(log, afterPosition, correlation, deadLetters());
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.OpenChangeFeed(valid.log(), afterPosition, correlation, replyTo));
+    DatabaseProtocol.OpenChangeFeed valid = new DatabaseProtocol.OpenChangeFeed(log, afterPosition, create, correlation,
+        deadLetters());
+    return ask(name, correlation,
+        replyTo -> new DatabaseProtocol.OpenChangeFeed(valid.log(), afterPosition, create, correlation, replyTo));
   }
 
   /**
