@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.CheckpointInfo;
 import io.commitlane.storage.KeyValue;
@@ -27,6 +29,12 @@ import org.apache.pekko.stream.SourceRef;
  * {@link Commitlane} extension answers those from the dead letters). A sharded database may also
  * answer {@link Unavailable}.
  *
+ * <p><b>To the handler of the request that caused it.</b> Every reply belongs to exactly one reply
+ * family, the request's: a refusal is the family's own record ({@link WriteRefused}, {@link
+ * ReadRefused}, ...) carrying the {@link Refusal} ({@link Failed} or {@link Unavailable}). An actor
+ * with one message adapter per family gets each reply, refusals included, on the adapter of the
+ * request that caused it.
+ *
  * <p><b>Threads.</b> Requests are read and transactions built on the database actor's thread;
  * commits run on the database's commit executors, and a write's reply is told from there (no hop
  * back through the actor). Backups and checkpoints run on {@code commitlane.lifecycle-dispatcher}
@@ -52,6 +60,13 @@ public final class DatabaseProtocol {
       Checkpoint {
     /** The sender's value, returned in the reply. */
     long correlation();
+
+    /**
+     * The reply that says this request was not served, of this request's own reply family (a
+     * {@link WriteRefused} for a {@link Write}, a {@link ReadRefused} for a {@link Get}, ...),
+     * carrying its correlation.
+     */
+    RefusedReply refused(Refusal refusal);
 
     /** Answer this request with {@code refusal} (it was not served): for whoever cannot serve it. */
     void answer(Refusal refusal);
@@ -88,8 +103,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public WriteRefused refused(Refusal refusal) {
+      return new WriteRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -122,8 +142,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public WriteRefused refused(Refusal refusal) {
+      return new WriteRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -137,8 +162,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public ReadRefused refused(Refusal refusal) {
+      return new ReadRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -150,8 +180,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public ReadRefused refused(Refusal refusal) {
+      return new ReadRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -202,8 +237,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public ScanRefused refused(Refusal refusal) {
+      return new ScanRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -220,8 +260,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public CountRefused refused(Refusal refusal) {
+      return new CountRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -236,8 +281,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public StoreRefused refused(Refusal refusal) {
+      return new StoreRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -253,8 +303,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public StoreRefused refused(Refusal refusal) {
+      return new StoreRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -265,8 +320,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public StatsRefused refused(Refusal refusal) {
+      return new StatsRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -294,8 +354,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public FeedRefused refused(Refusal refusal) {
+      return new FeedRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -327,8 +392,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public BackupRefused refused(Refusal refusal) {
+      return new BackupRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -354,53 +424,236 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public CheckpointRefused refused(Refusal refusal) {
+      return new CheckpointRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
   // ---- replies --------------------------------------------------------------------------------
 
-  /** Every reply: it carries the correlation of the request it answers. */
+  /**
+   * Every reply: it carries the correlation of the request it answers, and belongs to exactly one
+   * reply family ({@link WriteReply}, {@link ReadReply}, ...), that of the request. So an actor
+   * with one message adapter per family receives each reply on the adapter of the request that
+   * caused it, refusals included, whatever order it registered them in (Pekko picks the last
+   * registered adapter whose class matches: a class in two families would go to whichever came
+   * last).
+   */
   public sealed interface Reply extends ProtocolMessage
-      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply, BackupReply, CheckpointReply {
+      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply, BackupReply, CheckpointReply,
+      RefusedReply {
     long correlation();
   }
 
-  /** The reply to {@link Write} and {@link ConditionalWrite}. */
-  public sealed interface WriteReply extends Reply permits Committed, Conflicted, Refusal {
+  /** The reply to {@link Write} and {@link ConditionalWrite}: {@link Committed}, {@link Conflicted} or {@link WriteRefused}. */
+  public sealed interface WriteReply extends Reply permits Committed, Conflicted, WriteRefused {
     /** Whether sending the same request again may succeed. */
     boolean retryable();
   }
 
-  /** The reply to {@link Get} and {@link MultiGet}. */
-  public sealed interface ReadReply extends Reply permits Values, Refusal {}
+  /** The reply to {@link Get} and {@link MultiGet}: {@link Values} or {@link ReadRefused}. */
+  public sealed interface ReadReply extends Reply permits Values, ReadRefused {}
 
-  /** The reply to {@link Scan}: a {@link Page}, or a {@link Refusal}. */
-  public sealed interface ScanReply extends Reply permits Page, Refusal {}
+  /** The reply to {@link Scan}: a {@link Page} or {@link ScanRefused}. */
+  public sealed interface ScanReply extends Reply permits Page, ScanRefused {}
 
-  /** The reply to {@link Count}: {@link Counted}, or a {@link Refusal}. */
-  public sealed interface CountReply extends Reply permits Counted, Refusal {}
+  /** The reply to {@link Count}: {@link Counted} or {@link CountRefused}. */
+  public sealed interface CountReply extends Reply permits Counted, CountRefused {}
 
-  /** The reply to {@link CreateStore} and {@link DropStore}. */
-  public sealed interface StoreReply extends Reply permits StoreCreated, StoreDropped, Refusal {}
+  /**
+   * The reply to {@link CreateStore} and {@link DropStore}: {@link StoreCreated}, {@link
+   * StoreDropped} or {@link StoreRefused}.
+   */
+  public sealed interface StoreReply extends Reply permits StoreCreated, StoreDropped, StoreRefused {}
 
-  /** The reply to {@link GetStats}. */
-  public sealed interface StatsReply extends Reply permits DatabaseStats, Refusal {}
+  /** The reply to {@link GetStats}: {@link DatabaseStats} or {@link StatsRefused}. */
+  public sealed interface StatsReply extends Reply permits DatabaseStats, StatsRefused {}
 
-  /** The reply to {@link OpenChangeFeed}. */
-  public sealed interface FeedReply extends Reply permits FeedOpened, Refusal {}
+  /** The reply to {@link OpenChangeFeed}: {@link FeedOpened} or {@link FeedRefused}. */
+  public sealed interface FeedReply extends Reply permits FeedOpened, FeedRefused {}
 
-  /** The reply to {@link Backup}. */
-  public sealed interface BackupReply extends Reply permits BackedUp, Refusal {}
+  /** The reply to {@link Backup}: {@link BackedUp} or {@link BackupRefused}. */
+  public sealed interface BackupReply extends Reply permits BackedUp, BackupRefused {}
 
-  /** The reply to {@link Checkpoint}. */
-  public sealed interface CheckpointReply extends Reply permits CheckpointTaken, Refusal {}
+  /** The reply to {@link Checkpoint}: {@link CheckpointTaken} or {@link CheckpointRefused}. */
+  public sealed interface CheckpointReply extends Reply permits CheckpointTaken, CheckpointRefused {}
 
-  /** The request was not served: it failed, or (sharded) the database could not be reached. */
-  public sealed interface Refusal extends WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply,
-      BackupReply, CheckpointReply permits Failed, Unavailable {
+  /**
+   * A reply that says its request was not served, and why ({@link #refusal()}: {@link Failed} or
+   * {@link Unavailable}). Each reply family has its own ({@link WriteRefused}, {@link ReadRefused},
+   * ...), so a refusal reaches the handler of the request that caused it, never another family's;
+   * generic code reads why from here, whatever the family:
+   *
+   * <pre>{@code
+   * if (reply instanceof RefusedReply r && r.is(FailureReason.OVERLOADED)) { ... }   // any family
+   * if (reply instanceof WriteRefused r && r.refusal() instanceof Failed f) { ... }  // one family
+   * }</pre>
+   */
+  public sealed interface RefusedReply extends Reply
+      permits WriteRefused, ReadRefused, ScanRefused, CountRefused, StoreRefused, StatsRefused, FeedRefused, BackupRefused,
+      CheckpointRefused {
+    /** Why the request was not served. */
+    Refusal refusal();
+
+    /** What happened and what to do. */
+    default String message() {
+      return refusal().message();
+    }
+
+    /** Whether sending the same request again may succeed. */
+    boolean retryable();
+
+    /** Whether the request failed for {@code reason}. */
+    default boolean is(FailureReason reason) {
+      return refusal().is(reason);
+    }
+
+    /** Whether the (sharded) database was unavailable for {@code reason}. */
+    default boolean is(UnavailableReason reason) {
+      return refusal().is(reason);
+    }
+  }
+
+  /**
+   * Why a request was not served: it failed ({@link Failed}), or a sharded or replicated database
+   * could not be reached ({@link Unavailable}). A value, not a reply: it travels inside its
+   * request family's {@link RefusedReply}.
+   */
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+  @JsonSubTypes({@JsonSubTypes.Type(value = Failed.class, name = "failed"),
+      @JsonSubTypes.Type(value = Unavailable.class, name = "unavailable")})
+  public sealed interface Refusal extends ProtocolMessage permits Failed, Unavailable {
+    /** What happened and what to do. */
     String message();
+
+    /** Whether sending the same request again may succeed. */
+    boolean retryable();
+
+    /** Whether this is a failure for {@code reason}. */
+    default boolean is(FailureReason reason) {
+      return this instanceof Failed f && f.reason() == reason;
+    }
+
+    /** Whether this is an unavailability for {@code reason}. */
+    default boolean is(UnavailableReason reason) {
+      return this instanceof Unavailable u && u.reason() == reason;
+    }
+  }
+
+  /**
+   * A {@link Write} or {@link ConditionalWrite} was not served: nothing was written (unless the
+   * refusal is an {@link Unavailable} whose {@link Unavailable#outcomeKnown()} is false).
+   */
+  public record WriteRefused(long correlation, Refusal refusal) implements WriteReply, RefusedReply {
+    public WriteRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Get} or {@link MultiGet} was not served. */
+  public record ReadRefused(long correlation, Refusal refusal) implements ReadReply, RefusedReply {
+    public ReadRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Scan} was not served. */
+  public record ScanRefused(long correlation, Refusal refusal) implements ScanReply, RefusedReply {
+    public ScanRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Count} was not served. */
+  public record CountRefused(long correlation, Refusal refusal) implements CountReply, RefusedReply {
+    public CountRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link CreateStore} or {@link DropStore} was not served. */
+  public record StoreRefused(long correlation, Refusal refusal) implements StoreReply, RefusedReply {
+    public StoreRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link GetStats} was not served. */
+  public record StatsRefused(long correlation, Refusal refusal) implements StatsReply, RefusedReply {
+    public StatsRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link OpenChangeFeed} was not served. */
+  public record FeedRefused(long correlation, Refusal refusal) implements FeedReply, RefusedReply {
+    public FeedRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Backup} was not served. */
+  public record BackupRefused(long correlation, Refusal refusal) implements BackupReply, RefusedReply {
+    public BackupRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Checkpoint} was not served. */
+  public record CheckpointRefused(long correlation, Refusal refusal) implements CheckpointReply, RefusedReply {
+    public CheckpointRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
   }
 
   /**
@@ -597,7 +850,7 @@ public final class DatabaseProtocol {
     }
   }
 
-  /** What kind of failure a {@link Failed} reply reports. */
+  /** What kind of failure a {@link Failed} refusal reports. */
   public enum FailureReason {
     /** The database's commit queue was full; nothing was written. Retryable later. */
     OVERLOADED,
@@ -645,9 +898,10 @@ public final class DatabaseProtocol {
   }
 
   /** The request failed; {@code message} says what happened and what to do. */
-  public record Failed(long correlation, FailureReason reason, String message, boolean retryable) implements Refusal {
+  public record Failed(FailureReason reason, String message, boolean retryable) implements Refusal {
     public Failed {
       Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(message, "message");
     }
   }
 
@@ -667,9 +921,10 @@ public final class DatabaseProtocol {
    * The database could not serve the request. Always retryable; {@link #outcomeKnown()} says
    * whether the request certainly did nothing.
    */
-  public record Unavailable(long correlation, UnavailableReason reason, String message) implements Refusal {
+  public record Unavailable(UnavailableReason reason, String message) implements Refusal {
     public Unavailable {
       Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(message, "message");
     }
 
     @Override

@@ -42,7 +42,8 @@ final class ReadRequests {
   void onGet(Get g) {
     Database storage = db.storage();
     Store s = existingStore(storage, g.key().store());
-    replies.tell(g.replyTo(), new Values(g.correlation(), Collections.singletonList(s == null ? null : storage.get(s, g.key().key()))));
+    byte[] value = s == null ? null : storage.get(s, g.key().key());
+    replies.tell(g.replyTo(), new Values(g.correlation(), Collections.singletonList(value)));
   }
 
   /** Keys of one store: one RocksDB multi-get; keys of several stores: one snapshot, read key by key. */
@@ -88,7 +89,7 @@ final class ReadRequests {
     if (page.bytes() > carried) {
       // One entry (a page always holds one) larger than any reply to this caller: refuse it, naming it.
       byte[] key = page.entries().get(0).key();
-      s.answer(replies.refusal(s.correlation(), s.replyTo(), "the entry at key " + PrintableBytes.of(key) + " is "
+      s.answer(replies.refusal(s.replyTo(), "the entry at key " + PrintableBytes.of(key) + " is "
           + page.bytes() + " bytes", "To skip it, scan on from after it (ScanRange.fromExclusive(key), or to(key) in reverse)"));
       return;
     }

@@ -26,6 +26,7 @@ import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
 import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.internal.ReplyLimit;
 import io.commitlane.actors.stream.ChangeFeed;
@@ -53,7 +54,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
-import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.stream.Materializer;
@@ -76,7 +76,7 @@ public final class RequestHandler {
   private final long ownerEpoch;
   private final int conditionalRetries;
   private final Supplier<Materializer> materializer;
-  private final LongFunction<Refusal> closed;
+  private final Refusal closed;
   private final RequestLedger ledger;
   private final ReadRequests reads;
   private final ReplyLimit replies;
@@ -89,12 +89,12 @@ public final class RequestHandler {
    * @param conditionalRetries how often a {@link ConditionalWrite} whose validation conflicted is
    *     run again while its expectations hold (0 for a local database)
    * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
-   * @param closed the reply when the database is closed, by correlation
+   * @param closed why a request is refused when the database is closed
    * @param replies what a reply can carry to its recipient: a reply to a caller on another node
    *     must fit the remote transport's frame
    */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed, ReplyLimit replies) {
+      Supplier<Materializer> materializer, Refusal closed, ReplyLimit replies) {
     this.replies = Objects.requireNonNull(replies, "replies");
     this.reads = new ReadRequests(db, replies);
     this.db = Objects.requireNonNull(db, "db");
@@ -107,9 +107,9 @@ public final class RequestHandler {
     this.ledger = db.pipeline().requests();
   }
 
-  /** The reply of a local database to a request it cannot serve because it is closed. */
-  public static Failed closedReply(long correlation, java.nio.file.Path path) {
-    return new Failed(correlation, FailureReason.DATABASE_CLOSED, "database " + path
+  /** Why a local database refuses a request it cannot serve because it is closed. */
+  public static Failed closedRefusal(java.nio.file.Path path) {
+    return new Failed(FailureReason.DATABASE_CLOSED, "database " + path
         + " is closed; nothing was written. Open it again and send the request to its new reference", false);
   }
 
@@ -143,12 +143,12 @@ public final class RequestHandler {
       } else {
         // Request is sealed, but Java 17 cannot switch over it exhaustively: a request type added
         // without a branch here is still answered (RequestDispatchTest checks every type has one).
-        r.answer(new Failed(r.correlation(), FailureReason.INVALID_REQUEST, "this database does not serve "
+        r.answer(new Failed(FailureReason.INVALID_REQUEST, "this database does not serve "
             + r.getClass().getSimpleName() + " requests", false));
       }
     } catch (RuntimeException e) {
       // Whatever failed before a commit was admitted: the request still gets its one reply.
-      r.answer(refusal(r.correlation(), e, closed));
+      r.answer(refusal(e, closed));
     }
   }
 
@@ -162,7 +162,7 @@ public final class RequestHandler {
       apply(txn, w.mutations(), w.log());
       admit(txn, to, replying(w.correlation(), to, ownerEpoch, 1, closed));
     } catch (RuntimeException e) {
-      to.tell((WriteReply) refusal(w.correlation(), e, closed));
+      to.tell(w.refused(refusal(e, closed)));
     }
   }
 
@@ -207,7 +207,7 @@ public final class RequestHandler {
     try {
       runConditionalWrite(c, to, 1);
     } catch (RuntimeException e) {
-      to.tell((WriteReply) refusal(c.correlation(), e, closed));
+      to.tell(c.refused(refusal(e, closed)));
     }
   }
 
@@ -258,7 +258,7 @@ public final class RequestHandler {
               to.tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
             }
           } catch (RuntimeException e) {
-            to.tell((WriteReply) refusal(c.correlation(), e, closed));
+            to.tell(c.refused(refusal(e, closed)));
           }
         });
       }
@@ -280,14 +280,14 @@ public final class RequestHandler {
   private void onCreateStore(CreateStore c) {
     db.createStore(c.name()).whenComplete((store, err) -> replies.tell(c.replyTo(), err == null
         ? new StoreCreated(c.correlation(), c.name(), store.generation())
-        : refusal(c.correlation(), unwrap(err), closed)));
+        : c.refused(refusal(unwrap(err), closed))));
   }
 
   /** Logical here, on the actor's thread (it syncs one small file); the reply waits for the physical drop. */
   private void onDropStore(DropStore d) {
     db.dropStore(d.name()).whenComplete((done, err) -> replies.tell(d.replyTo(), err == null
         ? new StoreDropped(d.correlation(), d.name())
-        : refusal(d.correlation(), unwrap(err), closed)));
+        : d.refused(refusal(unwrap(err), closed))));
   }
 
   private void onGetStats(GetStats g) {
@@ -329,29 +329,29 @@ public final class RequestHandler {
   private void onBackup(Backup b) {
     db.backup(b.directory()).whenComplete((info, err) -> replies.tell(b.replyTo(), err == null
         ? new BackedUp(b.correlation(), info)
-        : copyRefusal(b.correlation(), err)));
+        : b.refused(copyRefusal(err))));
   }
 
   /** As {@link #onBackup}: on the lifecycle dispatcher, the reply once the checkpoint is complete. */
   private void onCheckpoint(Checkpoint c) {
     db.checkpoint(c.target()).whenComplete((info, err) -> replies.tell(c.replyTo(), err == null
         ? new CheckpointTaken(c.correlation(), info)
-        : copyRefusal(c.correlation(), err)));
+        : c.refused(copyRefusal(err))));
   }
 
   /**
    * A copy that failed because the database closed, before it began or under it (the close shut
    * the logs it was copying), gets the closed database's reply; the others theirs by type.
    */
-  private Refusal copyRefusal(long correlation, Throwable err) {
+  private Refusal copyRefusal(Throwable err) {
     Throwable e = unwrap(err);
     Throwable t = e;
     for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
       if (t instanceof DatabaseClosedException || t instanceof LogClosedException) {
-        return closed.apply(correlation);
+        return closed;
       }
     }
-    return refusal(correlation, e, closed);
+    return refusal(e, closed);
   }
 
   // ---- helpers ------------------------------------------------------------------------------
@@ -392,7 +392,7 @@ public final class RequestHandler {
   }
 
   private static CommitRequest.Completion replying(long correlation, RequestLedger.Answer replyTo, long epoch, int attempts,
-      LongFunction<Refusal> closed) {
+      Refusal closed) {
     return new CommitRequest.Completion() {
       @Override
       public void committed(CommitResult result) {
@@ -406,48 +406,48 @@ public final class RequestHandler {
         if (c instanceof ConflictException conflict) {
           replyTo.tell(new Conflicted(correlation, ConflictCause.VALIDATION, List.of(), Math.max(attempts, conflict.attempts())));
         } else {
-          replyTo.tell((WriteReply) refusal(correlation, c, closed));
+          replyTo.tell(new WriteRefused(correlation, refusal(c, closed)));
         }
       }
     };
   }
 
-  /** The typed reply for a failure: what happened, and whether trying again may help. */
-  static Refusal refusal(long correlation, Throwable e, LongFunction<Refusal> closed) {
+  /** Why a request failed, typed: what happened, and whether trying again may help. */
+  static Refusal refusal(Throwable e, Refusal closed) {
     if (e instanceof DatabaseClosedException) {
-      return closed != null ? closed.apply(correlation) : new Failed(correlation, FailureReason.DATABASE_CLOSED, e.getMessage(), false);
+      return closed != null ? closed : new Failed(FailureReason.DATABASE_CLOSED, e.getMessage(), false);
     }
     if (e instanceof CommitQueueFullException q) {
-      return new Failed(correlation, FailureReason.OVERLOADED, q.getMessage(), true);
+      return new Failed(FailureReason.OVERLOADED, q.getMessage(), true);
     }
     if (e instanceof StoreDroppedException) {
-      return new Failed(correlation, FailureReason.STORE_DROPPED, e.getMessage(), false);
+      return new Failed(FailureReason.STORE_DROPPED, e.getMessage(), false);
     }
     if (e instanceof UnknownStoreException) {
-      return new Failed(correlation, FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+      return new Failed(FailureReason.UNKNOWN_STORE, e.getMessage(), false);
     }
     if (e instanceof UnknownLogException) {
-      return new Failed(correlation, FailureReason.UNKNOWN_LOG, e.getMessage(), false);
+      return new Failed(FailureReason.UNKNOWN_LOG, e.getMessage(), false);
     }
     if (e instanceof ReadOnlyDatabaseException) {
-      return new Failed(correlation, FailureReason.READ_ONLY, e.getMessage(), false);
+      return new Failed(FailureReason.READ_ONLY, e.getMessage(), false);
     }
     if (e instanceof BackupException b && b.isOutOfSpace() || e instanceof CheckpointException c && c.isOutOfSpace()) {
-      return new Failed(correlation, FailureReason.NO_SPACE, e.getMessage(), false);
+      return new Failed(FailureReason.NO_SPACE, e.getMessage(), false);
     }
     if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.IN_USE) {
-      return new Failed(correlation, FailureReason.IN_USE, e.getMessage(), true);
+      return new Failed(FailureReason.IN_USE, e.getMessage(), true);
     }
     if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.INVALID_PATH
         || e instanceof CheckpointRefusedException) {
-      return new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false);
+      return new Failed(FailureReason.INVALID_REQUEST, e.getMessage(), false);
     }
     if (e instanceof InvalidRequestException || e instanceof InvalidStoreNameException || e instanceof IllegalArgumentException
         || e instanceof IllegalStateException) {
-      return new Failed(correlation, FailureReason.INVALID_REQUEST, String.valueOf(e.getMessage()), false);
+      return new Failed(FailureReason.INVALID_REQUEST, String.valueOf(e.getMessage()), false);
     }
     boolean retryable = e instanceof CommitlaneException c && c.isRetryable();
-    return new Failed(correlation, FailureReason.STORAGE, e.toString(), retryable);
+    return new Failed(FailureReason.STORAGE, e.toString(), retryable);
   }
 
   private static Throwable unwrap(Throwable e) {

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -14,7 +15,6 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
 import io.commitlane.actors.DatabaseProtocol.Get;
@@ -25,6 +25,7 @@ import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.testkit.Barrier;
 import io.commitlane.testkit.StageControl;
@@ -172,7 +173,7 @@ class DatabaseProtocolTest {
 
       TestProbe<DatabaseProtocol.FeedReply> feeds = testKit.createTestProbe();
       db.ref().tell(new OpenChangeFeed("ordres", -1, 2, feeds.ref()));
-      Failed refused = feeds.expectMessageClass(Failed.class);
+      FailedReply refused = expectFailed(feeds);
       assertEquals(FailureReason.UNKNOWN_LOG, refused.reason(), refused.toString());
       assertEquals(2, refused.correlation());
       assertTrue(refused.message().contains("ordres") && refused.message().contains("orders"),
@@ -204,7 +205,7 @@ class DatabaseProtocolTest {
     db.close();
     TestProbe<WriteReply> writes = testKit.createTestProbe();
     ref.tell(new Write(List.of(Mutation.put(b("k"), b("v"))), null, 21, writes.ref()));
-    Failed f = writes.expectMessageClass(Failed.class, Duration.ofSeconds(30));
+    FailedReply f = expectFailed(writes, Duration.ofSeconds(30));
     assertEquals(21, f.correlation());
     assertEquals(FailureReason.DATABASE_CLOSED, f.reason());
   }

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -15,12 +16,12 @@ import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
@@ -208,11 +209,10 @@ class RequestIdTest {
     replies.expectMessageClass(Committed.class);
     fs.failNextWrite();
     db.ref().tell(write("order-1", "k", "first", 2, replies));
-    Failed failed = replies.expectMessageClass(Failed.class);
+    FailedReply failed = expectFailed(replies);
     assertEquals(FailureReason.STORAGE, failed.reason());
     db.ref().tell(write("order-1", "k", "first", 3, replies));
-    WriteReply repeat = replies.expectMessageClass(WriteReply.class);
-    Failed refused = assertInstanceOf(Failed.class, repeat, "not durable: never answered Committed");
+    FailedReply refused = expectFailed(replies); // not durable: never answered Committed
     assertEquals(3, refused.correlation());
     assertTrue(refused.message().contains("reopen"), refused.message());
     if (crash) {
@@ -259,7 +259,7 @@ class RequestIdTest {
             .expect(testKit.system(), () -> {
               for (int attempt = 0; attempt < 2; attempt++) {
                 assertNull(ledger.claim(RequestId.of("id-3"), 1, 7, replies.ref()::tell), "full: not run");
-                Failed refused = replies.expectMessageClass(Failed.class);
+                FailedReply refused = expectFailed(replies);
                 assertEquals(FailureReason.OVERLOADED, refused.reason());
                 assertTrue(refused.retryable());
               }

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,12 +13,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.actors.DatabaseProtocol.Count;
 import io.commitlane.actors.DatabaseProtocol.CountReply;
 import io.commitlane.actors.DatabaseProtocol.Counted;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.ScanReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.actors.stream.RangeSource;
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.DatabaseClosedException;
@@ -170,7 +171,7 @@ class ScanProtocolTest {
       orders(db);
       TestProbe<ScanReply> probe = testKit.createTestProbe();
       db.ref().tell(new Scan(ScanRange.all(null), 10, new byte[] {1}, 1, probe.ref()));
-      Failed bad = probe.expectMessageClass(Failed.class);
+      FailedReply bad = expectFailed(probe);
       assertEquals(FailureReason.INVALID_REQUEST, bad.reason());
       assertEquals(1, bad.correlation());
     }
@@ -213,7 +214,7 @@ class ScanProtocolTest {
       long correlation = 2;
       for (ScanRange other : others) {
         db.ref().tell(new Scan(other, 5, first.continuation(), correlation, probe.ref()));
-        Failed refused = probe.expectMessageClass(Failed.class);
+        FailedReply refused = expectFailed(probe);
         assertEquals(FailureReason.INVALID_REQUEST, refused.reason(), other + ": " + refused);
         assertEquals(correlation++, refused.correlation());
         assertTrue(refused.message().contains("continuation"), refused.message());
@@ -231,7 +232,7 @@ class ScanProtocolTest {
     db.close();
     TestProbe<ScanReply> probe = testKit.createTestProbe();
     ref.tell(new Scan(ScanRange.all(null), 10, 9, probe.ref()));
-    Failed closed = probe.expectMessageClass(Failed.class, Duration.ofSeconds(10));
+    FailedReply closed = expectFailed(probe, Duration.ofSeconds(10));
     assertEquals(FailureReason.DATABASE_CLOSED, closed.reason());
     assertEquals(9, closed.correlation());
   }

@@ -25,7 +25,7 @@ final class Open {
     this.entity = entity;
     this.session = session;
     this.handler = new RequestHandler(session.db(), entity.name(), entity.owner(), session.epoch(),
-        entity.settings().conflictRetries(), this::materializer, entity::closing,
+        entity.settings().conflictRetries(), this::materializer, entity.closing(),
         ReplyLimit.of(entity.context().getSystem()));
   }
 

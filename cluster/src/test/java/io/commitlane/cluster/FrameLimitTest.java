@@ -123,8 +123,10 @@ class FrameLimitTest {
         new DatabaseProtocol.Counted(4, Long.MAX_VALUE, true),
         new DatabaseProtocol.StoreCreated(5, "s".repeat(200), Integer.MAX_VALUE),
         new DatabaseProtocol.StoreDropped(6, "s".repeat(200)),
-        new DatabaseProtocol.Failed(7, DatabaseProtocol.FailureReason.REPLY_TOO_LARGE, "é \" ".repeat(500), true),
-        new DatabaseProtocol.Unavailable(8, DatabaseProtocol.UnavailableReason.PREVIOUS_OWNER_HOLDS, "ü".repeat(900)),
+        new DatabaseProtocol.WriteRefused(7, new DatabaseProtocol.Failed(DatabaseProtocol.FailureReason.REPLY_TOO_LARGE,
+            "é \" ".repeat(500), true)),
+        new DatabaseProtocol.StatsRefused(8, new DatabaseProtocol.Unavailable(DatabaseProtocol.UnavailableReason.PREVIOUS_OWNER_HOLDS,
+            "ü".repeat(900))),
         new DatabaseProtocol.DatabaseStats(9, "d".repeat(200), "pekko://x@127.0.0.1:65535", Long.MAX_VALUE, Integer.MAX_VALUE,
             Integer.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
             Long.MAX_VALUE, "DEGRADED", "ö".repeat(300), Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
@@ -179,7 +181,7 @@ class FrameLimitTest {
     }
     DatabaseProtocol.WriteReply reply = result(client.compareAndWrite(DB, expected, List.of(Mutation.put(b("conflict/x"), b("v")))));
     assertTooLarge(reply);
-    assertTrue(((DatabaseProtocol.Refusal) reply).message().contains("nothing was written"), reply.toString());
+    assertTrue(((DatabaseProtocol.RefusedReply) reply).message().contains("nothing was written"), reply.toString());
   }
 
   /** A value larger than a frame: refused to a caller on another node, read whole by a caller on the owner. */
@@ -193,7 +195,7 @@ class FrameLimitTest {
     assertTooLarge(result(client.get(DB, Key.of(b("huge/1")))));
     DatabaseProtocol.ScanReply scanned = result(client.scan(DB, ScanRange.prefix(null, b("huge/")), 10, null));
     assertTooLarge(scanned);
-    String message = ((DatabaseProtocol.Refusal) scanned).message();
+    String message = ((DatabaseProtocol.ScanRefused) scanned).message();
     assertTrue(!message.contains("read it with Get") && message.contains("huge/1"), message);
 
     // On the owner the caller is local: no frame between them, nothing refused.

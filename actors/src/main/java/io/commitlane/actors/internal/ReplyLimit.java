@@ -1,18 +1,37 @@
 package io.commitlane.actors.internal;
 
 import com.typesafe.config.Config;
+import io.commitlane.actors.DatabaseProtocol.BackupRefused;
+import io.commitlane.actors.DatabaseProtocol.BackupReply;
+import io.commitlane.actors.DatabaseProtocol.CheckpointRefused;
+import io.commitlane.actors.DatabaseProtocol.CheckpointReply;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.CountRefused;
+import io.commitlane.actors.DatabaseProtocol.CountReply;
 import io.commitlane.actors.DatabaseProtocol.Counted;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.DatabaseProtocol.FeedRefused;
+import io.commitlane.actors.DatabaseProtocol.FeedReply;
 import io.commitlane.actors.DatabaseProtocol.Page;
+import io.commitlane.actors.DatabaseProtocol.ReadRefused;
+import io.commitlane.actors.DatabaseProtocol.ReadReply;
+import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.DatabaseProtocol.RefusedReply;
 import io.commitlane.actors.DatabaseProtocol.Reply;
+import io.commitlane.actors.DatabaseProtocol.ScanRefused;
+import io.commitlane.actors.DatabaseProtocol.ScanReply;
+import io.commitlane.actors.DatabaseProtocol.StatsRefused;
+import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
-import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.StoreRefused;
+import io.commitlane.actors.DatabaseProtocol.StoreReply;
 import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
+import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.storage.KeyValue;
@@ -125,34 +144,62 @@ public final class ReplyLimit {
     return (R) tooLarge(reply, bytes, recipient);
   }
 
-  /** The refusal of a reply of {@code bytes} that cannot reach {@code recipient}. */
+  /** The refusal, of {@code reply}'s own family, of a reply of {@code bytes} that cannot reach {@code recipient}. */
   private Reply tooLarge(Reply reply, long bytes, ActorRef<?> recipient) {
+    Failed why;
     if (reply instanceof Values v && v.values().size() == 1) {
-      return refusal(reply.correlation(), recipient, "the value read is " + bytes + " bytes",
+      why = refusal(recipient, "the value read is " + bytes + " bytes",
           "A value this large can be read only on the node that holds the database");
     } else if (reply instanceof Values v) {
-      return refusal(reply.correlation(), recipient, "the " + v.values().size() + " values read are " + bytes + " bytes",
-          "Read fewer keys per MultiGet");
+      why = refusal(recipient, "the " + v.values().size() + " values read are " + bytes + " bytes", "Read fewer keys per MultiGet");
     } else if (reply instanceof Conflicted c) {
-      return refusal(reply.correlation(), recipient, "the write conflicted (" + c.cause() + ") and nothing was written, but"
-          + " what its " + c.actual().size() + " expected keys hold now is " + bytes + " bytes",
+      why = refusal(recipient, "the write conflicted (" + c.cause() + ") and nothing was written, but what its "
+          + c.actual().size() + " expected keys hold now is " + bytes + " bytes",
           "Read the keys with a Get each and send the write again expecting what they hold");
     } else if (reply instanceof Page p) {
-      return refusal(reply.correlation(), recipient, "the page of " + p.entries().size() + " entries is " + bytes + " bytes",
+      why = refusal(recipient, "the page of " + p.entries().size() + " entries is " + bytes + " bytes",
           "Ask for fewer entries per page");
+    } else {
+      why = refusal(recipient, "the " + reply.getClass().getSimpleName() + " reply is " + bytes + " bytes", "");
     }
-    return refusal(reply.correlation(), recipient, "the " + reply.getClass().getSimpleName() + " reply is " + bytes + " bytes", "");
+    return refusedAs(reply, why);
   }
 
   /**
-   * The refusal of a reply to {@code recipient} that would not fit: {@code what} says what was too
+   * Why a reply to {@code recipient} that would not fit is refused: {@code what} says what was too
    * large and how large, {@code advice} what to do besides raising the frame (may be empty).
    */
-  public Failed refusal(long correlation, ActorRef<?> recipient, String what, String advice) {
+  public Failed refusal(ActorRef<?> recipient, String what, String advice) {
     String raise = "raise " + setting + " on every node";
-    return new Failed(correlation, FailureReason.REPLY_TOO_LARGE, what + ", more than one message to "
-        + recipient.path().address() + " can carry (" + setting + " is " + frameBytes + " bytes, less " + MARGIN_BYTES
-        + " for headers). " + (advice.isEmpty() ? "R" + raise.substring(1) : advice + ", or " + raise), false);
+    return new Failed(FailureReason.REPLY_TOO_LARGE, what + ", more than one message to " + recipient.path().address()
+        + " can carry (" + setting + " is " + frameBytes + " bytes, less " + MARGIN_BYTES + " for headers). "
+        + (advice.isEmpty() ? "R" + raise.substring(1) : advice + ", or " + raise), false);
+  }
+
+  /** The refused reply of {@code reply}'s family (each reply belongs to exactly one), with its correlation. */
+  public static RefusedReply refusedAs(Reply reply, Refusal refusal) {
+    long c = reply.correlation();
+    if (reply instanceof WriteReply) {
+      return new WriteRefused(c, refusal);
+    } else if (reply instanceof ReadReply) {
+      return new ReadRefused(c, refusal);
+    } else if (reply instanceof ScanReply) {
+      return new ScanRefused(c, refusal);
+    } else if (reply instanceof CountReply) {
+      return new CountRefused(c, refusal);
+    } else if (reply instanceof StoreReply) {
+      return new StoreRefused(c, refusal);
+    } else if (reply instanceof StatsReply) {
+      return new StatsRefused(c, refusal);
+    } else if (reply instanceof FeedReply) {
+      return new FeedRefused(c, refusal);
+    } else if (reply instanceof BackupReply) {
+      return new BackupRefused(c, refusal);
+    } else if (reply instanceof CheckpointReply) {
+      return new CheckpointRefused(c, refusal);
+    }
+    // Reply is sealed; Java 17 cannot switch over it exhaustively (ReplyFamiliesTest checks every family has a branch).
+    throw new IllegalArgumentException("not a reply of a known family: " + reply);
   }
 
   /** The setting that bounds replies, or null without a remote transport. */
@@ -191,10 +238,8 @@ public final class ReplyLimit {
       for (Expectation e : c.actual()) {
         bound += PER_ELEMENT_BYTES + length(e.store()) + e.key().length + (e.value() == null ? 0 : e.value().length);
       }
-    } else if (reply instanceof Failed f) {
-      bound += length(f.message());
-    } else if (reply instanceof Unavailable u) {
-      bound += length(u.message());
+    } else if (reply instanceof RefusedReply r) {
+      bound += length(r.message());
     } else if (reply instanceof StoreCreated c) {
       bound += length(c.name());
     } else if (reply instanceof StoreDropped d) {

@@ -29,6 +29,7 @@ import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
 import io.commitlane.actors.InvalidRequestException;
@@ -123,7 +124,7 @@ final class ReplicatedRequests {
         request.answer(notServed(request, "not a request a replicated database serves: " + request.getClass().getSimpleName()));
       }
     } catch (RuntimeException e) {
-      request.answer(refusal(request.correlation(), e));
+      request.answer(refusal(e));
     }
   }
 
@@ -135,13 +136,13 @@ final class ReplicatedRequests {
     }
     db.sync().whenComplete((index, error) -> {
       if (error != null) {
-        r.answer(refusal(r.correlation(), error));
+        r.answer(refusal(error));
         return;
       }
       try {
         answer.run();
       } catch (RuntimeException e) {
-        r.answer(refusal(r.correlation(), e));
+        r.answer(refusal(e));
       }
     });
   }
@@ -264,7 +265,7 @@ final class ReplicatedRequests {
       bytes += size;
     }
     if (bytes > carried) {
-      s.answer(replies.refusal(s.correlation(), s.replyTo(), "the entry at key " + PrintableBytes.of(page.get(0).key()) + " is "
+      s.answer(replies.refusal(s.replyTo(), "the entry at key " + PrintableBytes.of(page.get(0).key()) + " is "
           + bytes + " bytes", "To skip it, scan on from after it (ScanRange.fromExclusive(key), or to(key) in reverse)"));
       return;
     }
@@ -346,7 +347,7 @@ final class ReplicatedRequests {
   }
 
   private static Failed notServed(Request r, String why) {
-    return new Failed(r.correlation(), FailureReason.INVALID_REQUEST, why, false);
+    return new Failed(FailureReason.INVALID_REQUEST, why, false);
   }
 
   private static WriteReply writeRefusal(long correlation, Throwable error,
@@ -354,21 +355,21 @@ final class ReplicatedRequests {
     if (cause(error) instanceof ReplicaConflictException) {
       return new Conflicted(correlation, ConflictCause.VALIDATION, actual, attempts);
     }
-    return refusal(correlation, error);
+    return new WriteRefused(correlation, refusal(error));
   }
 
   /** The protocol's refusal for a failure of the replicated database. */
-  static Refusal refusal(long correlation, Throwable error) {
+  static Refusal refusal(Throwable error) {
     Throwable e = cause(error);
     String message = String.valueOf(e.getMessage());
     if (e instanceof ReplicaUnavailableException) {
-      return new Unavailable(correlation, UnavailableReason.NO_REPLY, message);
+      return new Unavailable(UnavailableReason.NO_REPLY, message);
     }
     if (e instanceof CommitRefusedException || e instanceof InvalidRequestException || e instanceof IllegalArgumentException
         || e instanceof ChangesTrimmedException) {
-      return new Failed(correlation, FailureReason.INVALID_REQUEST, message, false);
+      return new Failed(FailureReason.INVALID_REQUEST, message, false);
     }
-    return new Failed(correlation, FailureReason.STORAGE, e.toString(), false);
+    return new Failed(FailureReason.STORAGE, e.toString(), false);
   }
 
   private static Throwable cause(Throwable error) {
