@@ -22,7 +22,6 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongFunction;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -468,13 +467,18 @@ public final class Commitlane implements Extension {
    * instead of the default {@link DatabaseProtocol.FailureReason#DATABASE_CLOSED}: for database
    * implementations whose stop means something else (a sharded database moving to another node).
    */
-  public void answerDeadLetters(String recipientPathPrefix, LongFunction<Refusal> reply) {
+  public void answerDeadLetters(String recipientPathPrefix, Refusal reply) {
     deadLetterRules.add(0, new DeadLetterReplies.Rule(Objects.requireNonNull(recipientPathPrefix), Objects.requireNonNull(reply)));
   }
 
   /** A database actor started: requests that reach it after it stopped are answered from the dead letters. */
   void rememberDatabaseActor(org.apache.pekko.actor.typed.ActorRef<?> actor) {
     deadLetters.remember(actor.path().toStringWithoutAddress());
+  }
+
+  /** A database actor stops because its open failed: requests that reach it afterwards are refused with {@code why}. */
+  void databaseActorOpenFailed(org.apache.pekko.actor.typed.ActorRef<?> actor, Refusal why) {
+    deadLetters.openFailed(actor.path().toStringWithoutAddress(), why);
   }
 
   // ---- helpers ------------------------------------------------------------------------------

@@ -267,12 +267,24 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /**
-   * The named transaction log of this database (created on first use), to read, follow, inspect
-   * and purge. Commits write to it through {@link Transaction#useLog}; the view cannot append.
-   * A read-only handle opens no log: it throws {@link io.commitlane.storage.ReadOnlyDatabaseException}.
+   * The named transaction log of this database, to read, follow, inspect and purge. A log is
+   * created by the first commit that writes to it ({@link Transaction#useLog}); reading creates
+   * nothing, so a name the database has no log of throws {@link UnknownLogException}. The view
+   * cannot append. A read-only handle opens no log: it throws {@link
+   * io.commitlane.storage.ReadOnlyDatabaseException}.
    */
   public io.commitlane.txlog.LogView transactionLog(String name) {
-    return pipeline.logs().logFor(name);
+    return pipeline.logs().existing(java.util.Objects.requireNonNull(name, "name"));
+  }
+
+  /**
+   * Create the named transaction log if the database does not have it yet, and return it: for a
+   * consumer that follows a log before the first commit that writes to it would create it. The
+   * only way besides a commit to create a log; an empty log costs a directory and a lock file and
+   * is carried by checkpoints and backups like any other.
+   */
+  public io.commitlane.txlog.LogView createTransactionLog(String name) {
+    return pipeline.logs().logFor(java.util.Objects.requireNonNull(name, "name"));
   }
 
   /**

@@ -4,11 +4,11 @@ import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.internal.ReplyLimit;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
-import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -136,7 +136,7 @@ public final class DatabaseActor {
         .onMessage(OpenFailed.class, f -> onOpenFailed(stash, f, path))
         .onSignal(PostStop.class, s -> {
           // Stopped while opening: what waits in the stash never reaches the dead letters.
-          answerStashed(stash, correlation -> RequestHandler.closedReply(correlation, path));
+          answerStashed(stash, RequestHandler.closedRefusal(path));
           return onPostStop();
         })
         .build();
@@ -144,7 +144,7 @@ public final class DatabaseActor {
 
   private Behavior<DatabaseProtocol.Command> serving(CommitlaneDatabase db) {
     RequestHandler handler = new RequestHandler(db, nameOf(db.path()), ctx.getSystem().address().toString(), 0, 0,
-        materializer(), correlation -> RequestHandler.closedReply(correlation, db.path()));
+        materializer(), RequestHandler.closedRefusal(db.path()), ReplyLimit.of(ctx.getSystem()));
     return Behaviors.receive(DatabaseProtocol.Command.class)
         .onMessage(Request.class, r -> {
           handler.handle(r);
@@ -158,7 +158,7 @@ public final class DatabaseActor {
 
   private Behavior<DatabaseProtocol.Command> onRequestWhileOpening(StashBuffer<DatabaseProtocol.Command> stash, Request r) {
     if (stash.isFull()) {
-      r.answer(new Failed(r.correlation(), FailureReason.OVERLOADED, "the database is opening and " + stash.capacity()
+      r.answer(new Failed(FailureReason.OVERLOADED, "the database is opening and " + stash.capacity()
           + " requests are waiting (commitlane.commit-queue-capacity); nothing was written. Retry later", true));
     } else {
       stash.stash(r);
@@ -166,20 +166,26 @@ public final class DatabaseActor {
     return Behaviors.same();
   }
 
-  /** Answer what waited, then fail: the parent sees the cause (a typed error). */
+  /**
+   * Answer what waited, and what comes later from the dead letters, with the cause; then fail: the
+   * parent sees the cause (a typed error).
+   */
   private Behavior<DatabaseProtocol.Command> onOpenFailed(StashBuffer<DatabaseProtocol.Command> stash, OpenFailed f, Path path) {
-    answerStashed(stash, correlation -> new Failed(correlation, FailureReason.DATABASE_CLOSED, "database " + path
-        + " could not be opened (" + f.cause() + "); nothing was written", false));
+    Failed why = new Failed(FailureReason.DATABASE_CLOSED, "database " + path + " could not be opened, so its database actor "
+        + ctx.getSelf().path().toStringWithoutAddress() + " stopped: " + f.cause() + ". Nothing was written; fix the cause"
+        + " and start a database actor again", false);
+    Commitlane.get(ctx.getSystem()).databaseActorOpenFailed(ctx.getSelf(), why);
+    answerStashed(stash, why);
     if (f.cause() instanceof RuntimeException e) {
       throw e;
     }
     throw new IllegalStateException("cannot open database " + path, f.cause());
   }
 
-  private static void answerStashed(StashBuffer<DatabaseProtocol.Command> stash, LongFunction<DatabaseProtocol.Refusal> reply) {
+  private static void answerStashed(StashBuffer<DatabaseProtocol.Command> stash, DatabaseProtocol.Refusal why) {
     stash.forEach(c -> {
       if (c instanceof Request r) {
-        r.answer(reply.apply(r.correlation()));
+        r.answer(why);
       }
     });
     stash.clear();

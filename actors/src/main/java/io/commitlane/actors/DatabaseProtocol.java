@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import com.fasterxml.jackson.annotation.JsonSubTypes;
+import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.CheckpointInfo;
 import io.commitlane.storage.KeyValue;
@@ -27,6 +29,12 @@ import org.apache.pekko.stream.SourceRef;
  * {@link Commitlane} extension answers those from the dead letters). A sharded database may also
  * answer {@link Unavailable}.
  *
+ * <p><b>To the handler of the request that caused it.</b> Every reply belongs to exactly one reply
+ * family, the request's: a refusal is the family's own record ({@link WriteRefused}, {@link
+ * ReadRefused}, ...) carrying the {@link Refusal} ({@link Failed} or {@link Unavailable}). An actor
+ * with one message adapter per family gets each reply, refusals included, on the adapter of the
+ * request that caused it.
+ *
  * <p><b>Threads.</b> Requests are read and transactions built on the database actor's thread;
  * commits run on the database's commit executors, and a write's reply is told from there (no hop
  * back through the actor). Backups and checkpoints run on {@code commitlane.lifecycle-dispatcher}
@@ -52,6 +60,13 @@ public final class DatabaseProtocol {
       Checkpoint {
     /** The sender's value, returned in the reply. */
     long correlation();
+
+    /**
+     * The reply that says this request was not served, of this request's own reply family (a
+     * {@link WriteRefused} for a {@link Write}, a {@link ReadRefused} for a {@link Get}, ...),
+     * carrying its correlation.
+     */
+    RefusedReply refused(Refusal refusal);
 
     /** Answer this request with {@code refusal} (it was not served): for whoever cannot serve it. */
     void answer(Refusal refusal);
@@ -79,7 +94,7 @@ public final class DatabaseProtocol {
       if (mutations.isEmpty() && log == null) {
         throw new InvalidRequestException("a Write needs at least one mutation or a log record");
       }
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Write");
     }
 
     /** A write without a request id. */
@@ -88,8 +103,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public WriteRefused refused(Refusal refusal) {
+      return new WriteRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -109,7 +129,10 @@ public final class DatabaseProtocol {
     public ConditionalWrite {
       expected = copy(expected, "ConditionalWrite.expected");
       mutations = copy(mutations, "ConditionalWrite.mutations");
-      Objects.requireNonNull(replyTo, "replyTo");
+      if (expected.isEmpty() && mutations.isEmpty() && log == null) {
+        throw new InvalidRequestException("a ConditionalWrite needs at least one expected value, mutation or log record");
+      }
+      requireReplyTo(replyTo, "a ConditionalWrite");
     }
 
     /** A conditional write without a request id. */
@@ -119,8 +142,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public WriteRefused refused(Refusal refusal) {
+      return new WriteRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -130,12 +158,17 @@ public final class DatabaseProtocol {
       if (key == null) {
         throw new InvalidRequestException("a Get needs a key");
       }
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Get");
+    }
+
+    @Override
+    public ReadRefused refused(Refusal refusal) {
+      return new ReadRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -143,12 +176,17 @@ public final class DatabaseProtocol {
   public record MultiGet(List<Key> keys, long correlation, ActorRef<ReadReply> replyTo) implements Request {
     public MultiGet {
       keys = copy(keys, "MultiGet.keys");
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a MultiGet");
+    }
+
+    @Override
+    public ReadRefused refused(Refusal refusal) {
+      return new ReadRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -173,7 +211,7 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("a Scan's page size must be in 1.." + MAX_PAGE_SIZE + ", not " + pageSize);
       }
       after = after == null ? null : after.clone();
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Scan");
     }
 
     /** The first page of {@code range}. */
@@ -183,6 +221,9 @@ public final class DatabaseProtocol {
 
     /** The request for the page after {@code page} (which must not be the last). */
     public Scan next(Page page, long correlation) {
+      if (page == null) {
+        throw new InvalidRequestException("Scan.next needs the page before (its continuation says where the next one starts)");
+      }
       if (page.last()) {
         throw new InvalidRequestException("the page was the last one of its scan; there is nothing after it");
       }
@@ -196,8 +237,13 @@ public final class DatabaseProtocol {
     }
 
     @Override
+    public ScanRefused refused(Refusal refusal) {
+      return new ScanRefused(correlation, refusal);
+    }
+
+    @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -210,12 +256,17 @@ public final class DatabaseProtocol {
       if (range == null) {
         throw new InvalidRequestException("a Count needs a range (ScanRange.all(store) for every key)");
       }
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Count");
+    }
+
+    @Override
+    public CountRefused refused(Refusal refusal) {
+      return new CountRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -226,12 +277,17 @@ public final class DatabaseProtocol {
   public record CreateStore(String name, long correlation, ActorRef<StoreReply> replyTo) implements Request {
     public CreateStore {
       RequestNames.namedStore(name, "CreateStore");
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a CreateStore");
+    }
+
+    @Override
+    public StoreRefused refused(Refusal refusal) {
+      return new StoreRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -243,24 +299,34 @@ public final class DatabaseProtocol {
   public record DropStore(String name, long correlation, ActorRef<StoreReply> replyTo) implements Request {
     public DropStore {
       RequestNames.namedStore(name, "DropStore");
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a DropStore");
+    }
+
+    @Override
+    public StoreRefused refused(Refusal refusal) {
+      return new StoreRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
   /** Ask for the database's counters (and, for a sharded database, who owns it). */
   public record GetStats(long correlation, ActorRef<StatsReply> replyTo) implements Request {
     public GetStats {
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a GetStats");
+    }
+
+    @Override
+    public StatsRefused refused(Refusal refusal) {
+      return new StatsRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -269,16 +335,32 @@ public final class DatabaseProtocol {
    * (from the start when negative), then new ones as they commit. The reply carries a {@link
    * SourceRef}; run its source within {@code pekko.stream.materializer.stream-ref.subscription-timeout}.
    * The feed fails when the database closes: open it again from the last position handled.
+   *
+   * <p>Opening a feed is a read and creates nothing: a log the database does not have (one no
+   * commit wrote to yet, or a misspelt name) is refused with {@link FailureReason#UNKNOWN_LOG}. A
+   * consumer that starts before the first commit to its log asks for it with {@code create}: the
+   * log is created (empty) if the database does not have it.
    */
-  public record OpenChangeFeed(String log, long afterPosition, long correlation, ActorRef<FeedReply> replyTo) implements Request {
+  public record OpenChangeFeed(String log, long afterPosition, boolean create, long correlation, ActorRef<FeedReply> replyTo)
+      implements Request {
     public OpenChangeFeed {
       RequestNames.log(log);
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "an OpenChangeFeed");
+    }
+
+    /** A feed of a log the database has (refused as {@link FailureReason#UNKNOWN_LOG} otherwise). */
+    public OpenChangeFeed(String log, long afterPosition, long correlation, ActorRef<FeedReply> replyTo) {
+      this(log, afterPosition, false, correlation, replyTo);
+    }
+
+    @Override
+    public FeedRefused refused(Refusal refusal) {
+      return new FeedRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -306,12 +388,17 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("a Backup needs a backup directory");
       }
       directory = directory.toAbsolutePath().normalize();
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Backup");
+    }
+
+    @Override
+    public BackupRefused refused(Refusal refusal) {
+      return new BackupRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
@@ -333,57 +420,240 @@ public final class DatabaseProtocol {
         throw new InvalidRequestException("a Checkpoint needs a target directory");
       }
       target = target.toAbsolutePath().normalize();
-      Objects.requireNonNull(replyTo, "replyTo");
+      requireReplyTo(replyTo, "a Checkpoint");
+    }
+
+    @Override
+    public CheckpointRefused refused(Refusal refusal) {
+      return new CheckpointRefused(correlation, refusal);
     }
 
     @Override
     public void answer(Refusal refusal) {
-      replyTo.tell(refusal);
+      replyTo.tell(refused(refusal));
     }
   }
 
   // ---- replies --------------------------------------------------------------------------------
 
-  /** Every reply: it carries the correlation of the request it answers. */
+  /**
+   * Every reply: it carries the correlation of the request it answers, and belongs to exactly one
+   * reply family ({@link WriteReply}, {@link ReadReply}, ...), that of the request. So an actor
+   * with one message adapter per family receives each reply on the adapter of the request that
+   * caused it, refusals included, whatever order it registered them in (Pekko picks the last
+   * registered adapter whose class matches: a class in two families would go to whichever came
+   * last).
+   */
   public sealed interface Reply extends ProtocolMessage
-      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply, BackupReply, CheckpointReply {
+      permits WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply, BackupReply, CheckpointReply,
+      RefusedReply {
     long correlation();
   }
 
-  /** The reply to {@link Write} and {@link ConditionalWrite}. */
-  public sealed interface WriteReply extends Reply permits Committed, Conflicted, Refusal {
+  /** The reply to {@link Write} and {@link ConditionalWrite}: {@link Committed}, {@link Conflicted} or {@link WriteRefused}. */
+  public sealed interface WriteReply extends Reply permits Committed, Conflicted, WriteRefused {
     /** Whether sending the same request again may succeed. */
     boolean retryable();
   }
 
-  /** The reply to {@link Get} and {@link MultiGet}. */
-  public sealed interface ReadReply extends Reply permits Values, Refusal {}
+  /** The reply to {@link Get} and {@link MultiGet}: {@link Values} or {@link ReadRefused}. */
+  public sealed interface ReadReply extends Reply permits Values, ReadRefused {}
 
-  /** The reply to {@link Scan}: a {@link Page}, or a {@link Refusal}. */
-  public sealed interface ScanReply extends Reply permits Page, Refusal {}
+  /** The reply to {@link Scan}: a {@link Page} or {@link ScanRefused}. */
+  public sealed interface ScanReply extends Reply permits Page, ScanRefused {}
 
-  /** The reply to {@link Count}: {@link Counted}, or a {@link Refusal}. */
-  public sealed interface CountReply extends Reply permits Counted, Refusal {}
+  /** The reply to {@link Count}: {@link Counted} or {@link CountRefused}. */
+  public sealed interface CountReply extends Reply permits Counted, CountRefused {}
 
-  /** The reply to {@link CreateStore} and {@link DropStore}. */
-  public sealed interface StoreReply extends Reply permits StoreCreated, StoreDropped, Refusal {}
+  /**
+   * The reply to {@link CreateStore} and {@link DropStore}: {@link StoreCreated}, {@link
+   * StoreDropped} or {@link StoreRefused}.
+   */
+  public sealed interface StoreReply extends Reply permits StoreCreated, StoreDropped, StoreRefused {}
 
-  /** The reply to {@link GetStats}. */
-  public sealed interface StatsReply extends Reply permits DatabaseStats, Refusal {}
+  /** The reply to {@link GetStats}: {@link DatabaseStats} or {@link StatsRefused}. */
+  public sealed interface StatsReply extends Reply permits DatabaseStats, StatsRefused {}
 
-  /** The reply to {@link OpenChangeFeed}. */
-  public sealed interface FeedReply extends Reply permits FeedOpened, Refusal {}
+  /** The reply to {@link OpenChangeFeed}: {@link FeedOpened} or {@link FeedRefused}. */
+  public sealed interface FeedReply extends Reply permits FeedOpened, FeedRefused {}
 
-  /** The reply to {@link Backup}. */
-  public sealed interface BackupReply extends Reply permits BackedUp, Refusal {}
+  /** The reply to {@link Backup}: {@link BackedUp} or {@link BackupRefused}. */
+  public sealed interface BackupReply extends Reply permits BackedUp, BackupRefused {}
 
-  /** The reply to {@link Checkpoint}. */
-  public sealed interface CheckpointReply extends Reply permits CheckpointTaken, Refusal {}
+  /** The reply to {@link Checkpoint}: {@link CheckpointTaken} or {@link CheckpointRefused}. */
+  public sealed interface CheckpointReply extends Reply permits CheckpointTaken, CheckpointRefused {}
 
-  /** The request was not served: it failed, or (sharded) the database could not be reached. */
-  public sealed interface Refusal extends WriteReply, ReadReply, ScanReply, CountReply, StoreReply, StatsReply, FeedReply,
-      BackupReply, CheckpointReply permits Failed, Unavailable {
+  /**
+   * A reply that says its request was not served, and why ({@link #refusal()}: {@link Failed} or
+   * {@link Unavailable}). Each reply family has its own ({@link WriteRefused}, {@link ReadRefused},
+   * ...), so a refusal reaches the handler of the request that caused it, never another family's;
+   * generic code reads why from here, whatever the family:
+   *
+   * <pre>{@code
+   * if (reply instanceof RefusedReply r && r.is(FailureReason.OVERLOADED)) { ... }   // any family
+   * if (reply instanceof WriteRefused r && r.refusal() instanceof Failed f) { ... }  // one family
+   * }</pre>
+   */
+  public sealed interface RefusedReply extends Reply
+      permits WriteRefused, ReadRefused, ScanRefused, CountRefused, StoreRefused, StatsRefused, FeedRefused, BackupRefused,
+      CheckpointRefused {
+    /** Why the request was not served. */
+    Refusal refusal();
+
+    /** What happened and what to do. */
+    default String message() {
+      return refusal().message();
+    }
+
+    /** Whether sending the same request again may succeed. */
+    boolean retryable();
+
+    /** Whether the request failed for {@code reason}. */
+    default boolean is(FailureReason reason) {
+      return refusal().is(reason);
+    }
+
+    /** Whether the (sharded) database was unavailable for {@code reason}. */
+    default boolean is(UnavailableReason reason) {
+      return refusal().is(reason);
+    }
+  }
+
+  /**
+   * Why a request was not served: it failed ({@link Failed}), or a sharded or replicated database
+   * could not be reached ({@link Unavailable}). A value, not a reply: it travels inside its
+   * request family's {@link RefusedReply}.
+   */
+  @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
+  @JsonSubTypes({@JsonSubTypes.Type(value = Failed.class, name = "failed"),
+      @JsonSubTypes.Type(value = Unavailable.class, name = "unavailable")})
+  public sealed interface Refusal extends ProtocolMessage permits Failed, Unavailable {
+    /** What happened and what to do. */
     String message();
+
+    /** Whether sending the same request again may succeed. */
+    boolean retryable();
+
+    /** Whether this is a failure for {@code reason}. */
+    default boolean is(FailureReason reason) {
+      return this instanceof Failed f && f.reason() == reason;
+    }
+
+    /** Whether this is an unavailability for {@code reason}. */
+    default boolean is(UnavailableReason reason) {
+      return this instanceof Unavailable u && u.reason() == reason;
+    }
+  }
+
+  /**
+   * A {@link Write} or {@link ConditionalWrite} was not served: nothing was written (unless the
+   * refusal is an {@link Unavailable} whose {@link Unavailable#outcomeKnown()} is false).
+   */
+  public record WriteRefused(long correlation, Refusal refusal) implements WriteReply, RefusedReply {
+    public WriteRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Get} or {@link MultiGet} was not served. */
+  public record ReadRefused(long correlation, Refusal refusal) implements ReadReply, RefusedReply {
+    public ReadRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Scan} was not served. */
+  public record ScanRefused(long correlation, Refusal refusal) implements ScanReply, RefusedReply {
+    public ScanRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Count} was not served. */
+  public record CountRefused(long correlation, Refusal refusal) implements CountReply, RefusedReply {
+    public CountRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link CreateStore} or {@link DropStore} was not served. */
+  public record StoreRefused(long correlation, Refusal refusal) implements StoreReply, RefusedReply {
+    public StoreRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link GetStats} was not served. */
+  public record StatsRefused(long correlation, Refusal refusal) implements StatsReply, RefusedReply {
+    public StatsRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link OpenChangeFeed} was not served. */
+  public record FeedRefused(long correlation, Refusal refusal) implements FeedReply, RefusedReply {
+    public FeedRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Backup} was not served. */
+  public record BackupRefused(long correlation, Refusal refusal) implements BackupReply, RefusedReply {
+    public BackupRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
+  }
+
+  /** A {@link Checkpoint} was not served. */
+  public record CheckpointRefused(long correlation, Refusal refusal) implements CheckpointReply, RefusedReply {
+    public CheckpointRefused {
+      Objects.requireNonNull(refusal, "refusal");
+    }
+
+    @Override
+    public boolean retryable() {
+      return refusal.retryable();
+    }
   }
 
   /**
@@ -580,7 +850,7 @@ public final class DatabaseProtocol {
     }
   }
 
-  /** What kind of failure a {@link Failed} reply reports. */
+  /** What kind of failure a {@link Failed} refusal reports. */
   public enum FailureReason {
     /** The database's commit queue was full; nothing was written. Retryable later. */
     OVERLOADED,
@@ -596,6 +866,12 @@ public final class DatabaseProtocol {
     STORE_DROPPED,
     /** A drop named a store that does not exist; nothing was changed. */
     UNKNOWN_STORE,
+    /**
+     * An {@link OpenChangeFeed} named a transaction log the database does not have (a log is
+     * created by the first commit that writes to it); nothing was created. Check the name, or open
+     * the feed after that commit, or with {@link OpenChangeFeed#create()}.
+     */
+    UNKNOWN_LOG,
     /** A storage or transaction-log failure (see the message). */
     STORAGE,
     /** The database is open read-only ({@link CommitlaneDatabase#openReadOnly}); nothing was written. */
@@ -610,13 +886,22 @@ public final class DatabaseProtocol {
      * anything was written, or the disk filled up during the copy (what it wrote was removed). The
      * database is unharmed. Free space, then send it again.
      */
-    NO_SPACE
+    NO_SPACE,
+    /**
+     * The reply is larger than the remote transport carries to a caller on another node ({@code
+     * pekko.remote.artery.advanced.maximum-frame-size}, less 4 KiB for headers); the message names
+     * the limit and says what was done (a write that conflicted wrote nothing) and what to do: read
+     * less per request, or raise the frame on every node. A caller on the database's own node gets
+     * the reply itself.
+     */
+    REPLY_TOO_LARGE
   }
 
   /** The request failed; {@code message} says what happened and what to do. */
-  public record Failed(long correlation, FailureReason reason, String message, boolean retryable) implements Refusal {
+  public record Failed(FailureReason reason, String message, boolean retryable) implements Refusal {
     public Failed {
       Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(message, "message");
     }
   }
 
@@ -636,9 +921,10 @@ public final class DatabaseProtocol {
    * The database could not serve the request. Always retryable; {@link #outcomeKnown()} says
    * whether the request certainly did nothing.
    */
-  public record Unavailable(long correlation, UnavailableReason reason, String message) implements Refusal {
+  public record Unavailable(UnavailableReason reason, String message) implements Refusal {
     public Unavailable {
       Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(message, "message");
     }
 
     @Override
@@ -649,6 +935,13 @@ public final class DatabaseProtocol {
     /** False only for {@code NO_REPLY}: a write may then have been applied. */
     public boolean outcomeKnown() {
       return reason != UnavailableReason.NO_REPLY;
+    }
+  }
+
+  /** Where the reply goes: every request needs one. */
+  private static void requireReplyTo(ActorRef<?> replyTo, String request) {
+    if (replyTo == null) {
+      throw new InvalidRequestException(request + " needs a replyTo: the actor its one reply goes to");
     }
   }
 

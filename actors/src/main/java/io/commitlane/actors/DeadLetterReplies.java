@@ -7,7 +7,6 @@ import io.commitlane.actors.DatabaseProtocol.Request;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.LongFunction;
 import org.apache.pekko.actor.DeadLetter;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.eventstream.EventStream;
@@ -21,28 +20,48 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * database implementation registered); a request dead-lettered anywhere else is left alone.
  */
 final class DeadLetterReplies {
-  /** Requests to actors whose path (without address) starts with {@code prefix} get {@code reply}. */
-  record Rule(String prefix, LongFunction<Refusal> reply) {}
+  /** Requests to actors whose path (without address) starts with {@code prefix} are refused with {@code reply}. */
+  record Rule(String prefix, Refusal reply) {}
 
   /** Where the extension's supervisors live: {@code /system/commitlane-<db>-<n>/...}. */
   static final String SUPERVISORS = "/system/commitlane-";
   /** Database actors remembered by path, the most recent first to stay; a bound on what a long-lived system keeps. */
   static final int REMEMBERED = 65_536;
 
-  private final Map<String, Boolean> databaseActors = new LinkedHashMap<>(16, 0.75f, false) {
+  /** Database actors by path, with why each refuses once stopped: null for the default ("had stopped"). */
+  private final Map<String, Refusal> databaseActors = new LinkedHashMap<>(16, 0.75f, false) {
     @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+    protected boolean removeEldestEntry(Map.Entry<String, Refusal> eldest) {
       return size() > REMEMBERED;
     }
   };
 
   /** A database actor started at {@code path} (without address): answer for it once it stops. */
   synchronized void remember(String path) {
-    databaseActors.put(path, Boolean.TRUE);
+    databaseActors.put(path, null);
   }
 
-  private synchronized boolean isDatabaseActor(String path) {
-    return path.startsWith(SUPERVISORS) || databaseActors.containsKey(path);
+  /**
+   * The database actor at {@code path} stops because its open failed: the requests that reach it
+   * afterwards are refused with {@code why}, which names the cause, rather than only "had stopped"
+   * (the cause would otherwise be in the log alone).
+   */
+  synchronized void openFailed(String path, Refusal why) {
+    databaseActors.put(path, why);
+  }
+
+  /** Why a request to the stopped actor at {@code path} is refused, or null if it was no database actor. */
+  private synchronized Refusal refusalFor(String path) {
+    Refusal why = databaseActors.get(path);
+    if (why != null) {
+      return why;
+    }
+    if (path.startsWith(SUPERVISORS) || databaseActors.containsKey(path)) {
+      return new Failed(FailureReason.DATABASE_CLOSED, "the database actor " + path
+          + " had stopped (its database closed, or its parent stopped it) before it read this request; nothing was written."
+          + " Open the database again and send the request to its new reference", false);
+    }
+    return null;
   }
 
   Behavior<DeadLetter> behavior(List<Rule> rules) {
@@ -59,14 +78,13 @@ final class DeadLetterReplies {
       String path = d.recipient().path().toStringWithoutAddress();
       for (Rule rule : rules) {
         if (path.startsWith(rule.prefix())) {
-          r.answer(rule.reply().apply(r.correlation()));
+          r.answer(rule.reply());
           return Behaviors.same();
         }
       }
-      if (isDatabaseActor(path)) {
-        r.answer(new Failed(r.correlation(), FailureReason.DATABASE_CLOSED, "the database actor " + path
-            + " had stopped (its database closed, or its parent stopped it) before it read this request; nothing was written."
-            + " Open the database again and send the request to its new reference", false));
+      Refusal why = refusalFor(path);
+      if (why != null) {
+        r.answer(why);
       }
     }
     return Behaviors.same();

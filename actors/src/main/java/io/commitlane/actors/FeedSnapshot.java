@@ -56,7 +56,10 @@ public final class FeedSnapshot implements AutoCloseable {
     this.held = held;
   }
 
-  /** Reads the committed watermark of {@code log}, then takes the view: in that order. */
+  /**
+   * Reads the committed watermark of {@code log}, then takes the view: in that order. Throws
+   * {@link UnknownLogException} for a log the database does not have (creating none).
+   */
   public static FeedSnapshot of(CommitlaneDatabase db, String log) {
     Objects.requireNonNull(db, "db");
     LogView logView = db.transactionLog(Objects.requireNonNull(log, "log"));

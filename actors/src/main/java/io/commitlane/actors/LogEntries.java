@@ -12,11 +12,26 @@ import java.util.List;
 public record LogEntries(String log, List<byte[]> entries) {
   public LogEntries {
     RequestNames.log(log);
-    entries = entries == null ? List.of() : List.copyOf(entries);
+    if (entries == null) {
+      entries = List.of();
+    } else {
+      for (byte[] entry : entries) {
+        if (entry == null) {
+          throw new InvalidRequestException("LogEntries.entries of log " + log + " holds a null entry; an entry may be empty,"
+              + " not null");
+        }
+      }
+      entries = List.copyOf(entries);
+    }
   }
 
+  /** A record of {@code entries}, in order (none: a record that only marks the commit). */
   public static LogEntries of(String log, byte[]... entries) {
-    return new LogEntries(log, List.of(entries));
+    if (entries == null) {
+      throw new InvalidRequestException("LogEntries.of(" + log + ", null): the entries are null; pass none for a record"
+          + " that only marks the commit");
+    }
+    return new LogEntries(log, java.util.Arrays.asList(entries));
   }
 
   @Override

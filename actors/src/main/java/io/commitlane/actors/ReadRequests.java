@@ -9,6 +9,8 @@ import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.storage.internal.PrintableBytes;
 import io.commitlane.actors.internal.RangePages;
+import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.ScanContinuation;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.Store;
@@ -21,30 +23,27 @@ import java.util.Objects;
 /**
  * The protocol's reads ({@link Get}, {@link MultiGet}, {@link Scan}, {@link Count}), served on the
  * database actor's thread: each is one short RocksDB read, bounded by the request. A reply that
- * would not fit {@code maxReplyBytes} (a sharded database's remote frame) is refused with a clear
- * error instead of being sent to be dropped. Reads create nothing: a store that does not exist
- * reads as empty.
+ * cannot reach a caller on another node (larger than the remote transport's frame, {@link
+ * ReplyLimit}) is refused with a clear error instead of being sent to be dropped; a local caller
+ * gets any size. Reads create nothing: a store that does not exist reads as empty.
  */
 final class ReadRequests {
   /** The byte bound of a scan page: 4 MiB of keys and values (less where a reply must fit a frame). */
   static final long PAGE_BYTES = 4L << 20;
 
   private final CommitlaneDatabase db;
-  /** The most bytes a reply may carry: one remote frame for a sharded database, unbounded locally. */
-  private final long maxReplyBytes;
-  /** The byte bound of a scan page: {@link #PAGE_BYTES}, or less when a reply may carry less. */
-  private final long maxPageBytes;
+  private final ReplyLimit replies;
 
-  ReadRequests(CommitlaneDatabase db, long maxReplyBytes) {
+  ReadRequests(CommitlaneDatabase db, ReplyLimit replies) {
     this.db = db;
-    this.maxReplyBytes = maxReplyBytes;
-    this.maxPageBytes = Math.min(PAGE_BYTES, maxReplyBytes);
+    this.replies = replies;
   }
 
   void onGet(Get g) {
     Database storage = db.storage();
     Store s = existingStore(storage, g.key().store());
-    g.replyTo().tell(new Values(g.correlation(), Collections.singletonList(s == null ? null : storage.get(s, g.key().key()))));
+    byte[] value = s == null ? null : storage.get(s, g.key().key());
+    replies.tell(g.replyTo(), new Values(g.correlation(), Collections.singletonList(value)));
   }
 
   /** Keys of one store: one RocksDB multi-get; keys of several stores: one snapshot, read key by key. */
@@ -55,7 +54,7 @@ final class ReadRequests {
       Store s = existingStore(storage, store);
       List<byte[]> values = s == null ? Collections.nCopies(g.keys().size(), null)
           : storage.multiGet(s, g.keys().stream().map(Key::key).toList());
-      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
+      replies.tell(g.replyTo(), new Values(g.correlation(), values));
       return;
     }
     try (Transaction snapshot = storage.begin()) {
@@ -64,59 +63,51 @@ final class ReadRequests {
         Store s = existingStore(storage, k.store());
         values.add(s == null ? null : snapshot.getUntracked(s, k.key()));
       }
-      g.replyTo().tell(fitting(new Values(g.correlation(), values)));
+      replies.tell(g.replyTo(), new Values(g.correlation(), values));
     }
   }
 
-  /** One page; its size is bounded by the request and {@link #maxPageBytes}. */
+  /**
+   * One page: at most the request's page size, and {@link #PAGE_BYTES} or what a reply to the
+   * caller can carry. A continuation is checked against the range first: one of another range is
+   * refused whatever the store holds.
+   */
   void onScan(Scan s) {
+    ScanContinuation from = s.after() == null ? null : ScanContinuation.decode(s.range(), s.after());
     Database storage = db.storage();
     Store store = s.range().existingStore(storage);
     if (store == null) {
-      s.replyTo().tell(new Page(s.correlation(), List.of(), null, true));
+      replies.tell(s.replyTo(), new Page(s.correlation(), List.of(), null, true));
       return;
     }
     KeyRange range = s.range().toKeyRange(store);
-    if (s.after() != null) {
-      range = RangePages.resume(range, s.after());
+    if (from != null) {
+      range = from.resume(range);
     }
-    RangePages.Read page = RangePages.read(storage, range, s.pageSize(), maxPageBytes);
-    if (page.bytes() > maxPageBytes) {
-      throw new InvalidRequestException("the entry at key " + PrintableBytes.of(page.entries().get(0).key()) + " is "
-          + page.bytes() + " bytes, more than a scan page may carry here (" + maxPageBytes + " bytes); read it with Get"
-          + " and scan on from after it (ScanRange.fromExclusive)");
+    long carried = replies.bytesFor(s.replyTo());
+    RangePages.Read page = RangePages.read(storage, range, s.pageSize(), Math.min(PAGE_BYTES, carried));
+    if (page.bytes() > carried) {
+      // One entry (a page always holds one) larger than any reply to this caller: refuse it, naming it.
+      byte[] key = page.entries().get(0).key();
+      s.answer(replies.refusal(s.replyTo(), "the entry at key " + PrintableBytes.of(key) + " is "
+          + page.bytes() + " bytes", "To skip it, scan on from after it (ScanRange.fromExclusive(key), or to(key) in reverse)"));
+      return;
     }
-    byte[] next = page.last() ? null : RangePages.continuation(page.rest(), page.entries().get(page.entries().size() - 1).key());
-    s.replyTo().tell(new Page(s.correlation(), page.entries(), next, page.last()));
+    byte[] next = page.last() ? null
+        : ScanContinuation.encode(s.range(), page.rest().limit(), page.entries().get(page.entries().size() - 1).key());
+    replies.tell(s.replyTo(), new Page(s.correlation(), page.entries(), next, page.last()));
   }
 
   void onCount(Count c) {
     Database storage = db.storage();
     Store store = c.range().existingStore(storage);
     if (store == null) {
-      c.replyTo().tell(new Counted(c.correlation(), 0, true));
+      replies.tell(c.replyTo(), new Counted(c.correlation(), 0, true));
       return;
     }
     KeyRange range = c.range().toKeyRange(store);
     long n = c.estimate() ? storage.estimateCount(range) : storage.count(range);
-    c.replyTo().tell(new Counted(c.correlation(), n, !c.estimate()));
-  }
-
-  /** {@code values}, or a clear refusal when a transport would drop a reply that large (the caller would wait forever). */
-  private Values fitting(Values values) {
-    if (maxReplyBytes == Long.MAX_VALUE) {
-      return values;
-    }
-    long bytes = 0;
-    for (byte[] v : values.values()) {
-      bytes += RangePages.ENTRY_OVERHEAD_BYTES + (v == null ? 0 : v.length);
-    }
-    if (bytes > maxReplyBytes) {
-      throw new InvalidRequestException("the " + values.values().size() + " values read are " + bytes
-          + " bytes, more than one reply may carry here (" + maxReplyBytes + " bytes, the remote frame less its margin);"
-          + " read fewer keys per MultiGet");
-    }
-    return values;
+    replies.tell(c.replyTo(), new Counted(c.correlation(), n, !c.estimate()));
   }
 
   /** The store to read, or null when it does not exist (reads create nothing). */

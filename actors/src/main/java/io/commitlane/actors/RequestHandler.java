@@ -26,7 +26,9 @@ import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.StoreCreated;
 import io.commitlane.actors.DatabaseProtocol.StoreDropped;
 import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.internal.ReplyLimit;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.storage.BackupException;
 import io.commitlane.storage.BackupRefusedException;
@@ -52,7 +54,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletionException;
-import java.util.function.LongFunction;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.stream.Materializer;
@@ -75,9 +76,10 @@ public final class RequestHandler {
   private final long ownerEpoch;
   private final int conditionalRetries;
   private final Supplier<Materializer> materializer;
-  private final LongFunction<Refusal> closed;
+  private final Refusal closed;
   private final RequestLedger ledger;
   private final ReadRequests reads;
+  private final ReplyLimit replies;
 
   /**
    * @param db the handle requests run against
@@ -87,16 +89,14 @@ public final class RequestHandler {
    * @param conditionalRetries how often a {@link ConditionalWrite} whose validation conflicted is
    *     run again while its expectations hold (0 for a local database)
    * @param materializer runs change feeds (called on the first {@link OpenChangeFeed})
-   * @param closed the reply when the database is closed, by correlation
-   * @param maxReplyBytes the most key and value bytes a reply carries: a sharded database's
-   *     replies must fit the remote transport's frame ({@link Long#MAX_VALUE}: no bound)
+   * @param closed why a request is refused when the database is closed
+   * @param replies what a reply can carry to its recipient: a reply to a caller on another node
+   *     must fit the remote transport's frame
    */
   public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed, long maxReplyBytes) {
-    if (maxReplyBytes < 1) {
-      throw new IllegalArgumentException("maxReplyBytes must be positive, was " + maxReplyBytes);
-    }
-    this.reads = new ReadRequests(db, maxReplyBytes);
+      Supplier<Materializer> materializer, Refusal closed, ReplyLimit replies) {
+    this.replies = Objects.requireNonNull(replies, "replies");
+    this.reads = new ReadRequests(db, replies);
     this.db = Objects.requireNonNull(db, "db");
     this.database = database;
     this.owner = owner;
@@ -107,16 +107,9 @@ public final class RequestHandler {
     this.ledger = db.pipeline().requests();
   }
 
-  /** A local database's handler: replies are not bounded (they cross no transport). */
-  public RequestHandler(CommitlaneDatabase db, String database, String owner, long ownerEpoch, int conditionalRetries,
-      Supplier<Materializer> materializer, LongFunction<Refusal> closed) {
-    this(db, database, owner, ownerEpoch, conditionalRetries, materializer, closed, Long.MAX_VALUE);
-  }
-
-
-  /** The reply of a local database to a request it cannot serve because it is closed. */
-  public static Failed closedReply(long correlation, java.nio.file.Path path) {
-    return new Failed(correlation, FailureReason.DATABASE_CLOSED, "database " + path
+  /** Why a local database refuses a request it cannot serve because it is closed. */
+  public static Failed closedRefusal(java.nio.file.Path path) {
+    return new Failed(FailureReason.DATABASE_CLOSED, "database " + path
         + " is closed; nothing was written. Open it again and send the request to its new reference", false);
   }
 
@@ -150,12 +143,12 @@ public final class RequestHandler {
       } else {
         // Request is sealed, but Java 17 cannot switch over it exhaustively: a request type added
         // without a branch here is still answered (RequestDispatchTest checks every type has one).
-        r.answer(new Failed(r.correlation(), FailureReason.INVALID_REQUEST, "this database does not serve "
+        r.answer(new Failed(FailureReason.INVALID_REQUEST, "this database does not serve "
             + r.getClass().getSimpleName() + " requests", false));
       }
     } catch (RuntimeException e) {
       // Whatever failed before a commit was admitted: the request still gets its one reply.
-      r.answer(refusal(r.correlation(), e, closed));
+      r.answer(refusal(e, closed));
     }
   }
 
@@ -169,7 +162,7 @@ public final class RequestHandler {
       apply(txn, w.mutations(), w.log());
       admit(txn, to, replying(w.correlation(), to, ownerEpoch, 1, closed));
     } catch (RuntimeException e) {
-      to.tell((WriteReply) refusal(w.correlation(), e, closed));
+      to.tell(w.refused(refusal(e, closed)));
     }
   }
 
@@ -178,7 +171,8 @@ public final class RequestHandler {
    * id ({@link RequestLedger#claim}); null when the request needs nothing more.
    */
   private RequestLedger.Answer answerFor(RequestId id, long correlation, ActorRef<WriteReply> replyTo) {
-    return id == null ? replyTo::tell : ledger.claim(id, ownerEpoch, correlation, replyTo);
+    RequestLedger.Answer to = reply -> replies.tell(replyTo, reply);
+    return id == null ? to : ledger.claim(id, ownerEpoch, correlation, to);
   }
 
   /** Admit {@code txn}; an attempt of a request id is bound to it, so that its write records the id. */
@@ -213,7 +207,7 @@ public final class RequestHandler {
     try {
       runConditionalWrite(c, to, 1);
     } catch (RuntimeException e) {
-      to.tell((WriteReply) refusal(c.correlation(), e, closed));
+      to.tell(c.refused(refusal(e, closed)));
     }
   }
 
@@ -264,7 +258,7 @@ public final class RequestHandler {
               to.tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
             }
           } catch (RuntimeException e) {
-            to.tell((WriteReply) refusal(c.correlation(), e, closed));
+            to.tell(c.refused(refusal(e, closed)));
           }
         });
       }
@@ -284,20 +278,20 @@ public final class RequestHandler {
 
   /** The reply is told from the completion dispatcher: the actor does not wait for the store. */
   private void onCreateStore(CreateStore c) {
-    db.createStore(c.name()).whenComplete((store, err) -> c.replyTo().tell(err == null
+    db.createStore(c.name()).whenComplete((store, err) -> replies.tell(c.replyTo(), err == null
         ? new StoreCreated(c.correlation(), c.name(), store.generation())
-        : refusal(c.correlation(), unwrap(err), closed)));
+        : c.refused(refusal(unwrap(err), closed))));
   }
 
   /** Logical here, on the actor's thread (it syncs one small file); the reply waits for the physical drop. */
   private void onDropStore(DropStore d) {
-    db.dropStore(d.name()).whenComplete((done, err) -> d.replyTo().tell(err == null
+    db.dropStore(d.name()).whenComplete((done, err) -> replies.tell(d.replyTo(), err == null
         ? new StoreDropped(d.correlation(), d.name())
-        : refusal(d.correlation(), unwrap(err), closed)));
+        : d.refused(refusal(unwrap(err), closed))));
   }
 
   private void onGetStats(GetStats g) {
-    g.replyTo().tell(stats(g.correlation()));
+    replies.tell(g.replyTo(), stats(g.correlation()));
   }
 
   /** The database's counters (no latency histograms, so other readers' intervals are left alone). */
@@ -321,10 +315,11 @@ public final class RequestHandler {
       throw new DatabaseClosedException(db.path());
     }
     ReadRequest from = f.afterPosition() < 0 ? ReadRequest.fromStart() : ReadRequest.fromPosition(f.afterPosition()).exclusive();
-    SourceRef<ChangeRecord> ref = ChangeFeed.live(db, f.log(), from)
+    // The log is looked up now: one the database does not have is refused unless the request asks to create it.
+    SourceRef<ChangeRecord> ref = ChangeFeed.live(f.create() ? db.createTransactionLog(f.log()) : db.transactionLog(f.log()), from)
         .map(ChangeRecord::of)
         .runWith(StreamRefs.sourceRef(), materializer.get());
-    f.replyTo().tell(new FeedOpened(f.correlation(), ref));
+    replies.tell(f.replyTo(), new FeedOpened(f.correlation(), ref));
   }
 
   /**
@@ -332,31 +327,31 @@ public final class RequestHandler {
    * there too; the reply is told from the completion dispatcher once it is complete or failed.
    */
   private void onBackup(Backup b) {
-    db.backup(b.directory()).whenComplete((info, err) -> b.replyTo().tell(err == null
+    db.backup(b.directory()).whenComplete((info, err) -> replies.tell(b.replyTo(), err == null
         ? new BackedUp(b.correlation(), info)
-        : copyRefusal(b.correlation(), err)));
+        : b.refused(copyRefusal(err))));
   }
 
   /** As {@link #onBackup}: on the lifecycle dispatcher, the reply once the checkpoint is complete. */
   private void onCheckpoint(Checkpoint c) {
-    db.checkpoint(c.target()).whenComplete((info, err) -> c.replyTo().tell(err == null
+    db.checkpoint(c.target()).whenComplete((info, err) -> replies.tell(c.replyTo(), err == null
         ? new CheckpointTaken(c.correlation(), info)
-        : copyRefusal(c.correlation(), err)));
+        : c.refused(copyRefusal(err))));
   }
 
   /**
    * A copy that failed because the database closed, before it began or under it (the close shut
    * the logs it was copying), gets the closed database's reply; the others theirs by type.
    */
-  private Refusal copyRefusal(long correlation, Throwable err) {
+  private Refusal copyRefusal(Throwable err) {
     Throwable e = unwrap(err);
     Throwable t = e;
     for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
       if (t instanceof DatabaseClosedException || t instanceof LogClosedException) {
-        return closed.apply(correlation);
+        return closed;
       }
     }
-    return refusal(correlation, e, closed);
+    return refusal(e, closed);
   }
 
   // ---- helpers ------------------------------------------------------------------------------
@@ -397,7 +392,7 @@ public final class RequestHandler {
   }
 
   private static CommitRequest.Completion replying(long correlation, RequestLedger.Answer replyTo, long epoch, int attempts,
-      LongFunction<Refusal> closed) {
+      Refusal closed) {
     return new CommitRequest.Completion() {
       @Override
       public void committed(CommitResult result) {
@@ -411,45 +406,48 @@ public final class RequestHandler {
         if (c instanceof ConflictException conflict) {
           replyTo.tell(new Conflicted(correlation, ConflictCause.VALIDATION, List.of(), Math.max(attempts, conflict.attempts())));
         } else {
-          replyTo.tell((WriteReply) refusal(correlation, c, closed));
+          replyTo.tell(new WriteRefused(correlation, refusal(c, closed)));
         }
       }
     };
   }
 
-  /** The typed reply for a failure: what happened, and whether trying again may help. */
-  static Refusal refusal(long correlation, Throwable e, LongFunction<Refusal> closed) {
+  /** Why a request failed, typed: what happened, and whether trying again may help. */
+  static Refusal refusal(Throwable e, Refusal closed) {
     if (e instanceof DatabaseClosedException) {
-      return closed != null ? closed.apply(correlation) : new Failed(correlation, FailureReason.DATABASE_CLOSED, e.getMessage(), false);
+      return closed != null ? closed : new Failed(FailureReason.DATABASE_CLOSED, e.getMessage(), false);
     }
     if (e instanceof CommitQueueFullException q) {
-      return new Failed(correlation, FailureReason.OVERLOADED, q.getMessage(), true);
+      return new Failed(FailureReason.OVERLOADED, q.getMessage(), true);
     }
     if (e instanceof StoreDroppedException) {
-      return new Failed(correlation, FailureReason.STORE_DROPPED, e.getMessage(), false);
+      return new Failed(FailureReason.STORE_DROPPED, e.getMessage(), false);
     }
     if (e instanceof UnknownStoreException) {
-      return new Failed(correlation, FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+      return new Failed(FailureReason.UNKNOWN_STORE, e.getMessage(), false);
+    }
+    if (e instanceof UnknownLogException) {
+      return new Failed(FailureReason.UNKNOWN_LOG, e.getMessage(), false);
     }
     if (e instanceof ReadOnlyDatabaseException) {
-      return new Failed(correlation, FailureReason.READ_ONLY, e.getMessage(), false);
+      return new Failed(FailureReason.READ_ONLY, e.getMessage(), false);
     }
     if (e instanceof BackupException b && b.isOutOfSpace() || e instanceof CheckpointException c && c.isOutOfSpace()) {
-      return new Failed(correlation, FailureReason.NO_SPACE, e.getMessage(), false);
+      return new Failed(FailureReason.NO_SPACE, e.getMessage(), false);
     }
     if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.IN_USE) {
-      return new Failed(correlation, FailureReason.IN_USE, e.getMessage(), true);
+      return new Failed(FailureReason.IN_USE, e.getMessage(), true);
     }
     if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.INVALID_PATH
         || e instanceof CheckpointRefusedException) {
-      return new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false);
+      return new Failed(FailureReason.INVALID_REQUEST, e.getMessage(), false);
     }
     if (e instanceof InvalidRequestException || e instanceof InvalidStoreNameException || e instanceof IllegalArgumentException
         || e instanceof IllegalStateException) {
-      return new Failed(correlation, FailureReason.INVALID_REQUEST, String.valueOf(e.getMessage()), false);
+      return new Failed(FailureReason.INVALID_REQUEST, String.valueOf(e.getMessage()), false);
     }
     boolean retryable = e instanceof CommitlaneException c && c.isRetryable();
-    return new Failed(correlation, FailureReason.STORAGE, e.toString(), retryable);
+    return new Failed(FailureReason.STORAGE, e.toString(), retryable);
   }
 
   private static Throwable unwrap(Throwable e) {

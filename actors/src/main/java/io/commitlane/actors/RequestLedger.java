@@ -4,7 +4,7 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
-import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.CommitOutcomeUnknownException;
@@ -23,7 +23,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,13 +126,13 @@ final class RequestLedger implements CommitHook {
     final byte[] key;
     final long epoch;
     private final long correlation;
-    private final ActorRef<WriteReply> replyTo;
+    private final Answer replyTo;
     /** Guarded by this. */
     private List<Object[]> joined;
     /** Guarded by this; set once. */
     private WriteReply outcome;
 
-    private Attempt(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
+    private Attempt(RequestId id, long epoch, long correlation, Answer replyTo) {
       this.id = id;
       this.key = idKey(id.bytes());
       this.epoch = epoch;
@@ -142,7 +141,7 @@ final class RequestLedger implements CommitHook {
     }
 
     /** A repeat waits for this attempt's outcome; false if it is already known (look again). */
-    private synchronized boolean join(long correlation, ActorRef<WriteReply> replyTo) {
+    private synchronized boolean join(long correlation, Answer replyTo) {
       if (outcome != null) {
         return false;
       }
@@ -155,7 +154,6 @@ final class RequestLedger implements CommitHook {
 
     /** The attempt's one outcome: kept if it committed, then told to the requester and every repeat that joined. */
     @Override
-    @SuppressWarnings("unchecked")
     public void tell(WriteReply reply) {
       if (reply instanceof Committed c) {
         synchronized (recent) {
@@ -175,7 +173,7 @@ final class RequestLedger implements CommitHook {
       replyTo.tell(reply);
       if (waiting != null) {
         for (Object[] w : waiting) {
-          ((ActorRef<WriteReply>) w[1]).tell(withCorrelation(reply, (Long) w[0]));
+          ((Answer) w[1]).tell(withCorrelation(reply, (Long) w[0]));
         }
       }
     }
@@ -186,7 +184,7 @@ final class RequestLedger implements CommitHook {
    * was answered from a record of an earlier attempt, or it joined the attempt running now and
    * gets its outcome when it completes.
    */
-  Attempt claim(RequestId id, long epoch, long correlation, ActorRef<WriteReply> replyTo) {
+  Attempt claim(RequestId id, long epoch, long correlation, Answer replyTo) {
     Attempt mine = new Attempt(id, epoch, correlation, replyTo);
     while (true) {
       Attempt running = inFlight.putIfAbsent(id, mine);
@@ -254,11 +252,11 @@ final class RequestLedger implements CommitHook {
     }
   }
 
-  private static Failed notVouched(RequestId id, long correlation) {
-    return new Failed(correlation, FailureReason.STORAGE, "request " + id + " was written by an earlier attempt that"
+  private static WriteRefused notVouched(RequestId id, long correlation) {
+    return new WriteRefused(correlation, new Failed(FailureReason.STORAGE, "request " + id + " was written by an earlier attempt that"
         + " could not be made durable, so it is neither answered Committed nor applied again while this database"
         + " stays open: reopen the database (free disk space first), then send it again; it is then answered from"
-        + " what the database kept, or applied if the write was lost", false);
+        + " what the database kept, or applied if the write was lost", false));
   }
 
   /** {@code txn}'s commit belongs to {@code attempt}: its write records the id. Call before admitting it. */
@@ -389,7 +387,7 @@ final class RequestLedger implements CommitHook {
    * The ledger holds {@code max-ids} ids: forgetting one inside its window would let its repeat
    * apply twice, so the new id is refused instead, retryably; warned at most once a minute.
    */
-  private Failed full(RequestId id, long correlation) {
+  private WriteRefused full(RequestId id, long correlation) {
     refusedFull.increment();
     long now = millis.getAsLong();
     long last = lastFullWarning.get();
@@ -399,9 +397,9 @@ final class RequestLedger implements CommitHook {
           + " commitlane.request-ids.max-ids to at least your rate of such writes times the window, or shorten the"
           + " window", db.path(), recorded.get(), settings.maxIds(), settings.window().toSeconds(), refusedFull.sum());
     }
-    return new Failed(correlation, FailureReason.OVERLOADED, "request " + id + " was not applied: the database"
+    return new WriteRefused(correlation, new Failed(FailureReason.OVERLOADED, "request " + id + " was not applied: the database"
         + " remembers " + settings.maxIds() + " request ids (commitlane.request-ids.max-ids) and forgets none"
-        + " within its " + settings.window().toSeconds() + " s window; nothing was written, send it again later", true);
+        + " within its " + settings.window().toSeconds() + " s window; nothing was written, send it again later", true));
   }
 
   // ---- encoding -------------------------------------------------------------------------------
@@ -425,11 +423,7 @@ final class RequestLedger implements CommitHook {
     if (reply instanceof Conflicted c) {
       return new Conflicted(correlation, c.cause(), c.actual(), c.attempts());
     }
-    if (reply instanceof Failed f) {
-      return new Failed(correlation, f.reason(), f.message(), f.retryable());
-    }
-    Unavailable u = (Unavailable) reply;
-    return new Unavailable(correlation, u.reason(), u.message());
+    return new WriteRefused(correlation, ((WriteRefused) reply).refusal());
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.internal.DispatcherFuture;
 import io.commitlane.actors.stream.Backoff;
@@ -85,9 +86,10 @@ public record Retry(int maxAttempts, Backoff backoff) {
    * sharded database's entity reference), and again after each {@link Conflicted} reply while
    * attempts remain, each time after the backoff. The stage completes with the last reply, on
    * Pekko's default dispatcher; it never fails: no reply within {@code timeout} completes it with
-   * {@link Unavailable} ({@code NO_REPLY}, outcome unknown). A {@link Conflicted} it passes on (to
-   * {@code attempt} as {@code previous}, or as the last reply) counts in {@code attempts()} every
-   * attempt made so far, the database's own retries included.
+   * a {@link WriteRefused} whose refusal is {@link Unavailable} ({@code NO_REPLY}, outcome
+   * unknown). A {@link Conflicted} it passes on (to {@code attempt} as {@code previous}, or as the
+   * last reply) counts in {@code attempts()} every attempt made so far, the database's own
+   * retries included.
    */
   @SuppressWarnings("unchecked")
   public CompletionStage<WriteReply> write(ActorSystem<?> system, RecipientRef<? super Request> database, Duration timeout,
@@ -134,8 +136,8 @@ public record Retry(int maxAttempts, Backoff backoff) {
     reply.whenCompleteAsync((r, err) -> {
       if (err != null) {
         long correlation = sent[0] == null ? 0 : sent[0].correlation();
-        result.complete(new Unavailable(correlation, UnavailableReason.NO_REPLY, "no reply from " + database + " within " + timeout
-            + " (" + err.getClass().getSimpleName() + "); the outcome is unknown"));
+        result.complete(new WriteRefused(correlation, new Unavailable(UnavailableReason.NO_REPLY, "no reply from " + database
+            + " within " + timeout + " (" + err.getClass().getSimpleName() + "); the outcome is unknown")));
       } else if (retries(r, n)) {
         Conflicted counted = counted((Conflicted) r, made);
         Duration d = delay(n);

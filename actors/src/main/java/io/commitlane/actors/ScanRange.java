@@ -48,24 +48,24 @@ public record ScanRange(String store, byte[] lower, boolean lowerInclusive, byte
 
   /** The keys of {@code store} that start with {@code prefix}. */
   public static ScanRange prefix(String store, byte[] prefix) {
-    KeyRange p = KeyRange.prefix(prefix);
+    KeyRange p = KeyRange.prefix(bound(prefix, "ScanRange.prefix needs a prefix (an empty one for every key)"));
     return new ScanRange(store, p.lowerBound(), true, p.upperBound(), false, false, 0, false);
   }
 
   public ScanRange from(byte[] key) {
-    return new ScanRange(store, key, true, upper, upperInclusive, reversed, limit, withoutValues);
+    return new ScanRange(store, bound(key, "ScanRange.from"), true, upper, upperInclusive, reversed, limit, withoutValues);
   }
 
   public ScanRange fromExclusive(byte[] key) {
-    return new ScanRange(store, key, false, upper, upperInclusive, reversed, limit, withoutValues);
+    return new ScanRange(store, bound(key, "ScanRange.fromExclusive"), false, upper, upperInclusive, reversed, limit, withoutValues);
   }
 
   public ScanRange to(byte[] key) {
-    return new ScanRange(store, lower, lowerInclusive, key, false, reversed, limit, withoutValues);
+    return new ScanRange(store, lower, lowerInclusive, bound(key, "ScanRange.to"), false, reversed, limit, withoutValues);
   }
 
   public ScanRange toInclusive(byte[] key) {
-    return new ScanRange(store, lower, lowerInclusive, key, true, reversed, limit, withoutValues);
+    return new ScanRange(store, lower, lowerInclusive, bound(key, "ScanRange.toInclusive"), true, reversed, limit, withoutValues);
   }
 
   /** Read from the upper bound down. */
@@ -84,6 +84,14 @@ public record ScanRange(String store, byte[] lower, boolean lowerInclusive, byte
   /** Keys without values. */
   public ScanRange keysOnly() {
     return new ScanRange(store, lower, lowerInclusive, upper, upperInclusive, reversed, limit, true);
+  }
+
+  /** {@code key}, refused when null: a missing bound is left out, never passed as null by mistake. */
+  private static byte[] bound(byte[] key, String what) {
+    if (key == null) {
+      throw new InvalidRequestException(what.contains(" ") ? what : what + " needs a key; leave the call out for an open bound");
+    }
+    return key;
   }
 
   /** This range in {@code store} of {@code db}, as the storage module reads it. */

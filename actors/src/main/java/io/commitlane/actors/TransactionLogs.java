@@ -163,6 +163,25 @@ final class TransactionLogs implements CommitHook, LogCapture, AutoCloseable {
     return replayed;
   }
 
+  /**
+   * The log {@code name} if the database has it: reads use this, and create nothing. Every log on
+   * disk was opened at open, and a new one is created only by {@link #logFor}, so the open logs
+   * are the database's logs.
+   */
+  TransactionLog existing(String name) {
+    if (db.isReadOnly()) {
+      throw new ReadOnlyDatabaseException(db.path(), "open transaction log '" + name + "'");
+    }
+    TransactionLog log = logs.get(name);
+    if (log != null) {
+      return log;
+    }
+    if (closed) {
+      throw new DatabaseClosedException(db.path());
+    }
+    throw new UnknownLogException(name, db.path(), new java.util.TreeSet<>(logs.keySet()));
+  }
+
   TransactionLog logFor(String name) {
     TransactionLog log = logs.get(name);
     if (log != null) {

@@ -10,10 +10,11 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.Get;
 import io.commitlane.actors.DatabaseProtocol.ReadReply;
-import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.DatabaseProtocol.ReadRefused;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.stream.Backoff;
 import java.io.IOException;
@@ -76,8 +77,8 @@ class ActorDocsExamplesTest {
     }
 
     private final ActorRef<Request> database;
-    private final ActorRef<WriteReply> writes;                 // one adapter per kind of reply
-    private final ActorRef<ReadReply> reads;
+    private final ActorRef<WriteReply> writes;                 // one adapter per kind of reply: each gets only its
+    private final ActorRef<ReadReply> reads;                   // own requests' replies, refusals included
     private final Map<Long, Restock> restocking = new HashMap<>();  // requests waiting, by correlation
     private final Map<Long, Reserve> reserving = new HashMap<>();
     private long correlation;
@@ -113,7 +114,7 @@ class ActorDocsExamplesTest {
     private Behavior<Command> onWritten(Written w) {
       Restock r = restocking.remove(w.reply().correlation());
       r.replyTo().tell(w.reply() instanceof Committed ? StatusReply.ack()
-          : StatusReply.error("not restocked: " + w.reply()));      // a Refusal says why; nothing was written
+          : StatusReply.error("not restocked: " + w.reply()));      // a WriteRefused says why; nothing was written
       return this;
     }
 
@@ -127,10 +128,11 @@ class ActorDocsExamplesTest {
     /** Take one of what was read, if it is still there when the write commits; else again, from what is there now. */
     private Behavior<Command> onRead(Read read) {
       Reserve r = reserving.remove(read.reply().correlation());
-      if (!(read.reply() instanceof Values v)) {                // a Refusal: the database could not read
-        r.replyTo().tell(StatusReply.error(((Refusal) read.reply()).message()));
+      if (read.reply() instanceof ReadRefused refused) {        // the database could not read: say why
+        r.replyTo().tell(StatusReply.error(refused.message()));
         return this;
       }
+      Values v = (Values) read.reply();                         // a ReadReply is Values or ReadRefused
       byte[] key = r.item().getBytes(UTF_8);
       if (level(v.values().get(0)) == 0) {
         r.replyTo().tell(StatusReply.error("out of " + r.item()));
@@ -149,7 +151,10 @@ class ActorDocsExamplesTest {
     }
 
     private Behavior<Command> onReserved(Reserved r) {
-      r.request().replyTo().tell(r.reply() instanceof Committed ? StatusReply.ack() : StatusReply.error("out of " + r.request().item()));
+      WriteReply reply = r.reply();
+      r.request().replyTo().tell(reply instanceof Committed ? StatusReply.ack()
+          : reply instanceof WriteRefused refused ? StatusReply.error(refused.message())  // not written: the refusal says why
+          : StatusReply.error("out of " + r.request().item()));                          // sold out while it retried
       return this;
     }
 
@@ -191,6 +196,58 @@ class ActorDocsExamplesTest {
     Commitlane.get(testKit.system()).whenReleased(dir.resolve("shop")).toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
   }
 
+  /**
+   * The stock actor against a database it cannot use: its path is held by another actor system
+   * (as by another process), so the database actor's open fails and every request is refused.
+   * Each refusal reaches the handler of its own request: every caller is answered, the actor
+   * keeps running.
+   */
+  @Test
+  void theStockActorAnswersEveryCallerWhenItsDatabaseRefuses() throws Exception {
+    Path path = dir.resolve("held");
+    ActorTestKit elsewhere = ActorTestKit.create("elsewhere", testKit.system().settings().config());
+    try (CommitlaneDatabase holder = CommitlaneDatabase.open(elsewhere.system(), path)) {
+      ActorRef<Request> database = testKit.spawn(DatabaseActor.create(path));
+      ActorRef<Stock.Command> stock = testKit.spawn(Stock.create(database));
+      for (int round = 0; round < 2; round++) { // the second round shows the actor is still there
+        TestProbe<StatusReply<Done>> restocked = testKit.createTestProbe();
+        TestProbe<StatusReply<Done>> reserved = testKit.createTestProbe();
+        stock.tell(new Stock.Restock("apple", 3, restocked.ref()));
+        stock.tell(new Stock.Reserve("apple", reserved.ref()));
+        StatusReply<Done> r = restocked.receiveMessage(Duration.ofSeconds(10));
+        assertTrue(r.isError() && r.getError().getMessage().startsWith("not restocked"), r.toString());
+        assertTrue(reserved.receiveMessage(Duration.ofSeconds(10)).isError());
+      }
+    } finally {
+      elsewhere.shutdownTestKit();
+    }
+  }
+
+  /** Against a read-only database: reads work, each write is refused to the handler of that write, and its caller hears why. */
+  @Test
+  void theStockActorReportsARefusedWriteToItsCaller() throws Exception {
+    Path path = dir.resolve("read-only");
+    ActorRef<Request> writable = testKit.spawn(DatabaseActor.create(path));
+    ActorRef<Stock.Command> seeding = testKit.spawn(Stock.create(writable));
+    TestProbe<StatusReply<Done>> restocked = testKit.createTestProbe();
+    seeding.tell(new Stock.Restock("apple", 3, restocked.ref()));
+    assertTrue(restocked.receiveMessage(WAIT).isSuccess());
+    testKit.stop(seeding);
+    testKit.stop(writable);
+    Commitlane.get(testKit.system()).whenReleased(path).toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+    try (CommitlaneDatabase readOnly = CommitlaneDatabase.openReadOnly(testKit.system(), path)) {
+      ActorRef<Stock.Command> stock = testKit.spawn(Stock.create(readOnly.ref()));
+      TestProbe<StatusReply<Done>> caller = testKit.createTestProbe();
+      stock.tell(new Stock.Restock("apple", 5, caller.ref()));
+      StatusReply<Done> r = caller.receiveMessage(Duration.ofSeconds(10));
+      assertTrue(r.isError() && r.getError().getMessage().contains("READ_ONLY"), r.toString());
+      stock.tell(new Stock.Reserve("apple", caller.ref()));
+      StatusReply<Done> v = caller.receiveMessage(Duration.ofSeconds(10));
+      assertTrue(v.isError() && v.getError().getMessage().contains("read-only"), "not \"out of apple\": " + v);
+    }
+  }
+
   /** The README's actor snippet, run inside a guardian of the test's. */
   @Test
   void readmeActorSnippet() throws Exception {
@@ -205,7 +262,7 @@ class ActorDocsExamplesTest {
           List.of(Mutation.put("order-1".getBytes(UTF_8), "paid".getBytes(UTF_8))),
           LogEntries.of("orders", "order-1 paid".getBytes(UTF_8)),  // also a change-feed record
           1L,                                                      // the correlation: comes back in the reply
-          replies));                                               // exactly one WriteReply: Committed, Conflicted, Failed
+          replies));                                               // exactly one WriteReply: Committed, Conflicted, WriteRefused
       // end README
       return Behaviors.empty();
     }));

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.await;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,10 +16,10 @@ import io.commitlane.actors.DatabaseProtocol.BackupReply;
 import io.commitlane.actors.DatabaseProtocol.Checkpoint;
 import io.commitlane.actors.DatabaseProtocol.CheckpointReply;
 import io.commitlane.actors.DatabaseProtocol.CheckpointTaken;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.RestoreOptions;
@@ -167,7 +168,7 @@ class BackupProtocolTest {
         return null;
       });
       pause.resume.countDown();
-      Failed f = replies.expectMessageClass(Failed.class, WAIT);
+      FailedReply f = expectFailed(replies, WAIT);
       assertEquals(1, f.correlation());
       assertEquals(FailureReason.DATABASE_CLOSED, f.reason(), f.toString());
       closed.get(60, TimeUnit.SECONDS);
@@ -183,7 +184,7 @@ class BackupProtocolTest {
       ref.tell(new Backup(target, 2, replies.ref().narrow()));
       ref.tell(new Checkpoint(dir.resolve("late"), 3, replies.ref().narrow()));
       for (long correlation = 2; correlation <= 3; correlation++) {
-        Failed late = replies.expectMessageClass(Failed.class, WAIT);
+        FailedReply late = expectFailed(replies, WAIT);
         assertEquals(FailureReason.DATABASE_CLOSED, late.reason());
       }
       replies.expectNoMessage(Duration.ofMillis(200));
@@ -218,7 +219,7 @@ class BackupProtocolTest {
       });
       assertTrue(started.await(60, TimeUnit.SECONDS));
       ref.tell(new Backup(directory, 1, backups.ref()));
-      Failed inUse = backups.expectMessageClass(Failed.class, WAIT);
+      FailedReply inUse = expectFailed(backups, WAIT);
       assertEquals(FailureReason.IN_USE, inUse.reason(), inUse.toString());
       assertTrue(inUse.retryable());
       release.countDown();
@@ -228,15 +229,15 @@ class BackupProtocolTest {
 
       Files.createDirectories(dir.resolve("exists"));
       ref.tell(new Checkpoint(dir.resolve("exists"), 3, checkpoints.ref()));
-      assertInvalid(checkpoints.expectMessageClass(Failed.class, WAIT), 3, "already exists");
+      assertInvalid(expectFailed(checkpoints, WAIT), 3, "already exists");
       ref.tell(new Checkpoint(db.path().resolve("inside"), 4, checkpoints.ref()));
-      assertInvalid(checkpoints.expectMessageClass(Failed.class, WAIT), 4, "inside");
+      assertInvalid(expectFailed(checkpoints, WAIT), 4, "inside");
       assertFalse(Files.exists(db.path().resolve("inside")));
       ref.tell(new Backup(db.path().resolve("inside"), 5, backups.ref()));
-      assertInvalid(backups.expectMessageClass(Failed.class, WAIT), 5, "inside");
+      assertInvalid(expectFailed(backups, WAIT), 5, "inside");
       Path file = Files.writeString(dir.resolve("a-file"), "not a directory");
       ref.tell(new Backup(file, 6, backups.ref()));
-      assertInvalid(backups.expectMessageClass(Failed.class, WAIT), 6, "not a directory");
+      assertInvalid(expectFailed(backups, WAIT), 6, "not a directory");
       backups.expectNoMessage(Duration.ofMillis(200));
       checkpoints.expectNoMessage(Duration.ZERO);
       write(db, "b", "2"); // the database is unharmed
@@ -263,13 +264,13 @@ class BackupProtocolTest {
       db.storage().flush();
       TestProbe<BackupReply> backups = testKit.createTestProbe();
       db.ref().tell(new Backup(mount.resolve("backups"), 1, backups.ref()));
-      Failed refused = backups.expectMessageClass(Failed.class, WAIT);
+      FailedReply refused = expectFailed(backups, WAIT);
       assertEquals(FailureReason.NO_SPACE, refused.reason(), refused.toString());
       assertFalse(refused.retryable());
 
       TestProbe<CheckpointReply> checkpoints = testKit.createTestProbe();
       db.ref().tell(new Checkpoint(mount.resolve("copy"), 2, checkpoints.ref())); // another file system: copied, not linked
-      Failed full = checkpoints.expectMessageClass(Failed.class, WAIT);
+      FailedReply full = expectFailed(checkpoints, WAIT);
       assertEquals(FailureReason.NO_SPACE, full.reason(), full.toString());
       assertFalse(Files.exists(mount.resolve("copy")), "a failed checkpoint leaves nothing");
       write(db, "after", "writable");
@@ -278,7 +279,7 @@ class BackupProtocolTest {
     }
   }
 
-  private static void assertInvalid(Failed f, long correlation, String says) {
+  private static void assertInvalid(FailedReply f, long correlation, String says) {
     assertEquals(correlation, f.correlation());
     assertEquals(FailureReason.INVALID_REQUEST, f.reason(), f.toString());
     assertFalse(f.retryable());

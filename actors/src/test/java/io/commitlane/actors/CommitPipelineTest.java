@@ -5,12 +5,14 @@ import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.put;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;
@@ -247,7 +249,7 @@ class CommitPipelineTest {
         Transaction t = db.begin();
         t.put(b("e"), b("1"));
         db.commit(t, 7, probe.ref());
-        DatabaseProtocol.Failed overloaded = probe.expectMessageClass(DatabaseProtocol.Failed.class);
+        FailedReply overloaded = expectFailed(probe);
         assertEquals(DatabaseProtocol.FailureReason.OVERLOADED, overloaded.reason());
         assertTrue(overloaded.retryable());
         assertEquals(7, overloaded.correlation());

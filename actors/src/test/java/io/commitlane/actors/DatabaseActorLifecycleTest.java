@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -10,11 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.DatabaseProtocol.Committed;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
@@ -99,7 +100,7 @@ class DatabaseActorLifecycleTest {
           committed++;
         } else {
           refused++;
-          Failed f = assertInstanceOf(Failed.class, r, "round " + round);
+          FailedReply f = Refusals.failed(r);
           assertEquals(FailureReason.DATABASE_CLOSED, f.reason(), "round " + round + ": " + f);
         }
       }
@@ -143,7 +144,7 @@ class DatabaseActorLifecycleTest {
     assertEquals(List.of("commitlane.txlog.durabilty"), e.fields());
     assertTrue(e.getMessage().contains("commitlane.txlog.durability"), e.getMessage());
     // The request it could not read (it failed at start) is answered from the dead letters.
-    assertEquals(FailureReason.DATABASE_CLOSED, replies.expectMessageClass(Failed.class, WAIT).reason());
+    assertEquals(FailureReason.DATABASE_CLOSED, expectFailed(replies, WAIT).reason());
     assertFalse(Database.isOpen(dir));
   }
 

@@ -3,8 +3,10 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +15,6 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
 import io.commitlane.actors.DatabaseProtocol.Get;
@@ -24,6 +25,7 @@ import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.testkit.Barrier;
 import io.commitlane.testkit.StageControl;
@@ -49,6 +51,9 @@ class DatabaseProtocolTest {
 
   @TempDir
   Path dir;
+
+  @TempDir
+  Path copies;
 
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new java.util.HashMap<>(more);
@@ -154,6 +159,45 @@ class DatabaseProtocolTest {
     }
   }
 
+  /**
+   * Opening a feed is a read: of a log the database does not have it is refused, typed, and
+   * creates nothing (no directory, no lock file, nothing a checkpoint would then carry), over the
+   * protocol and through the Java API alike.
+   */
+  @Test
+  void aChangeFeedOfAnUnknownLogIsRefusedAndCreatesNothing() throws Exception {
+    try (CommitlaneDatabase db = open(Map.of())) {
+      TestProbe<WriteReply> writes = testKit.createTestProbe();
+      db.ref().tell(new Write(List.of(Mutation.put(b("o"), b("placed"))), LogEntries.of("orders", b("order")), 1, writes.ref()));
+      writes.expectMessageClass(Committed.class);
+
+      TestProbe<DatabaseProtocol.FeedReply> feeds = testKit.createTestProbe();
+      db.ref().tell(new OpenChangeFeed("ordres", -1, 2, feeds.ref()));
+      FailedReply refused = expectFailed(feeds);
+      assertEquals(FailureReason.UNKNOWN_LOG, refused.reason(), refused.toString());
+      assertEquals(2, refused.correlation());
+      assertTrue(refused.message().contains("ordres") && refused.message().contains("orders"),
+          "names the log asked for and the logs there are: " + refused.message());
+
+      java.util.concurrent.CompletionStage<List<io.commitlane.txlog.LogRecord>> live = io.commitlane.actors.stream.ChangeFeed
+          .live(db, "ordres", io.commitlane.txlog.ReadRequest.fromStart()).runWith(Sink.seq(), testKit.system());
+      java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+          () -> live.toCompletableFuture().get(30, TimeUnit.SECONDS));
+      assertEquals("ordres", assertInstanceOf(UnknownLogException.class, e.getCause()).log());
+      assertThrows(UnknownLogException.class, () -> FeedSnapshot.of(db, "ordres"));
+      assertThrows(UnknownLogException.class, () -> db.transactionLog("ordres"));
+
+      assertTrue(java.nio.file.Files.notExists(dir.resolve("txlog").resolve("ordres")), "nothing created under txlog/");
+      Path copy = copies.resolve("checkpoint");
+      db.checkpoint(copy).toCompletableFuture().get(30, TimeUnit.SECONDS);
+      assertTrue(java.nio.file.Files.notExists(copy.resolve("txlog").resolve("ordres")), "nor in a checkpoint");
+
+      db.ref().tell(new OpenChangeFeed("later", -1, true, 3, feeds.ref()));
+      assertEquals(3, feeds.expectMessageClass(FeedOpened.class).correlation(), "asked for, the log is created");
+      assertTrue(java.nio.file.Files.isDirectory(dir.resolve("txlog").resolve("later")));
+    }
+  }
+
   @Test
   void closedDatabasesAnswerFailedDatabaseClosed() {
     CommitlaneDatabase db = open(Map.of());
@@ -161,7 +205,7 @@ class DatabaseProtocolTest {
     db.close();
     TestProbe<WriteReply> writes = testKit.createTestProbe();
     ref.tell(new Write(List.of(Mutation.put(b("k"), b("v"))), null, 21, writes.ref()));
-    Failed f = writes.expectMessageClass(Failed.class, Duration.ofSeconds(30));
+    FailedReply f = expectFailed(writes, Duration.ofSeconds(30));
     assertEquals(21, f.correlation());
     assertEquals(FailureReason.DATABASE_CLOSED, f.reason());
   }

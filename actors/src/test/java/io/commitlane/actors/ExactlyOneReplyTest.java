@@ -3,19 +3,20 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.DatabaseProtocol.Committed;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Get;
 import io.commitlane.actors.DatabaseProtocol.Reply;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
@@ -110,12 +111,12 @@ class ExactlyOneReplyTest {
     for (long n = 2; n <= 14; n++) {
       Reply r = replies.get(n);
       if (!(r instanceof Committed)) {
-        Failed f = assertInstanceOf(Failed.class, r, "write " + n);
+        FailedReply f = Refusals.failed(r);
         assertEquals(FailureReason.DATABASE_CLOSED, f.reason(), f.toString());
       }
     }
     for (long n = 10; n <= 14; n++) {
-      assertInstanceOf(Failed.class, replies.get(n), "sent after the close completed");
+      assertInstanceOf(DatabaseProtocol.WriteRefused.class, replies.get(n), "sent after the close completed");
     }
     assertFalse(Database.isOpen(dir));
     try (Database reopened = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
@@ -141,7 +142,7 @@ class ExactlyOneReplyTest {
           db.ref().tell(write(n, probe.ref()));
         }
         for (long n = 4; n <= 10; n++) {
-          Failed f = probe.expectMessageClass(Failed.class, WAIT);
+          FailedReply f = expectFailed(probe, WAIT);
           assertEquals(n, f.correlation(), "refused in the order they came");
           assertEquals(FailureReason.OVERLOADED, f.reason());
           assertTrue(f.retryable());
@@ -169,7 +170,7 @@ class ExactlyOneReplyTest {
         db.ref().tell(write(n, probe.ref()));
       }
       Map<Long, Reply> replies = oneEach(probe, 5);
-      Failed crashed = assertInstanceOf(Failed.class, replies.get(1L));
+      FailedReply crashed = Refusals.failed(replies.get(1L));
       assertEquals(FailureReason.STORAGE, crashed.reason());
       assertTrue(crashed.message().contains("injected executor crash"), crashed.message());
       for (long n = 2; n <= 5; n++) {

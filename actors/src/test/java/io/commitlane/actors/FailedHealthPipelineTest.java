@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.await;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.BackgroundErrorException;
 import io.commitlane.storage.DatabaseHealth;
 import io.commitlane.storage.KeyRange;
@@ -105,7 +106,7 @@ class FailedHealthPipelineTest {
     assertEquals(DatabaseHealth.State.FAILED, b.health().state());
     TestProbe<DatabaseProtocol.WriteReply> writes = testKit.createTestProbe();
     db.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put(b("refused-too"), b("x"))), null, 1, writes.ref()));
-    Failed failed = writes.expectMessageClass(Failed.class, WAIT);
+    FailedReply failed = expectFailed(writes, WAIT);
     assertEquals(FailureReason.STORAGE, failed.reason());
     assertFalse(failed.retryable());
     assertTrue(failed.message().contains("reopen"), failed.message());

@@ -61,7 +61,8 @@ class OperationsDocsExamplesTest {
           .toCompletableFuture().get(10, TimeUnit.MINUTES);
       if (reply instanceof DatabaseProtocol.BackedUp done) {
         System.out.println("backup " + done.backup().id() + ": " + done.backup().sizeBytes() + " bytes");
-      } else if (reply instanceof DatabaseProtocol.Failed failed) {   // IN_USE (retryable), NO_SPACE, INVALID_REQUEST, ...
+      } else if (reply instanceof DatabaseProtocol.BackupRefused refused
+          && refused.refusal() instanceof DatabaseProtocol.Failed failed) {  // IN_USE (retryable), NO_SPACE, INVALID_REQUEST, ...
         System.out.println(failed.reason() + (failed.retryable() ? ", send it again later: " : ": ") + failed.message());
       }
       // end docs

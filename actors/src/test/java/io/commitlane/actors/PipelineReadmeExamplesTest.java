@@ -33,8 +33,8 @@ class PipelineReadmeExamplesTest {
       CompletionStage<String> done = db.commit(txn)                 // admitted on this thread, runs on a commit thread
           .thenApply(result -> "logged at " + LogAppend.of(result).orElseThrow());  // runs on the default dispatcher
 
+      done.toCompletableFuture().get(10, TimeUnit.SECONDS);                     // the first commit to "orders" created it
       try (LogReader reader = db.transactionLog("orders").reader(ReadRequest.fromStart())) {
-        done.toCompletableFuture().get(10, TimeUnit.SECONDS);
         LogRecord record = reader.next();                             // committed records only, in log order
         count = record.entries().size() + " entry in txn " + record.transactionId();
       }

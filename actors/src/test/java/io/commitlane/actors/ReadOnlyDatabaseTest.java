@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.await;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -12,10 +13,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.DatabaseProtocol.Counted;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.KeyRange;
@@ -110,28 +111,31 @@ class ReadOnlyDatabaseTest {
 
       TestProbe<DatabaseProtocol.WriteReply> writes = testKit.createTestProbe();
       ro.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put(b("order-99"), b("x"))), null, 5, writes.ref()));
-      assertReadOnly(writes.expectMessageClass(Failed.class, WAIT), 5);
+      assertReadOnly(expectFailed(writes, WAIT), 5);
       ro.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put("new-store", b("k"), b("x"))), null,
           RequestId.of("read-only-1"), 6, writes.ref()));
-      assertReadOnly(writes.expectMessageClass(Failed.class, WAIT), 6);
+      assertReadOnly(expectFailed(writes, WAIT), 6);
       ro.ref().tell(new DatabaseProtocol.ConditionalWrite(List.of(Expectation.value(b("order-01"), b("paid 1"))),
           List.of(Mutation.put(b("order-01"), b("refunded"))), null, 7, writes.ref()));
-      assertReadOnly(writes.expectMessageClass(Failed.class, WAIT), 7);
+      assertReadOnly(expectFailed(writes, WAIT), 7);
+      ro.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put(b("order-97"), b("x"))), LogEntries.of("orders", b("logged")),
+          13, writes.ref()));
+      assertReadOnly(expectFailed(writes, WAIT), 13); // a logged write is refused as read-only too, not as a storage failure
       TestProbe<DatabaseProtocol.StoreReply> stores = testKit.createTestProbe();
       ro.ref().tell(new DatabaseProtocol.CreateStore("sessions", 8, stores.ref()));
-      assertReadOnly(stores.expectMessageClass(Failed.class, WAIT), 8);
+      assertReadOnly(expectFailed(stores, WAIT), 8);
       ro.ref().tell(new DatabaseProtocol.DropStore("users", 9, stores.ref()));
-      assertReadOnly(stores.expectMessageClass(Failed.class, WAIT), 9);
+      assertReadOnly(expectFailed(stores, WAIT), 9);
       TestProbe<DatabaseProtocol.BackupReply> backups = testKit.createTestProbe();
       ro.ref().tell(new DatabaseProtocol.Backup(dir.resolve("more-backups"), 11, backups.ref()));
-      assertReadOnly(backups.expectMessageClass(Failed.class, WAIT), 11);
+      assertReadOnly(expectFailed(backups, WAIT), 11);
       TestProbe<DatabaseProtocol.CheckpointReply> checkpoints = testKit.createTestProbe();
       ro.ref().tell(new DatabaseProtocol.Checkpoint(dir.resolve("copy"), 12, checkpoints.ref()));
-      assertReadOnly(checkpoints.expectMessageClass(Failed.class, WAIT), 12);
+      assertReadOnly(expectFailed(checkpoints, WAIT), 12);
       Transaction built = ro.begin();
       built.put(b("order-98"), b("x"));
       ro.commit(built, 10, writes.ref());
-      assertReadOnly(writes.expectMessageClass(Failed.class, WAIT), 10);
+      assertReadOnly(expectFailed(writes, WAIT), 10);
 
       // Through the facade: failed stages, nothing thrown on the caller's thread.
       Transaction t = ro.begin();
@@ -258,7 +262,7 @@ class ReadOnlyDatabaseTest {
     assertEquals(List.of(), files(missing).keySet().stream().toList());
   }
 
-  private static void assertReadOnly(Failed f, long correlation) {
+  private static void assertReadOnly(FailedReply f, long correlation) {
     assertEquals(correlation, f.correlation());
     assertEquals(FailureReason.READ_ONLY, f.reason(), f.toString());
     assertFalse(f.retryable());

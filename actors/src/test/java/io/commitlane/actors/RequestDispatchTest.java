@@ -11,7 +11,6 @@ import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.Count;
 import io.commitlane.actors.DatabaseProtocol.CreateStore;
 import io.commitlane.actors.DatabaseProtocol.DropStore;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.Get;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.MultiGet;
@@ -78,7 +77,7 @@ class RequestDispatchTest {
         db.ref().tell(request);
         Reply reply = probe.receiveMessage(Duration.ofSeconds(30));
         assertEquals(request.correlation(), reply.correlation(), e.getKey().getSimpleName());
-        assertFalse(reply instanceof Failed f && f.message().contains("does not serve"),
+        assertFalse(reply instanceof DatabaseProtocol.RefusedReply r && r.message().contains("does not serve"),
             e.getKey().getSimpleName() + " reached the handler's fallback: " + reply);
         probe.expectNoMessage(Duration.ofMillis(50));
       }

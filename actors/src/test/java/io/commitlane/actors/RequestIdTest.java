@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -15,12 +16,12 @@ import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
@@ -208,11 +209,10 @@ class RequestIdTest {
     replies.expectMessageClass(Committed.class);
     fs.failNextWrite();
     db.ref().tell(write("order-1", "k", "first", 2, replies));
-    Failed failed = replies.expectMessageClass(Failed.class);
+    FailedReply failed = expectFailed(replies);
     assertEquals(FailureReason.STORAGE, failed.reason());
     db.ref().tell(write("order-1", "k", "first", 3, replies));
-    WriteReply repeat = replies.expectMessageClass(WriteReply.class);
-    Failed refused = assertInstanceOf(Failed.class, repeat, "not durable: never answered Committed");
+    FailedReply refused = expectFailed(replies); // not durable: never answered Committed
     assertEquals(3, refused.correlation());
     assertTrue(refused.message().contains("reopen"), refused.message());
     if (crash) {
@@ -310,25 +310,25 @@ class RequestIdTest {
         LoggingTestKit.warn("refused as overloaded").withLoggerName(RequestLedger.class.getName()).withOccurrences(1)
             .expect(testKit.system(), () -> {
               for (int attempt = 0; attempt < 2; attempt++) {
-                assertNull(ledger.claim(RequestId.of("id-3"), 1, 7, replies.ref()), "full: not run");
-                Failed refused = replies.expectMessageClass(Failed.class);
+                assertNull(ledger.claim(RequestId.of("id-3"), 1, 7, replies.ref()::tell), "full: not run");
+                FailedReply refused = expectFailed(replies);
                 assertEquals(FailureReason.OVERLOADED, refused.reason());
                 assertTrue(refused.retryable());
               }
               return null;
             });
         assertEquals(0, ledger.purge(), "all within the window: none is forgotten");
-        assertNull(ledger.claim(RequestId.of("id-0"), 1, 8, replies.ref()), "the oldest is still remembered");
+        assertNull(ledger.claim(RequestId.of("id-0"), 1, 8, replies.ref()::tell), "the oldest is still remembered");
         replies.expectMessageClass(Committed.class);
 
         now.addAndGet(8_500); // id-0 is now 11.5 s old, id-1 10.5 s, id-2 9.5 s
         assertEquals(2, ledger.purge());
         assertEquals(1, ledger.recordCount());
-        RequestLedger.Attempt again = ledger.claim(RequestId.of("id-0"), 1, 9, replies.ref());
+        RequestLedger.Attempt again = ledger.claim(RequestId.of("id-0"), 1, 9, replies.ref()::tell);
         assertNotNull(again, "past the window: runs again");
         again.tell(new Committed(9, new CommitStamp(1, 1), -1));
         replies.expectMessageClass(Committed.class);
-        assertNotNull(ledger.claim(RequestId.of("id-3"), 1, 10, replies.ref()), "room again: a new id runs");
+        assertNotNull(ledger.claim(RequestId.of("id-3"), 1, 10, replies.ref()::tell), "room again: a new id runs");
         RequestIdStats stats = ledger.stats();
         assertEquals(2, stats.expired());
         assertEquals(2, stats.refusedFull());
@@ -338,14 +338,14 @@ class RequestIdTest {
       reopened.countRecords();
       assertEquals(1, reopened.recordCount());
       TestProbe<WriteReply> replies = testKit.createTestProbe();
-      assertNull(reopened.claim(RequestId.of("id-2"), 1, 11, replies.ref()), "kept on disk");
+      assertNull(reopened.claim(RequestId.of("id-2"), 1, 11, replies.ref()::tell), "kept on disk");
       assertEquals(new CommitStamp(1, 0), replies.expectMessageClass(Committed.class).stamp());
     }
   }
 
   /** Commits one write whose record holds {@code id}, as the request handler does. */
   private static void record(Database db, RequestLedger ledger, String id, TestProbe<WriteReply> replies) {
-    RequestLedger.Attempt a = ledger.claim(RequestId.of(id), 1, 1, replies.ref());
+    RequestLedger.Attempt a = ledger.claim(RequestId.of(id), 1, 1, replies.ref()::tell);
     Transaction t = db.begin().put(b(id), b("v"));
     ledger.bind(t.id(), a);
     t.commitSync();

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -12,12 +13,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.actors.DatabaseProtocol.Count;
 import io.commitlane.actors.DatabaseProtocol.CountReply;
 import io.commitlane.actors.DatabaseProtocol.Counted;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.ScanReply;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.actors.stream.RangeSource;
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.DatabaseClosedException;
@@ -165,30 +166,62 @@ class ScanProtocolTest {
   }
 
   @Test
-  void aForeignContinuationAndAnEntryAbovePageLimitAreRefusedWithOneReply() {
+  void aContinuationThatNoPageReturnedIsRefusedWithOneReply() {
     try (CommitlaneDatabase db = open()) {
       orders(db);
       TestProbe<ScanReply> probe = testKit.createTestProbe();
       db.ref().tell(new Scan(ScanRange.all(null), 10, new byte[] {1}, 1, probe.ref()));
-      Failed bad = probe.expectMessageClass(Failed.class);
+      FailedReply bad = expectFailed(probe);
       assertEquals(FailureReason.INVALID_REQUEST, bad.reason());
       assertEquals(1, bad.correlation());
+    }
+  }
 
-      // A handler whose replies must fit 200 bytes, as a sharded database's must fit a frame.
-      RequestHandler small = new RequestHandler(db, "db", "local", 0, 0, () -> null, c -> null, 200);
-      small.handle(new Scan(ScanRange.prefix(null, b("order/c1/")), 10, 2, probe.ref()));
-      Page page = probe.expectMessageClass(Page.class);
-      assertEquals(2, page.entries().size(), "a page stops before its bytes (with 64 of overhead per entry) pass the bound");
-      db.storage().put(b("big"), new byte[200]);
-      small.handle(new Scan(ScanRange.prefix(null, b("big")), 10, 3, probe.ref()));
-      Failed tooBig = probe.expectMessageClass(Failed.class);
-      assertTrue(tooBig.message().contains("\"big\" is 267 bytes, more than a scan page may carry here (200 bytes)"),
-          tooBig.message());
-      TestProbe<DatabaseProtocol.ReadReply> reads = testKit.createTestProbe();
-      small.handle(new DatabaseProtocol.MultiGet(List.of(Key.of(b("big"))), 4, reads.ref()));
-      Failed tooMany = reads.expectMessageClass(Failed.class);
-      assertEquals(FailureReason.INVALID_REQUEST, tooMany.reason());
-      assertTrue(tooMany.message().contains("read fewer keys per MultiGet"), tooMany.message());
+  /** A caller on the database's own node has no frame to fit: an entry above the page bound is a page of its own. */
+  @Test
+  void anEntryAboveThePageBoundReachesALocalCallerAsAPageOfItsOwn() {
+    try (CommitlaneDatabase db = open()) {
+      db.storage().put(b("big/1"), new byte[(int) ReadRequests.PAGE_BYTES + 1]);
+      db.storage().put(b("big/2"), b("small"));
+      TestProbe<ScanReply> probe = testKit.createTestProbe();
+      Scan scan = new Scan(ScanRange.prefix(null, b("big/")), 10, 1, probe.ref());
+      db.ref().tell(scan);
+      Page first = probe.expectMessageClass(Page.class);
+      assertEquals(1, first.entries().size());
+      assertEquals(ReadRequests.PAGE_BYTES + 1, first.entries().get(0).value().length);
+      db.ref().tell(scan.next(first, 2));
+      assertEquals("big/2", s(probe.expectMessageClass(Page.class).entries().get(0).key()));
+    }
+  }
+
+  /**
+   * A continuation belongs to the range whose page returned it: sent with another range (one it
+   * lies before, one it lies inside, the same bounds with another limit, direction, values setting
+   * or store) it is refused, never taken as a new start or a place inside the other range.
+   */
+  @Test
+  void aContinuationOfAnotherRangeIsRefusedWithOneReply() {
+    try (CommitlaneDatabase db = open()) {
+      orders(db);
+      TestProbe<ScanReply> probe = testKit.createTestProbe();
+      ScanRange c1 = ScanRange.prefix(null, b("order/c1/"));
+      db.ref().tell(new Scan(c1, 5, 1, probe.ref()));
+      Page first = probe.expectMessageClass(Page.class);
+      assertFalse(first.last());
+
+      List<ScanRange> others = List.of(ScanRange.prefix(null, b("order/c2/")), ScanRange.all(null), c1.limit(20), c1.reverse(),
+          c1.keysOnly(), ScanRange.prefix("other", b("order/c1/")));
+      long correlation = 2;
+      for (ScanRange other : others) {
+        db.ref().tell(new Scan(other, 5, first.continuation(), correlation, probe.ref()));
+        FailedReply refused = expectFailed(probe);
+        assertEquals(FailureReason.INVALID_REQUEST, refused.reason(), other + ": " + refused);
+        assertEquals(correlation++, refused.correlation());
+        assertTrue(refused.message().contains("continuation"), refused.message());
+      }
+      db.ref().tell(new Scan(c1, 7, first.continuation(), correlation, probe.ref()));
+      assertEquals("order/c1/05", s(probe.expectMessageClass(Page.class).entries().get(0).key()),
+          "the same range goes on after the page, whatever the page size");
     }
   }
 
@@ -199,7 +232,7 @@ class ScanProtocolTest {
     db.close();
     TestProbe<ScanReply> probe = testKit.createTestProbe();
     ref.tell(new Scan(ScanRange.all(null), 10, 9, probe.ref()));
-    Failed closed = probe.expectMessageClass(Failed.class, Duration.ofSeconds(10));
+    FailedReply closed = expectFailed(probe, Duration.ofSeconds(10));
     assertEquals(FailureReason.DATABASE_CLOSED, closed.reason());
     assertEquals(9, closed.correlation());
   }

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.await;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -11,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.InvalidStoreNameException;
@@ -118,11 +120,11 @@ class StoreLifecycleTest {
       assertEquals(new DatabaseProtocol.StoreDropped(2, "s"), probe.expectMessageClass(DatabaseProtocol.StoreDropped.class));
 
       db.ref().tell(new DatabaseProtocol.DropStore("s", 3, probe.ref()));
-      DatabaseProtocol.Failed unknown = probe.expectMessageClass(DatabaseProtocol.Failed.class);
+      FailedReply unknown = expectFailed(probe);
       assertEquals(DatabaseProtocol.FailureReason.UNKNOWN_STORE, unknown.reason());
       assertEquals(3, unknown.correlation());
       db.ref().tell(new DatabaseProtocol.DropStore(Store.DEFAULT, 4, probe.ref()));
-      assertEquals(DatabaseProtocol.FailureReason.INVALID_REQUEST, probe.expectMessageClass(DatabaseProtocol.Failed.class).reason());
+      assertEquals(DatabaseProtocol.FailureReason.INVALID_REQUEST, expectFailed(probe).reason());
       assertThrows(InvalidRequestException.class, () -> new DatabaseProtocol.CreateStore("", 5, probe.ref()));
 
       Transaction t = db.begin();
@@ -130,7 +132,7 @@ class StoreLifecycleTest {
       db.storage().dropStore("u");
       TestProbe<DatabaseProtocol.WriteReply> commits = testKit.createTestProbe();
       db.commit(t, 6, commits.ref());
-      DatabaseProtocol.Failed dropped = commits.expectMessageClass(DatabaseProtocol.Failed.class);
+      FailedReply dropped = expectFailed(commits);
       assertEquals(DatabaseProtocol.FailureReason.STORE_DROPPED, dropped.reason());
       assertEquals(6, dropped.correlation());
     }

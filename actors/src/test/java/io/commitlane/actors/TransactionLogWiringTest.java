@@ -109,7 +109,7 @@ class TransactionLogWiringTest {
   @Test
   void readersNeverSeeARecordBeforeItsDataIsReadable() throws Exception {
     try (CommitlaneDatabase db = open(Map.of())) {
-      LogView log = db.transactionLog("changes");
+      LogView log = db.createTransactionLog("changes"); // read before the first commit creates it
       try (StageControl stages = StageControl.install(db.storage())) {
         Barrier hold = stages.barrier(CommitStage.LOG_APPENDED, c -> "held".equals(c.tag()));
         CompletionStage<CommitResult> held = logged(db, "held", "k", "v");

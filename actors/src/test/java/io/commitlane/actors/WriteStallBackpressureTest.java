@@ -2,6 +2,7 @@ package io.commitlane.actors;
 
 import static io.commitlane.actors.PipelineTestSupport.await;
 import static io.commitlane.actors.PipelineTestSupport.settings;
+import static io.commitlane.actors.Refusals.expectFailed;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
-import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
+import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.actors.stream.CommitFlow;
 import io.commitlane.actors.stream.CommitFlowSettings;
 import io.commitlane.actors.stream.Ingest;
@@ -245,7 +246,7 @@ class WriteStallBackpressureTest {
       // The protocol answers (its actor is not held) and refuses the write as overload.
       TestProbe<DatabaseProtocol.WriteReply> replies = testKit.createTestProbe();
       db.ref().tell(new DatabaseProtocol.Write(List.of(Mutation.put(key("k", next + 1), value(1, 4096))), null, 7, replies.ref()));
-      Failed overloaded = replies.expectMessageClass(Failed.class, WAIT);
+      FailedReply overloaded = expectFailed(replies, WAIT);
       assertEquals(FailureReason.OVERLOADED, overloaded.reason());
       assertTrue(overloaded.retryable());
       assertEquals(7, overloaded.correlation());

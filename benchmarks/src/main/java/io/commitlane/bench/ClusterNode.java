@@ -92,11 +92,12 @@ final class ClusterNode implements Callable<Integer> {
       do {
         reply = databases.write("shop", List.of(Mutation.put(utf8(order), utf8("placed"))),
             LogEntries.of("orders", utf8(order + " placed on " + port)), id).toCompletableFuture().get(60, TimeUnit.SECONDS);
-        if (reply instanceof DatabaseProtocol.Unavailable u) {
+        if (reply instanceof DatabaseProtocol.WriteRefused r && r.refusal() instanceof DatabaseProtocol.Unavailable u) {
           System.out.println(order + ": " + u.reason() + ", sending it again with request id " + id);
           Thread.sleep(u.outcomeKnown() ? 200 : 0); // a client's pause before it tries again
         }
-      } while (reply instanceof DatabaseProtocol.Unavailable && !system.whenTerminated().isCompleted());
+      } while (reply instanceof DatabaseProtocol.WriteRefused r && r.refusal() instanceof DatabaseProtocol.Unavailable
+          && !system.whenTerminated().isCompleted());
       String owner = databases.stats("shop").toCompletableFuture().get(60, TimeUnit.SECONDS) instanceof DatabaseStats st
           ? st.owner() + " epoch " + st.ownerEpoch() : "?";
       System.out.println(order + ": " + reply + " (owner " + owner + ")");

@@ -4,6 +4,7 @@ import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
@@ -109,9 +110,10 @@ final class FailoverLoad {
       next(slot, n + 1);
       return;
     }
-    String reason = reply instanceof Unavailable u ? u.reason().name() : reply instanceof Failed f ? f.reason().name() : "CONFLICTED";
-    refusals.computeIfAbsent(reason, r -> new LongAdder()).increment();
-    boolean noReply = reply instanceof Unavailable u && u.reason() == UnavailableReason.NO_REPLY;
+    String reason = !(reply instanceof WriteRefused r) ? "CONFLICTED"
+        : r.refusal() instanceof Unavailable u ? u.reason().name() : ((Failed) r.refusal()).reason().name();
+    refusals.computeIfAbsent(reason, k -> new LongAdder()).increment();
+    boolean noReply = reply instanceof WriteRefused r && r.is(UnavailableReason.NO_REPLY);
     if (noReply) {
       noReplyAt.add(now);
     }

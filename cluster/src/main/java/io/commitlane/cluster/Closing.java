@@ -18,7 +18,7 @@ final class Closing {
 
   /** Answer what waits, then close {@code session} on the blocking dispatcher and stop when it is done. */
   static Behavior<DatabaseProtocol.Command> begin(DatabaseEntity entity, OwnerSession session) {
-    entity.answerStashed(entity::closing);
+    entity.answerStashed(entity.closing());
     entity.log().info("closing database {} on {} (owner epoch {}): draining admitted commits", entity.name(), entity.owner(),
         session.epoch());
     entity.context().pipeToSelf(session.close(entity.blocking()), (ok, err) -> Closed.INSTANCE);
@@ -31,7 +31,7 @@ final class Closing {
   }
 
   private static Behavior<DatabaseProtocol.Command> onRequest(DatabaseEntity entity, Request r) {
-    r.answer(entity.closing(r.correlation()));
+    r.answer(entity.closing());
     return Behaviors.same();
   }
 

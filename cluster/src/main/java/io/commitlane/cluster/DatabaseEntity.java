@@ -8,7 +8,6 @@ import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
 import io.commitlane.actors.PipelineSettings;
 import java.nio.file.Path;
 import java.util.concurrent.Executor;
-import java.util.function.LongFunction;
 import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
@@ -42,20 +41,20 @@ record DatabaseEntity(ActorContext<DatabaseProtocol.Command> context, StashBuffe
     return settings.databaseDir(name);
   }
 
-  /** The reply to a request this entity will not serve because it stops. */
-  Unavailable closing(long correlation) {
-    return new Unavailable(correlation, UnavailableReason.CLOSING, "database " + name + " is closing on " + owner
+  /** Why this entity refuses a request it will not serve because it stops. */
+  Unavailable closing() {
+    return new Unavailable(UnavailableReason.CLOSING, "database " + name + " is closing on " + owner
         + " (moving to another node, stopping or passivating); nothing was written. Retry: the next owner will serve it");
   }
 
-  /** Answer every buffered request with {@code reply} (by its correlation). */
-  void answerStashed(LongFunction<Refusal> reply) {
+  /** Refuse every buffered request with {@code why}. */
+  void answerStashed(Refusal why) {
     if (stash.isEmpty()) {
       return;
     }
     stash.forEach(c -> {
       if (c instanceof Request r) {
-        r.answer(reply.apply(r.correlation()));
+        r.answer(why);
       }
     });
     stash.clear();

@@ -8,6 +8,7 @@ import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.FeedReply;
 import io.commitlane.actors.DatabaseProtocol.CountReply;
 import io.commitlane.actors.DatabaseProtocol.ReadReply;
+import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.ScanReply;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
@@ -63,14 +64,15 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * DatabaseSharding databases = DatabaseSharding.init(system);     // on every node, at start
  * databases.write("orders", List.of(Mutation.put(key, value)), null, RequestId.random())  // routed to the owner of "orders"
- *     .thenAccept(reply -> ...);                                   // Committed, Conflicted, Unavailable or Failed
+ *     .thenAccept(reply -> ...);                                   // Committed, Conflicted or WriteRefused
  * }</pre>
  *
  * <p>Actors talk to a database directly, in the protocol a local database speaks: {@code
  * databases.entityRef("orders").tell(new DatabaseProtocol.Write(mutations, null, requestId,
  * correlation, replyTo))}. The methods here ask and map a missing reply (after {@code
- * commitlane.cluster.ask-timeout}) to {@link Unavailable} with reason {@code NO_REPLY}:
- * retryable, outcome unknown (send a write again with its request id). A request too large for one
+ * commitlane.cluster.ask-timeout}) to the request family's refusal of {@link Unavailable} with
+ * reason {@code NO_REPLY}: retryable, outcome unknown (send a write again with its request id). A
+ * request too large for one
  * remote frame throws {@link RequestTooLargeException} before it is sent. The returned stages never
  * fail; they complete on Pekko's default dispatcher, and {@code *Async} stages without an
  * executor run there too. See docs/cluster.md.
@@ -176,7 +178,7 @@ public final class DatabaseSharding {
     logWhenUp(system);
     // A request left in a stopping entity's mailbox was never served; its next owner will serve it.
     Commitlane.get(system).answerDeadLetters("/system/sharding/" + ShardedDatabase.TYPE_KEY.name() + "/",
-        correlation -> new Unavailable(correlation, UnavailableReason.CLOSING, "the database's entity stopped (moving to another node,"
+        new Unavailable(UnavailableReason.CLOSING, "the database's entity stopped (moving to another node,"
             + " stopping or passivating) before it read this request; nothing was written. Retry: the next owner will serve it"));
     return new DatabaseSharding(system, sharding, settings, region, hosts);
   }
@@ -266,7 +268,7 @@ public final class DatabaseSharding {
     long correlation = correlations.incrementAndGet();
     DatabaseProtocol.Write valid = new DatabaseProtocol.Write(mutations, log, requestId, correlation, deadLetters()); // validate first
     frameLimit.check(name, valid);
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), requestId, correlation, replyTo));
+    return ask(name, valid::refused, replyTo -> new DatabaseProtocol.Write(valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
   /** Commit {@code mutations} if every expectation holds on the owner (see {@link DatabaseProtocol.ConditionalWrite}). */
@@ -285,15 +287,15 @@ public final class DatabaseSharding {
     DatabaseProtocol.ConditionalWrite valid =
         new DatabaseProtocol.ConditionalWrite(expected, mutations, log, requestId, correlation, deadLetters());
     frameLimit.check(name, valid);
-    return ask(name, correlation, replyTo ->
+    return ask(name, valid::refused, replyTo ->
         new DatabaseProtocol.ConditionalWrite(valid.expected(), valid.mutations(), valid.log(), requestId, correlation, replyTo));
   }
 
   /** The latest committed value of {@code key} ({@code Values} holds one element, null if absent). */
   public CompletionStage<ReadReply> get(String name, Key key) {
-    Objects.requireNonNull(key, "key");
     long correlation = correlations.incrementAndGet();
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.Get(key, correlation, replyTo));
+    DatabaseProtocol.Get valid = new DatabaseProtocol.Get(key, correlation, deadLetters()); // validate first
+    return ask(name, valid::refused, replyTo -> new DatabaseProtocol.Get(key, correlation, replyTo));
   }
 
   /** The values of {@code keys} from one snapshot, in order. */
@@ -302,7 +304,7 @@ public final class DatabaseSharding {
     DatabaseProtocol.MultiGet valid = new DatabaseProtocol.MultiGet(keys, correlation, deadLetters());
     frameLimit.check(name, valid);
     List<Key> copy = valid.keys();
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.MultiGet(copy, correlation, replyTo));
+    return ask(name, valid::refused, replyTo -> new DatabaseProtocol.MultiGet(copy, correlation, replyTo));
   }
 
   /**
@@ -314,30 +316,43 @@ public final class DatabaseSharding {
     long correlation = correlations.incrementAndGet();
     DatabaseProtocol.Scan valid = new DatabaseProtocol.Scan(range, pageSize, after, correlation, deadLetters());
     frameLimit.check(name, valid);
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.Scan(valid.range(), pageSize, valid.after(), correlation, replyTo));
+    return ask(name, valid::refused, replyTo -> new DatabaseProtocol.Scan(valid.range(), pageSize, valid.after(), correlation, replyTo));
   }
 
   /** The number of keys in {@code range} of database {@code name}: exact, or estimated (see {@link DatabaseProtocol.Count}). */
   public CompletionStage<CountReply> count(String name, ScanRange range, boolean estimate) {
     long correlation = correlations.incrementAndGet();
     DatabaseProtocol.Count valid = new DatabaseProtocol.Count(range, estimate, correlation, deadLetters());
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.Count(valid.range(), estimate, correlation, replyTo));
+    return ask(name, valid::refused, replyTo -> new DatabaseProtocol.Count(valid.range(), estimate, correlation, replyTo));
   }
 
   /** Who owns database {@code name}, and its counters (opens it if it is not open). */
   public CompletionStage<StatsReply> stats(String name) {
     long correlation = correlations.incrementAndGet();
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.GetStats(correlation, replyTo));
+    DatabaseProtocol.GetStats valid = new DatabaseProtocol.GetStats(correlation, deadLetters());
+    return ask(name, valid::refused, replyTo -> new DatabaseProtocol.GetStats(correlation, replyTo));
   }
 
   /**
    * A live change feed of log {@code log} of database {@code name}, from after {@code
-   * afterPosition} (-1: from the start). Run the reply's {@code feed().getSource()} here.
+   * afterPosition} (-1: from the start). Run the reply's {@code feed().getSource()} here. A log
+   * the database does not have is refused ({@code UNKNOWN_LOG}); see {@link #changeFeed(String,
+   * String, long, boolean)} to create it.
    */
   public CompletionStage<FeedReply> changeFeed(String name, String log, long afterPosition) {
+    return changeFeed(name, log, afterPosition, false);
+  }
+
+  /**
+   * {@link #changeFeed(String, String, long)}, creating the log if the database does not have it
+   * when {@code create} is set: for a consumer that starts before the first commit to its log.
+   */
+  public CompletionStage<FeedReply> changeFeed(String name, String log, long afterPosition, boolean create) {
     long correlation = correlations.incrementAndGet();
-    DatabaseProtocol.OpenChangeFeed valid = new DatabaseProtocol.OpenChangeFeed(log, afterPosition, correlation, deadLetters());
-    return ask(name, correlation, replyTo -> new DatabaseProtocol.OpenChangeFeed(valid.log(), afterPosition, correlation, replyTo));
+    DatabaseProtocol.OpenChangeFeed valid = new DatabaseProtocol.OpenChangeFeed(log, afterPosition, create, correlation,
+        deadLetters());
+    return ask(name, valid::refused,
+        replyTo -> new DatabaseProtocol.OpenChangeFeed(valid.log(), afterPosition, create, correlation, replyTo));
   }
 
   /**
@@ -349,8 +364,9 @@ public final class DatabaseSharding {
    */
   public CompletionStage<BackupReply> backup(String name, Path directory, Duration timeout) {
     long correlation = correlations.incrementAndGet();
-    Path valid = new DatabaseProtocol.Backup(directory, correlation, deadLetters()).directory();
-    return ask(name, correlation, positive(timeout), replyTo -> new DatabaseProtocol.Backup(valid, correlation, replyTo));
+    DatabaseProtocol.Backup valid = new DatabaseProtocol.Backup(directory, correlation, deadLetters());
+    return ask(name, valid::refused, positive(timeout),
+        replyTo -> new DatabaseProtocol.Backup(valid.directory(), correlation, replyTo));
   }
 
   /**
@@ -360,8 +376,9 @@ public final class DatabaseSharding {
    */
   public CompletionStage<CheckpointReply> checkpoint(String name, Path target, Duration timeout) {
     long correlation = correlations.incrementAndGet();
-    Path valid = new DatabaseProtocol.Checkpoint(target, correlation, deadLetters()).target();
-    return ask(name, correlation, positive(timeout), replyTo -> new DatabaseProtocol.Checkpoint(valid, correlation, replyTo));
+    DatabaseProtocol.Checkpoint valid = new DatabaseProtocol.Checkpoint(target, correlation, deadLetters());
+    return ask(name, valid::refused, positive(timeout),
+        replyTo -> new DatabaseProtocol.Checkpoint(valid.target(), correlation, replyTo));
   }
 
   private static Duration positive(Duration timeout) {
@@ -371,13 +388,19 @@ public final class DatabaseSharding {
     return timeout;
   }
 
-  private <R> CompletionStage<R> ask(String name, long correlation, Function<ActorRef<R>, Command> message) {
-    return ask(name, correlation, settings.askTimeout(), message);
+  /**
+   * Ask database {@code name} the request {@code message} builds; {@code refused} makes the reply
+   * that says it was not served, of the request's own family (its {@code refused} method).
+   */
+  private <R> CompletionStage<R> ask(String name, java.util.function.Function<Refusal, ? extends R> refused,
+      Function<ActorRef<R>, Command> message) {
+    return ask(name, refused, settings.askTimeout(), message);
   }
 
-  private <R> CompletionStage<R> ask(String name, long correlation, Duration timeout, Function<ActorRef<R>, Command> message) {
+  private <R> CompletionStage<R> ask(String name, java.util.function.Function<Refusal, ? extends R> refused, Duration timeout,
+      Function<ActorRef<R>, Command> message) {
     EntityRef<Command> ref = entityRef(name);
-    Pending<R> result = new Pending<>(name, correlation, timeout);
+    Pending<R> result = new Pending<>(name, refused, timeout);
     pending.add(result);
     try {
       // An explicit executor: Pekko's ask stage would otherwise run this on the common pool.
@@ -400,22 +423,23 @@ public final class DatabaseSharding {
   /** A request's future: completed by the reply, by the ask timeout, or by this node's termination. */
   private final class Pending<R> extends DispatcherFuture<R> {
     private final String name;
-    private final long correlation;
+    private final java.util.function.Function<Refusal, ? extends R> refused;
     private final Duration timeout;
 
-    Pending(String name, long correlation, Duration timeout) {
+    Pending(String name, java.util.function.Function<Refusal, ? extends R> refused, Duration timeout) {
       super(executor);
       this.name = name;
-      this.correlation = correlation;
+      this.refused = refused;
       this.timeout = timeout;
       whenComplete((r, e) -> pending.remove(this));
     }
 
-    @SuppressWarnings("unchecked")
+    /** Complete with the request family's refusal: {@code NO_REPLY}, outcome unknown. */
     void noReply(String why) {
-      complete((R) new Unavailable(correlation, UnavailableReason.NO_REPLY, "no reply from the owner of database " + name + " within " + timeout
-          + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: a write sent with a request id"
-          + " (or a conditional write) can be sent again safely; a blind write without one may have been applied"));
+      complete(refused.apply(new Unavailable(UnavailableReason.NO_REPLY, "no reply from the owner of database " + name
+          + " within " + timeout + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: a"
+          + " write sent with a request id (or a conditional write) can be sent again safely; a blind write without one may"
+          + " have been applied")));
     }
   }
 

@@ -7,6 +7,7 @@ import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.ScanRange;
+import io.commitlane.actors.internal.ReplyLimit;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -24,13 +25,13 @@ import org.apache.pekko.serialization.SerializationExtension;
  * an upper bound of their size without serializing them; only one near the limit is serialized.
  */
 final class FrameLimit {
-  static final String SETTING = "pekko.remote.artery.advanced.maximum-frame-size";
+  static final String SETTING = ReplyLimit.ARTERY_FRAME;
   /**
    * Room in a frame for what wraps the serialized request: the transport's header with the
    * recipient's and sender's paths and the class name, the sharding envelope with the database
-   * name, and a reply-to path longer than the one measured.
+   * name, and a reply-to path longer than the one measured. Replies keep the same room.
    */
-  static final int MARGIN_BYTES = 4096;
+  static final int MARGIN_BYTES = ReplyLimit.MARGIN_BYTES;
   /** An upper bound of the CBOR encoding around one key, value or entry (field names, lengths, a store name is counted apart). */
   private static final int PER_ELEMENT_BYTES = 256;
 
@@ -93,14 +94,6 @@ final class FrameLimit {
   private static long range(ScanRange r) {
     return PER_ELEMENT_BYTES + length(r.store()) + (r.lower() == null ? 0 : r.lower().length)
         + (r.upper() == null ? 0 : r.upper().length);
-  }
-
-  /**
-   * The most key and value bytes a reply from a database on this node may carry (a scan page, a
-   * multi-get's values): the frame less the margin, so the reply reaches a caller on another node.
-   */
-  static long replyBytes(ActorSystem<?> system) {
-    return system.settings().config().getBytes(SETTING) - MARGIN_BYTES;
   }
 
   private static long expectations(List<Expectation> expected) {

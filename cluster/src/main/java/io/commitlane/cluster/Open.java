@@ -3,6 +3,7 @@ package io.commitlane.cluster;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.RequestHandler;
+import io.commitlane.actors.internal.ReplyLimit;
 import io.commitlane.cluster.ShardedDatabase.Stop;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -24,8 +25,8 @@ final class Open {
     this.entity = entity;
     this.session = session;
     this.handler = new RequestHandler(session.db(), entity.name(), entity.owner(), session.epoch(),
-        entity.settings().conflictRetries(), this::materializer, entity::closing,
-        FrameLimit.replyBytes(entity.context().getSystem()));
+        entity.settings().conflictRetries(), this::materializer, entity.closing(),
+        ReplyLimit.of(entity.context().getSystem()));
   }
 
   /** Serve {@code session}'s database, first the requests that waited for it. */

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
-import java.util.function.LongFunction;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.BehaviorBuilder;
@@ -99,7 +98,7 @@ final class Opening {
   private Behavior<DatabaseProtocol.Command> onRequest(Request r) {
     StashBuffer<DatabaseProtocol.Command> stash = entity.stash();
     if (stash.isFull()) {
-      r.answer(new Unavailable(r.correlation(), UnavailableReason.BUFFER_FULL, "database " + entity.name() + " is opening on "
+      r.answer(new Unavailable(UnavailableReason.BUFFER_FULL, "database " + entity.name() + " is opening on "
           + entity.owner() + " and " + stash.capacity()
           + " requests are waiting (commitlane.cluster.open-buffer); nothing was written. Retry later"));
     } else {
@@ -118,7 +117,7 @@ final class Opening {
   private Behavior<DatabaseProtocol.Command> onStopWhileWaiting() {
     entity.logStop("OPENING");
     entity.timers().cancel(RetryOpen.INSTANCE);
-    entity.answerStashed(entity::closing);
+    entity.answerStashed(entity.closing());
     return Behaviors.stopped();
   }
 
@@ -144,7 +143,7 @@ final class Opening {
       return Behaviors.stopped();
     }
     if (r.busy()) {
-      entity.answerStashed(entity::closing);
+      entity.answerStashed(entity.closing());
       return Behaviors.stopped();
     }
     OwnerSession session = takeOpened();
@@ -167,7 +166,7 @@ final class Opening {
     String holder = OwnerLock.lastOwner(dir);
     entity.log().warn("database {} is still held by its previous owner {} after {}; answering PREVIOUS_OWNER_HOLDS",
         entity.name(), holder, settings.openTimeout());
-    return Refused.refuse(entity, correlation -> new Unavailable(correlation, UnavailableReason.PREVIOUS_OWNER_HOLDS, "database "
+    return Refused.refuse(entity, new Unavailable(UnavailableReason.PREVIOUS_OWNER_HOLDS, "database "
         + entity.name() + " is still held by its previous owner " + holder + " (" + dir.resolve(OwnerLock.FILE_NAME) + ") after "
         + settings.openTimeout() + "; nothing was written. Retry later: the next request tries to open it again"));
   }
@@ -176,15 +175,15 @@ final class Opening {
    * The reply to what waits for an open that failed: a name that cannot be a directory is
    * invalid, a damaged owner epoch waits for an operator; anything else may pass on a retry.
    */
-  private LongFunction<Refusal> openFailed(Throwable cause) {
+  private Refusal openFailed(Throwable cause) {
     entity.log().error("cannot open database {} on {}", entity.name(), entity.owner(), cause);
     if (cause instanceof InvalidRequestException e) {
-      return correlation -> new Failed(correlation, FailureReason.INVALID_REQUEST, e.getMessage(), false);
+      return new Failed(FailureReason.INVALID_REQUEST, e.getMessage(), false);
     }
     if (cause instanceof OwnerEpochDamagedException e) {
-      return correlation -> new Failed(correlation, FailureReason.STORAGE, e.getMessage(), false); // an operator must act first
+      return new Failed(FailureReason.STORAGE, e.getMessage(), false); // an operator must act first
     }
-    return correlation -> new Failed(correlation, FailureReason.STORAGE, "cannot open database " + entity.name() + " on "
+    return new Failed(FailureReason.STORAGE, "cannot open database " + entity.name() + " on "
             + entity.owner() + ": " + cause, true);
   }
 
@@ -200,7 +199,7 @@ final class Opening {
   /** Stopped while opening: close what a running attempt opened, and answer what waits. */
   private Behavior<DatabaseProtocol.Command> onPostStop() {
     attempt.abandon();
-    entity.answerStashed(entity::closing);
+    entity.answerStashed(entity.closing());
     return Behaviors.same();
   }
 

@@ -4,7 +4,6 @@ import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.cluster.ShardedDatabase.Stop;
-import java.util.function.LongFunction;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
@@ -18,9 +17,9 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 final class Refused {
   private Refused() {}
 
-  /** Answer what waits with {@code reply}; the next request starts a new open (or the shard stops this entity). */
-  static Behavior<DatabaseProtocol.Command> refuse(DatabaseEntity entity, LongFunction<Refusal> reply) {
-    entity.answerStashed(reply);
+  /** Refuse what waits with {@code why}; the next request starts a new open (or the shard stops this entity). */
+  static Behavior<DatabaseProtocol.Command> refuse(DatabaseEntity entity, Refusal why) {
+    entity.answerStashed(why);
     return Behaviors.receive(DatabaseProtocol.Command.class)
         .onMessage(Request.class, r -> onRequest(entity, r))
         .onMessage(Stop.class, s -> onStop(entity))

@@ -1,5 +1,7 @@
 package io.commitlane.cluster;
 
+import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.DatabaseProtocol.RefusedReply;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -21,12 +23,22 @@ final class Await {
     return as(expected, result(stage));
   }
 
-  /** {@code reply} as a {@code T}, or a failure that prints the reply (its message says why it was refused). */
+  /**
+   * {@code reply} as a {@code T}, or a failure that prints the reply (its message says why it was
+   * refused). For a {@code T} of {@link Refusal} ({@code Failed}, {@code Unavailable}), the refusal
+   * a refused reply carries.
+   */
   static <T> T as(Class<T> expected, Object reply) {
-    if (!expected.isInstance(reply)) {
+    Object r = Refusal.class.isAssignableFrom(expected) && reply instanceof RefusedReply refused ? refused.refusal() : reply;
+    if (!expected.isInstance(r)) {
       throw new AssertionError("expected " + expected.getSimpleName() + " but got " + reply);
     }
-    return expected.cast(reply);
+    return expected.cast(r);
+  }
+
+  /** The refusal a refused reply carries ({@code refusal(reply) instanceof Unavailable u}), or null for any other reply. */
+  static Refusal refusal(Object reply) {
+    return reply instanceof RefusedReply r ? r.refusal() : null;
   }
 
   static byte[] b(String s) {

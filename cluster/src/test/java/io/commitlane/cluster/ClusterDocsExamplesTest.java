@@ -9,6 +9,7 @@ import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.FeedOpened;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
@@ -44,7 +45,7 @@ class ClusterDocsExamplesTest {
         placed = databases.write("shop", List.of(Mutation.put(key, "placed".getBytes(UTF_8))),
                 LogEntries.of("orders", "order-1 placed".getBytes(UTF_8)), id)  // routed to the owner of "shop"
             .toCompletableFuture().get(30, TimeUnit.SECONDS);
-      } while (placed instanceof Unavailable);                               // with the id, even NO_REPLY is safe to resend
+      } while (placed instanceof WriteRefused r && r.refusal() instanceof Unavailable);  // with the id, even NO_REPLY is safe to resend
       printed.add("committed at " + ((Committed) placed).stamp());            // owner epoch . commit version
 
       // Optimistic concurrency across nodes: write only if the key still holds what was read.

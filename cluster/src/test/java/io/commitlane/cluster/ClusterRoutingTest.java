@@ -163,7 +163,10 @@ class ClusterRoutingTest {
         db = "feed-" + i;
       }
     }
-    FeedOpened opened = result(cluster.databases.get(2).changeFeed(db, "orders", -1), FeedOpened.class);
+    // The consumer starts first: before any commit created the log, it is refused unless the feed creates it.
+    Failed unknown = result(cluster.databases.get(2).changeFeed(db, "orders", -1), Failed.class);
+    assertEquals(io.commitlane.actors.DatabaseProtocol.FailureReason.UNKNOWN_LOG, unknown.reason());
+    FeedOpened opened = result(cluster.databases.get(2).changeFeed(db, "orders", -1, true), FeedOpened.class);
     var records = opened.feed().getSource().take(5).runWith(Sink.seq(), cluster.system(2));
     List<Long> positions = new ArrayList<>();
     for (int i = 0; i < 5; i++) {

@@ -103,6 +103,41 @@ class FrameLimitTest {
     }
   }
 
+  /** The bound that lets most replies to another node skip serialization is never below what serialization gives. */
+  @Test
+  void theReplySizeBoundHoldsForRepliesOfEveryShape() {
+    var serialization = SerializationExtension.get(Adapter.toClassic(cluster.nodes.get(0).system()));
+    List<Expectation> actual = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    List<io.commitlane.storage.KeyValue> entries = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      actual.add(Expectation.value(i % 2 == 0 ? null : "store-" + "x".repeat(i % 7), b("key-" + i), i % 3 == 0 ? null : new byte[i]));
+      values.add(i % 3 == 0 ? null : new byte[i]);
+      entries.add(new io.commitlane.storage.KeyValue(b("key-" + i), i % 3 == 0 ? null : new byte[i]));
+    }
+    List<DatabaseProtocol.Reply> replies = List.of(
+        new DatabaseProtocol.Committed(Long.MIN_VALUE, new io.commitlane.actors.CommitStamp(Long.MAX_VALUE, Long.MAX_VALUE), -1),
+        new DatabaseProtocol.Conflicted(1, DatabaseProtocol.ConflictCause.VALIDATION, actual, Integer.MAX_VALUE),
+        new DatabaseProtocol.Values(2, values),
+        new DatabaseProtocol.Page(3, entries, new byte[700], false),
+        new DatabaseProtocol.Counted(4, Long.MAX_VALUE, true),
+        new DatabaseProtocol.StoreCreated(5, "s".repeat(200), Integer.MAX_VALUE),
+        new DatabaseProtocol.StoreDropped(6, "s".repeat(200)),
+        new DatabaseProtocol.WriteRefused(7, new DatabaseProtocol.Failed(DatabaseProtocol.FailureReason.REPLY_TOO_LARGE,
+            "é \" ".repeat(500), true)),
+        new DatabaseProtocol.StatsRefused(8, new DatabaseProtocol.Unavailable(DatabaseProtocol.UnavailableReason.PREVIOUS_OWNER_HOLDS,
+            "ü".repeat(900))),
+        new DatabaseProtocol.DatabaseStats(9, "d".repeat(200), "pekko://x@127.0.0.1:65535", Long.MAX_VALUE, Integer.MAX_VALUE,
+            Integer.MAX_VALUE, Integer.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
+            Long.MAX_VALUE, "DEGRADED", "ö".repeat(300), Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
+            Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, true, Integer.MAX_VALUE, Integer.MAX_VALUE));
+    for (DatabaseProtocol.Reply r : replies) {
+      long serialized = serialization.serialize(r).get().length;
+      long bound = io.commitlane.actors.internal.ReplyLimit.upperBound(r);
+      assertTrue(serialized <= bound, r.getClass().getSimpleName() + ": " + serialized + " > " + bound);
+    }
+  }
+
   /** Pages from the owner are cut to fit a frame, so a range of several frames' worth arrives page by page, none dropped. */
   @Test
   void aScanOfMoreThanAFrameArrivesInPagesThatEachFitAFrame() {
@@ -130,6 +165,56 @@ class FrameLimitTest {
     assertEquals("scan/39", keys.get(39));
     assertTrue(pages >= 3, "160 KiB of values in frames of 64 KiB: " + pages + " pages");
     assertEquals(40, result(client.count(DB, range, false), DatabaseProtocol.Counted.class).count());
+  }
+
+  /**
+   * A conflict whose current values are three times 32 KiB: the reply cannot cross to the client,
+   * which gets a typed failure naming the frame, not a silence until its ask times out.
+   */
+  @Test
+  void aConflictWhoseCurrentValuesDoNotFitAFrameIsATypedFailureNamingTheLimit() {
+    List<Expectation> expected = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      byte[] key = b("conflict/" + i);
+      result(client.write(DB, List.of(Mutation.put(key, new byte[32 * 1024]))), Committed.class);
+      expected.add(Expectation.absent(key));
+    }
+    DatabaseProtocol.WriteReply reply = result(client.compareAndWrite(DB, expected, List.of(Mutation.put(b("conflict/x"), b("v")))));
+    assertTooLarge(reply);
+    assertTrue(((DatabaseProtocol.RefusedReply) reply).message().contains("nothing was written"), reply.toString());
+  }
+
+  /** A value larger than a frame: refused to a caller on another node, read whole by a caller on the owner. */
+  @Test
+  void aValueLargerThanAFrameIsRefusedToAnotherNodeAndReadOnTheOwner() {
+    DatabaseSharding owner = cluster.databases.get(1 - cluster.databases.indexOf(client));
+    byte[] big = new byte[128 * 1024];
+    tellOnOwner(owner, replyTo -> new DatabaseProtocol.Write(List.of(Mutation.put(b("huge/1"), big),
+        Mutation.put(b("huge/2"), big)), null, 1, replyTo), Committed.class);
+
+    assertTooLarge(result(client.get(DB, Key.of(b("huge/1")))));
+    DatabaseProtocol.ScanReply scanned = result(client.scan(DB, ScanRange.prefix(null, b("huge/")), 10, null));
+    assertTooLarge(scanned);
+    String message = ((DatabaseProtocol.ScanRefused) scanned).message();
+    assertTrue(!message.contains("read it with Get") && message.contains("huge/1"), message);
+
+    // On the owner the caller is local: no frame between them, nothing refused.
+    assertEquals(big.length, result(owner.get(DB, Key.of(b("huge/1"))), DatabaseProtocol.Values.class).values().get(0).length);
+    assertEquals(2, result(owner.multiGet(DB, List.of(Key.of(b("huge/1")), Key.of(b("huge/2")))), DatabaseProtocol.Values.class)
+        .values().size());
+    assertEquals(2, result(owner.scan(DB, ScanRange.prefix(null, b("huge/")), 10, null), DatabaseProtocol.Page.class).entries().size());
+  }
+
+  /** Send a request built around an ask's reply-to on {@code owner}'s node, straight to the entity (no frame check). */
+  private static <T> T tellOnOwner(DatabaseSharding owner, java.util.function.Function<org.apache.pekko.actor.typed.ActorRef<
+      DatabaseProtocol.WriteReply>, DatabaseProtocol.Command> request, Class<T> expected) {
+    return result(owner.entityRef(DB).<DatabaseProtocol.WriteReply>ask(request::apply, java.time.Duration.ofSeconds(20)), expected);
+  }
+
+  private static void assertTooLarge(Object reply) {
+    DatabaseProtocol.Failed f = Await.as(DatabaseProtocol.Failed.class, reply);
+    assertEquals(DatabaseProtocol.FailureReason.REPLY_TOO_LARGE, f.reason(), f.toString());
+    assertTrue(f.message().contains("maximum-frame-size") && f.message().contains(String.valueOf(FRAME)), f.message());
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.commitlane.cluster;
 import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;
 import static io.commitlane.cluster.Await.s;
+import static io.commitlane.cluster.Await.refusal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -83,7 +84,7 @@ class HandoffTest {
                 reads.put(key, s(expected));
                 WriteReply r = result(databases.compareAndWrite(db, List.of(Expectation.value(b(key), expected)),
                     List.of(Mutation.put(b(key), b(value)))));
-                outcomes.merge(r.getClass().getSimpleName() + (r instanceof Unavailable u ? " " + u.reason() : ""), 1, Integer::sum);
+                outcomes.merge(r.getClass().getSimpleName() + (refusal(r) instanceof Unavailable u ? " " + u.reason() : ""), 1, Integer::sum);
                 if (r instanceof Committed c) {
                   history.committed(id + "#" + i, reads, Map.of(key, value), 2 * ClusterRoutingTest.order(c.stamp()));
                   seen.put(key, b(value));
@@ -92,7 +93,7 @@ class HandoffTest {
                   if (after != null) {
                     after.countDown();
                   }
-                } else if (r instanceof Unavailable u && !u.outcomeKnown()) {
+                } else if (refusal(r) instanceof Unavailable u && !u.outcomeKnown()) {
                   unanswered.add(new History.Attempt(id + "#" + i, reads, Map.of(key, value), false, -1));
                   seen.remove(key); // the next attempt learns what the key holds
                 } else {

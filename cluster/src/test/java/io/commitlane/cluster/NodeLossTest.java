@@ -3,6 +3,7 @@ package io.commitlane.cluster;
 import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;
 import static io.commitlane.cluster.Await.s;
+import static io.commitlane.cluster.Await.refusal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -92,7 +93,7 @@ class NodeLossTest {
           assertEquals(before.ownerEpoch() + 1, c.stamp().ownerEpoch(), e.getKey() + " was served by the next owner");
           committedLate.add(e.getKey());
         } else {
-          assertTrue(r instanceof Unavailable u && u.outcomeKnown(), e.getKey() + ": " + r);
+          assertTrue(refusal(r) instanceof Unavailable u && u.outcomeKnown(), e.getKey() + ": " + r);
         }
       }
       assertTrue(!committedLate.isEmpty(), "requests sent during the handoff reach the next owner");
@@ -186,7 +187,7 @@ class NodeLossTest {
           old++;
           assertTrue(o.sentAt() < firstNewAck, o.key() + " was committed by the old owner after the new owner had acknowledged a commit");
         }
-        if (o.reply() instanceof Unavailable u && !u.outcomeKnown()) {
+        if (refusal(o.reply()) instanceof Unavailable u && !u.outcomeKnown()) {
           noReply++;
         }
       }
@@ -204,7 +205,7 @@ class NodeLossTest {
         byte[] stored = values.get(i);
         if (o.reply() instanceof Committed) {
           assertEquals(o.key(), s(stored), "acknowledged " + o.key() + " is stored");
-        } else if (o.reply() instanceof Unavailable u && u.outcomeKnown()) {
+        } else if (refusal(o.reply()) instanceof Unavailable u && u.outcomeKnown()) {
           assertNull(stored, o.key() + " was answered " + u.reason() + ": nothing written");
         }
       }

@@ -141,10 +141,18 @@ class SerializationTest {
     assertArrayEquals(b("now"), conflicted.actual().get(0).value());
     assertNull(conflicted.actual().get(1).value());
     assertEquals(new Conflicted(3, ConflictCause.VALIDATION, List.of(), 4), roundTrip(new Conflicted(3, ConflictCause.VALIDATION, List.of(), 4)));
-    assertEquals(new Unavailable(4, UnavailableReason.NO_REPLY, "gone"), roundTrip(new Unavailable(4, UnavailableReason.NO_REPLY, "gone")));
-    assertEquals(new Failed(5, FailureReason.OVERLOADED, "full", true), roundTrip(new Failed(5, FailureReason.OVERLOADED, "full", true)));
-    assertEquals(new Failed(6, FailureReason.DATABASE_CLOSED, "closed", false),
-        roundTrip(new Failed(6, FailureReason.DATABASE_CLOSED, "closed", false)));
+    // Every family's refusal, each with either kind of refusal inside: the one field whose type is an interface.
+    Failed overloaded = new Failed(FailureReason.OVERLOADED, "full", true);
+    Unavailable gone = new Unavailable(UnavailableReason.NO_REPLY, "gone");
+    List<DatabaseProtocol.RefusedReply> refusals = List.of(new DatabaseProtocol.WriteRefused(4, gone),
+        new DatabaseProtocol.WriteRefused(5, overloaded), new DatabaseProtocol.ReadRefused(6, new Failed(FailureReason.DATABASE_CLOSED,
+            "closed", false)), new DatabaseProtocol.ScanRefused(7, gone), new DatabaseProtocol.CountRefused(8, overloaded),
+        new DatabaseProtocol.StoreRefused(9, gone), new DatabaseProtocol.StatsRefused(10, overloaded), new DatabaseProtocol.FeedRefused(11, gone),
+        new DatabaseProtocol.BackupRefused(12, new Failed(FailureReason.IN_USE, "another backup", true)),
+        new DatabaseProtocol.CheckpointRefused(13, gone));
+    for (DatabaseProtocol.RefusedReply r : refusals) {
+      assertEquals(r, roundTrip(r));
+    }
     Values values = roundTrip(new Values(7, Arrays.asList(b("a"), null, new byte[0])));
     assertArrayEquals(b("a"), values.values().get(0));
     assertNull(values.values().get(1));
@@ -156,7 +164,6 @@ class SerializationTest {
     DatabaseStats full = new DatabaseStats(10, "orders", "pekko://x@127.0.0.1:1", 2, 4, 2, 3, 4, 5, 6, 7, 8, 9, "DEGRADED",
         "DEGRADED (FLUSH failed: IOError(NoSpace))", 1, 2, 3, 4, 5, 6, 7, 8, true, 1, 2);
     assertEquals(full, roundTrip(full));
-    assertEquals(new Failed(11, FailureReason.IN_USE, "another backup", true), roundTrip(new Failed(11, FailureReason.IN_USE, "another backup", true)));
     BackupInfo info = new BackupInfo(3, Instant.parse("2026-01-02T03:04:05.678Z"), 99, 12345, 1, "identity-1", "/data/orders",
         List.of(new CapturedLog("main", 1L << 32, (1L << 32) + 100, 100)), true);
     assertEquals(new BackedUp(12, info), roundTrip(new BackedUp(12, info)));
@@ -171,7 +178,8 @@ class SerializationTest {
   @Test
   void everyProtocolMessageIsMarkedForTheWire() {
     Set<Class<?>> leaves = new HashSet<>();
-    Deque<Class<?>> todo = new ArrayDeque<>(List.of(DatabaseProtocol.Request.class, DatabaseProtocol.Reply.class));
+    Deque<Class<?>> todo = new ArrayDeque<>(List.of(DatabaseProtocol.Request.class, DatabaseProtocol.Reply.class,
+        DatabaseProtocol.Refusal.class));
     while (!todo.isEmpty()) {
       Class<?> c = todo.pop();
       assertTrue(ProtocolMessage.class.isAssignableFrom(c), c + " must be a ProtocolMessage");
@@ -185,7 +193,10 @@ class SerializationTest {
         DatabaseProtocol.Count.class, CreateStore.class, DropStore.class, GetStats.class, OpenChangeFeed.class, Committed.class,
         Conflicted.class, Values.class, DatabaseProtocol.Page.class, DatabaseProtocol.Counted.class, StoreCreated.class,
         StoreDropped.class, DatabaseStats.class, FeedOpened.class, Failed.class, Unavailable.class, Backup.class, Checkpoint.class,
-        BackedUp.class, CheckpointTaken.class), leaves);
+        BackedUp.class, CheckpointTaken.class, DatabaseProtocol.WriteRefused.class, DatabaseProtocol.ReadRefused.class,
+        DatabaseProtocol.ScanRefused.class, DatabaseProtocol.CountRefused.class, DatabaseProtocol.StoreRefused.class,
+        DatabaseProtocol.StatsRefused.class, DatabaseProtocol.FeedRefused.class, DatabaseProtocol.BackupRefused.class,
+        DatabaseProtocol.CheckpointRefused.class), leaves);
   }
 
   @Test

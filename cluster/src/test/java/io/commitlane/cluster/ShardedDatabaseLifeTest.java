@@ -19,6 +19,9 @@ import io.commitlane.actors.PipelineSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -99,12 +102,14 @@ class ShardedDatabaseLifeTest {
       TestProbe<StatsReply> replies = kit.createTestProbe();
       entity.tell(new GetStats(1, replies.ref()));
       entity.tell(new GetStats(2, replies.ref()));
-      Unavailable full = as(Unavailable.class, replies.receiveMessage(WAIT));
-      assertEquals(2, full.correlation());
+      StatsReply fullReply = replies.receiveMessage(WAIT);
+      Unavailable full = as(Unavailable.class, fullReply);
+      assertEquals(2, fullReply.correlation());
       assertEquals(UnavailableReason.BUFFER_FULL, full.reason(), "the first request waits in the buffer");
       kit.stop(entity, WAIT); // a forced stop (a system message): no Stop, no close
-      Unavailable stopped = as(Unavailable.class, replies.receiveMessage(WAIT));
-      assertEquals(1, stopped.correlation());
+      StatsReply stoppedReply = replies.receiveMessage(WAIT);
+      Unavailable stopped = as(Unavailable.class, stoppedReply);
+      assertEquals(1, stoppedReply.correlation());
       assertEquals(UnavailableReason.CLOSING, stopped.reason(), "what waited is answered when the entity stops");
       gate.open();
     }
@@ -173,6 +178,72 @@ class ShardedDatabaseLifeTest {
     TestProbe<Object> watcher = kit.createTestProbe();
     entity.tell(ShardedDatabase.Stop.INSTANCE);
     watcher.expectTerminated(entity, WAIT);
+  }
+
+  /**
+   * Every kind of request refused by an entity, while it opens with a full buffer (BUFFER_FULL)
+   * and when it stops with requests buffered (CLOSING), is answered with the refusal of its own
+   * reply family: the one a message adapter of that family, and no other, receives.
+   */
+  @Test
+  void everyKindOfRequestIsRefusedInItsOwnReplyFamily() throws Exception {
+    try (Gate gate = Gate.onBlockingDispatcher()) {
+      ActorRef<DatabaseProtocol.Command> entity = spawn("families", "open-buffer = 12");
+      TestProbe<DatabaseProtocol.Reply> replies = kit.createTestProbe(DatabaseProtocol.Reply.class);
+      List<DatabaseProtocol.Request> buffered = everyKind(replies.ref(), 1);
+      List<DatabaseProtocol.Request> overflow = everyKind(replies.ref(), 101);
+      buffered.forEach(entity::tell); // the attempt waits behind the gate: these fill the buffer
+      overflow.forEach(entity::tell);
+      for (DatabaseProtocol.Request r : overflow) {
+        assertRefusedInItsFamily(r, replies.receiveMessage(WAIT), UnavailableReason.BUFFER_FULL);
+      }
+      kit.stop(entity, WAIT);
+      Map<Long, DatabaseProtocol.Reply> byCorrelation = new HashMap<>();
+      for (int i = 0; i < buffered.size(); i++) {
+        DatabaseProtocol.Reply reply = replies.receiveMessage(WAIT);
+        byCorrelation.put(reply.correlation(), reply);
+      }
+      for (DatabaseProtocol.Request r : buffered) {
+        assertRefusedInItsFamily(r, byCorrelation.get(r.correlation()), UnavailableReason.CLOSING);
+      }
+      gate.open();
+    }
+    Gate.awaitQueuedWork(); // the attempt ran after its entity stopped, and closes what it opened
+    kit.createTestProbe().awaitAssert(WAIT, () -> {
+      assertLockFree("families");
+      return null;
+    });
+  }
+
+  private static void assertRefusedInItsFamily(DatabaseProtocol.Request request, DatabaseProtocol.Reply reply,
+      UnavailableReason reason) {
+    String what = request.getClass().getSimpleName() + " got " + reply;
+    assertEquals(request.refused(new Unavailable(reason, "")).getClass(), reply.getClass(), what);
+    assertEquals(request.correlation(), reply.correlation(), what);
+    assertTrue(((DatabaseProtocol.RefusedReply) reply).is(reason), what);
+  }
+
+  /** One request of every kind, each replying to {@code replyTo} (seen as its family), correlations from {@code first}. */
+  @SuppressWarnings("unchecked")
+  private List<DatabaseProtocol.Request> everyKind(ActorRef<DatabaseProtocol.Reply> replyTo, long first) {
+    byte[] k = {1};
+    long c = first;
+    List<DatabaseProtocol.Request> all = List.of(
+        new DatabaseProtocol.Write(List.of(io.commitlane.actors.Mutation.put(k, k)), null, c++, (ActorRef) replyTo),
+        new DatabaseProtocol.ConditionalWrite(List.of(io.commitlane.actors.Expectation.absent(k)), List.of(), null, c++,
+            (ActorRef) replyTo),
+        new DatabaseProtocol.Get(io.commitlane.actors.Key.of(k), c++, (ActorRef) replyTo),
+        new DatabaseProtocol.MultiGet(List.of(io.commitlane.actors.Key.of(k)), c++, (ActorRef) replyTo),
+        new DatabaseProtocol.Scan(io.commitlane.actors.ScanRange.all(null), 10, c++, (ActorRef) replyTo),
+        new DatabaseProtocol.Count(io.commitlane.actors.ScanRange.all(null), true, c++, (ActorRef) replyTo),
+        new DatabaseProtocol.CreateStore("s", c++, (ActorRef) replyTo),
+        new DatabaseProtocol.DropStore("s", c++, (ActorRef) replyTo),
+        new GetStats(c++, (ActorRef) replyTo),
+        new DatabaseProtocol.OpenChangeFeed("events", -1, c++, (ActorRef) replyTo),
+        new DatabaseProtocol.Backup(dataDir.resolve("backups"), c++, (ActorRef) replyTo),
+        new DatabaseProtocol.Checkpoint(dataDir.resolve("copy"), c++, (ActorRef) replyTo));
+    assertEquals(DatabaseProtocol.Request.class.getPermittedSubclasses().length, all.size(), "a request kind is missing here");
+    return all;
   }
 
   private void assertLockFree(String name) {

@@ -3,8 +3,11 @@ package io.commitlane.examples;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Conflicted;
+import io.commitlane.actors.DatabaseProtocol.ReadRefused;
 import io.commitlane.actors.DatabaseProtocol.ReadReply;
+import io.commitlane.actors.DatabaseProtocol.RefusedReply;
 import io.commitlane.actors.DatabaseProtocol.Values;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
 import io.commitlane.actors.Key;
@@ -122,19 +125,20 @@ public final class Inventory extends AbstractBehavior<Inventory.Command> {
     database.tell(new DatabaseProtocol.Get(Key.of(key(p.item())), c, reads));
   }
 
+  /** A read's reply: the adapter of reads gets only replies to reads, refusals included. */
   private Behavior<Command> onReadDone(ReadDone d) {
     long c = d.reply().correlation();
     GetStock query = pendingReads.remove(c);
     if (query != null) {
       query.replyTo().tell(d.reply() instanceof Values v ? new Stock(query.item(), units(v.values().get(0)))
-          : new Unavailable(query.item(), d.reply().toString()));
+          : new Unavailable(query.item(), why((ReadRefused) d.reply())));
       return this;
     }
     Pending p = readsForChange.remove(c);
     if (d.reply() instanceof Values v) {
       change(new Pending(p.item(), p.delta(), v.values().get(0), p.replyTo(), p.attempts()));
     } else {
-      p.replyTo().tell(new Unavailable(p.item(), d.reply().toString()));
+      p.replyTo().tell(new Unavailable(p.item(), why((ReadRefused) d.reply())));
     }
     return this;
   }
@@ -157,10 +161,13 @@ public final class Inventory extends AbstractBehavior<Inventory.Command> {
         c, writes));
   }
 
+  /** A write's reply: the adapter of writes gets only replies to writes, refusals included. */
   private Behavior<Command> onWriteDone(WriteDone d) {
     Pending p = pending.remove(d.reply().correlation());
     if (d.reply() instanceof Committed) {
       p.replyTo().tell(new Stock(p.item(), units(p.expected()) + p.delta()));
+    } else if (d.reply() instanceof WriteRefused refused) {
+      p.replyTo().tell(new Unavailable(p.item(), why(refused)));  // nothing was written
     } else if (d.reply() instanceof Conflicted c && p.attempts() + 1 < MAX_ATTEMPTS) {
       // Someone changed the count first: start again from what it holds now (the conflict says).
       if (c.actual().isEmpty()) {
@@ -169,9 +176,15 @@ public final class Inventory extends AbstractBehavior<Inventory.Command> {
         change(p.from(c.actual().get(0).value()));
       }
     } else {
-      p.replyTo().tell(new Unavailable(p.item(), d.reply().toString()));
+      p.replyTo().tell(new Unavailable(p.item(), "still conflicting after " + MAX_ATTEMPTS + " attempts; nothing was written"));
     }
     return this;
+  }
+
+  /** Why the database did not serve a request: the refusal's reason and message. */
+  private static String why(RefusedReply refused) {
+    return (refused.refusal() instanceof DatabaseProtocol.Failed f ? f.reason().name()
+        : ((DatabaseProtocol.Unavailable) refused.refusal()).reason().name()) + ": " + refused.message();
   }
 
   private static byte[] key(String item) {

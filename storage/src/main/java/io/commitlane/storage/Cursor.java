@@ -18,8 +18,10 @@ import org.rocksdb.Snapshot;
  * a cursor left open never outlives the database. A cursor on a named store keeps that store from
  * being dropped physically until it ends. Not thread-safe: one thread at a time.
  *
- * <p>Paging: {@link #lastKey()} is the continuation. {@code range.after(lastKey)} is the rest of
- * the range, for a new cursor (or a new transaction) to pick up exactly where this one stopped.
+ * <p>Paging: {@link #rest()} is exactly what this cursor has not returned of its range: the keys
+ * after {@link #lastKey()}, within what is left of the range's limit, for a new cursor (or a new
+ * transaction) to pick up where this one stopped. ({@code range.after(lastKey)} keeps the whole
+ * limit: the next page of the same size when the limit is a page size.)
  */
 public final class Cursor implements Iterator<KeyValue>, AutoCloseable {
   private final Database handle;
@@ -137,14 +139,18 @@ public final class Cursor implements Iterator<KeyValue>, AutoCloseable {
     return kv;
   }
 
-  /** The last key {@link #next()} returned (a copy), or null before the first: the continuation for {@link KeyRange#after}. */
+  /** The last key {@link #next()} returned (a copy), or null before the first. */
   public byte[] lastKey() {
     return lastKey == null ? null : lastKey.clone();
   }
 
-  /** The rest of the range after the last key returned (the whole range before the first). */
+  /**
+   * Exactly the rest of the range: the keys after the last one returned, at most what is left of
+   * the range's limit (the limit less what this cursor returned; an empty range once it is used
+   * up, none without a limit). The whole range before the first key. Valid after close too.
+   */
   public KeyRange rest() {
-    return lastKey == null ? range : range.after(lastKey);
+    return lastKey == null ? range : range.rest(lastKey, remaining);
   }
 
   /** Read what is left (up to the limit) into a list, then close. */
@@ -245,7 +251,7 @@ public final class Cursor implements Iterator<KeyValue>, AutoCloseable {
       throw new DatabaseClosedException(handle.path());
     }
     throw new CursorClosedException("the cursor over " + range + " cannot be used: " + why
-        + ". Open a new cursor; to continue where it stopped, scan range.after(lastKey())");
+        + ". Open a new cursor; to continue where it stopped, scan its rest()");
   }
 
   /** The next entry of the merged view, or null at the end: own writes win over the snapshot, own removals hide keys. */

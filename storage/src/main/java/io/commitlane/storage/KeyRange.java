@@ -13,7 +13,8 @@ import java.util.Objects;
  * <pre>{@code
  * KeyRange.prefix(bytes("user/")).in(users).limit(100)        // the first 100 keys under user/
  * KeyRange.all().from(a).toInclusive(b).reverse().keysOnly()  // [a, b], from b down to a
- * range.after(cursor.lastKey())                               // the rest, for the next page
+ * cursor.rest()                                               // exactly what the cursor left of the range
+ * range.after(lastKey)                                        // the next page, the limit as its size
  * }</pre>
  *
  * <p>Bounds are checked as they are set: a lower bound above the upper bound, or a limit of zero
@@ -118,9 +119,11 @@ public final class KeyRange {
 
   /**
    * The part of this range that comes after {@code lastKey} in its direction: above it for a
-   * forward range, below it for a reverse one; same store, limit and values setting. This is how a
-   * paged reader resumes: pass the last key a page returned ({@link Cursor#lastKey()}). A key
-   * beyond the range's end gives an empty range.
+   * forward range, below it for a reverse one; same store, <b>same limit</b> and values setting.
+   * With the limit as a page size this is the next page: pass the last key a page returned ({@link
+   * Cursor#lastKey()}). It does not know how many entries came before, so for the rest of a
+   * limited range (what its limit has left) use {@link Cursor#rest()}, or {@code
+   * after(lastKey).limit(left)}. A key beyond the range's end gives an empty range.
    */
   public KeyRange after(byte[] lastKey) {
     byte[] k = Objects.requireNonNull(lastKey, "lastKey").clone();
@@ -140,6 +143,22 @@ public final class KeyRange {
       k = lower.clone();
     }
     return new KeyRange(store, lower, lowerInclusive, k, false, true, limit, keysOnly);
+  }
+
+  /**
+   * The rest of this range once a cursor returned up to {@code lastKey}, with {@code left} of the
+   * limit to go ({@link Integer#MAX_VALUE} without a limit): empty when the limit is used up.
+   */
+  KeyRange rest(byte[] lastKey, int left) {
+    KeyRange after = after(lastKey);
+    if (limit == 0) {
+      return after;
+    }
+    if (left > 0) {
+      return after.limit(left);
+    }
+    byte[] k = lastKey.clone(); // (k, k): empty, and the bounds stay in order
+    return new KeyRange(store, k, false, k, false, reverse, 0, keysOnly);
   }
 
   /** The store, or null for the default store of whichever database reads the range. */

@@ -164,7 +164,8 @@ public final class Transaction implements AutoCloseable {
    * the log is appended at commit, after validation and under the commit's locks, by the commit
    * hook that the log module installs (storage itself keeps the entries opaque). Throws {@link
    * LogNotAvailableException} when no such hook is installed (a database opened by storage
-   * alone), rather than dropping the entries.
+   * alone), rather than dropping the entries, and {@link ReadOnlyDatabaseException} on a
+   * read-only database.
    *
    * @throws IllegalArgumentException if the name is not 1..128 of A-Z a-z 0-9 . _ - or starts
    *     with '.' (it names a directory)
@@ -175,6 +176,9 @@ public final class Transaction implements AutoCloseable {
     if (!SideFiles.isLogName(name)) {
       throw new IllegalArgumentException("log name \"" + name + "\" is invalid: use 1..128 of A-Z a-z 0-9 . _ -, not"
           + " starting with '.' (it names a directory under txlog/)");
+    }
+    if (shared.isReadOnly()) {
+      throw new ReadOnlyDatabaseException(shared.path(), "write to transaction log '" + name + "'"); // the reason, not a symptom
     }
     if (!shared.hooks().writesLogs()) {
       throw new LogNotAvailableException(name, shared.path());

@@ -148,6 +148,51 @@ class RangeLifecycleTest {
     }
   }
 
+  /**
+   * The rest of a limited range is what its limit has left: a cursor on the first five keys that
+   * returned two has three to go, in a new cursor or a new transaction, never five more.
+   */
+  @Test
+  void aCursorsRestIsWhatTheRangeHasLeftWithinItsLimit() {
+    try (Database db = open()) {
+      Batch b = Batch.create();
+      for (int i = 0; i < 10; i++) {
+        b.put(db.defaultStore(), of("k" + i), of("v" + i));
+      }
+      db.write(b);
+      KeyRange firstFive = KeyRange.prefix(of("k")).limit(5);
+      try (Cursor c = db.scan(firstFive)) {
+        assertEquals(firstFive.toString(), c.rest().toString(), "before the first key: the whole range");
+        c.next();
+        c.next();
+        assertEquals(List.of("k2", "k3", "k4"), keys(db.list(c.rest())), "exactly the rest of the first five");
+        assertEquals(3, c.rest().limit());
+        try (Transaction t = db.begin()) {
+          assertEquals(3, t.count(c.rest()));
+        }
+      }
+      try (Cursor c = db.scan(firstFive.reverse())) {
+        c.next();
+        assertEquals(List.of("k8", "k7", "k6", "k5"), keys(db.list(c.rest())), "reverse: the four below k9");
+      }
+      try (Cursor c = db.scan(firstFive)) {
+        c.toList();
+        assertTrue(c.rest().isEmpty(), "the limit is used up: nothing is left");
+        assertEquals(List.of(), db.list(c.rest()));
+      }
+      try (Cursor c = db.scan(KeyRange.prefix(of("k")))) {
+        c.next();
+        assertEquals(9, db.count(c.rest()), "without a limit: every key after the last one returned");
+      }
+      assertEquals(List.of("k2", "k3"), keys(db.list(firstFive.limit(2).after(of("k1")))),
+          "after(key) keeps the limit: the next page of the same size");
+    }
+  }
+
+  private static List<String> keys(List<KeyValue> entries) {
+    return entries.stream().map(kv -> str(kv.key())).toList();
+  }
+
   @Test
   void estimateCountIsCheapAndRoughlyRight() {
     try (Database db = open()) {

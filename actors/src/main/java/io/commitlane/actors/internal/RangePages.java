@@ -1,13 +1,10 @@
 package io.commitlane.actors.internal;
 
-import io.commitlane.actors.InvalidRequestException;
 import io.commitlane.storage.Cursor;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import io.commitlane.annotation.InternalApi;
 
@@ -73,28 +70,5 @@ public final class RangePages {
       return left <= 0 ? null : rest.limit(left);
     }
     return rest;
-  }
-
-  /**
-   * The continuation a protocol page hands back: what is left of the limit (0: none) and the last
-   * key read, so the next request resumes after it without the database keeping anything.
-   */
-  public static byte[] continuation(KeyRange rest, byte[] lastKey) {
-    return ByteBuffer.allocate(4 + lastKey.length).putInt(rest.limit()).put(lastKey).array();
-  }
-
-  /** The range left to read after {@code continuation} (from {@link #continuation}) of {@code range}. */
-  public static KeyRange resume(KeyRange range, byte[] continuation) {
-    if (continuation.length < 4) {
-      throw new InvalidRequestException("a scan's continuation must be one a Page returned (it has " + continuation.length
-          + " bytes)");
-    }
-    int left = ByteBuffer.wrap(continuation).getInt();
-    if (left < 0 || (range.limit() > 0 && left > range.limit()) || (range.limit() == 0) != (left == 0)) {
-      throw new InvalidRequestException("a scan's continuation does not belong to this range (its limit " + left
-          + " does not fit the range's " + range.limit() + "); pass the continuation of this scan's last Page");
-    }
-    KeyRange rest = range.after(Arrays.copyOfRange(continuation, 4, continuation.length));
-    return left > 0 ? rest.limit(left) : rest;
   }
 }

@@ -31,7 +31,9 @@ import org.apache.pekko.stream.javadsl.Source;
  * consumer holds no memory and never slows commits; the log is the buffer (keep its retention
  * longer than the consumer may lag).
  *
- * <p><b>Failures.</b> The source fails with {@link io.commitlane.txlog.LogClosedException} when
+ * <p><b>Failures.</b> A source of a log the database does not have (no commit wrote to it yet)
+ * fails with {@link io.commitlane.actors.UnknownLogException} when it is materialized, and creates
+ * nothing. The source fails with {@link io.commitlane.txlog.LogClosedException} when
  * the database (its log) is closed, and with {@link io.commitlane.txlog.CorruptLogFrameException}
  * at a corrupt frame (resume from its {@code resumePosition()} to skip the lost record).
  *

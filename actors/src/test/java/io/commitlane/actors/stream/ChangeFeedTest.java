@@ -251,6 +251,7 @@ class ChangeFeedTest {
   @Test
   void aSlowConsumerNeverHoldsUpCommits() throws Exception {
     try (CommitlaneDatabase db = open(system, dir, Map.of("commit-threads", 2))) {
+      db.createTransactionLog(LOG); // the consumer starts before the first commit would create the log
       SinkQueueWithCancel<LogRecord> consumer = ChangeFeed.live(db, LOG, ReadRequest.fromStart())
           .toMat(Sink.queue(), Keep.right()).run(system);
       commit(db, 0, 2_000); // completes while nobody pulls: the log buffers, not the feed

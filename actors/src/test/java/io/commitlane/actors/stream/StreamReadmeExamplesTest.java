@@ -111,9 +111,9 @@ class StreamReadmeExamplesTest {
         d.replyTo().tell(StatusReply.ack());
       } else if (w.reply() instanceof DatabaseProtocol.Conflicted) {
         getContext().getSelf().tell(d);                      // nothing was written: read again, apply again
-      } else if (w.reply() instanceof DatabaseProtocol.Failed f && f.reason() == DatabaseProtocol.FailureReason.OVERLOADED) {
+      } else if (w.reply() instanceof DatabaseProtocol.WriteRefused r && r.is(DatabaseProtocol.FailureReason.OVERLOADED)) {
         timers.startSingleTimer(w.reply().correlation(), d, Duration.ofMillis(5));  // queue full: try again shortly
-      } else if (w.reply() instanceof DatabaseProtocol.Refusal refused) {
+      } else if (w.reply() instanceof DatabaseProtocol.WriteRefused refused) {
         d.replyTo().tell(StatusReply.error(refused.message()));
       }
       return this;

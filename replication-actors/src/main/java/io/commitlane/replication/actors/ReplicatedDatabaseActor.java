@@ -3,6 +3,7 @@ package io.commitlane.replication.actors;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.Request;
+import io.commitlane.actors.internal.ReplyLimit;
 import io.commitlane.replication.ReplicatedDatabase;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.Behavior;
@@ -54,7 +55,8 @@ public final class ReplicatedDatabaseActor {
     }
     return Behaviors.setup(context -> {
       context.getSystem().receptionist().tell(Receptionist.register(serviceKey(database.name()), context.getSelf()));
-      ReplicatedRequests requests = new ReplicatedRequests(database, settings, Materializer.createMaterializer(context));
+      ReplicatedRequests requests = new ReplicatedRequests(database, settings, Materializer.createMaterializer(context),
+          ReplyLimit.of(context.getSystem()));
       return Behaviors.receive(Command.class)
           .onMessage(Request.class, request -> {
             requests.serve(request);

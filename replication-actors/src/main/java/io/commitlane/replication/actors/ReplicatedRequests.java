@@ -29,6 +29,7 @@ import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.DatabaseProtocol.Write;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
 import io.commitlane.actors.InvalidRequestException;
@@ -37,6 +38,10 @@ import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
 import io.commitlane.actors.ScanRange;
+import io.commitlane.actors.internal.RangePages;
+import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.ScanContinuation;
+import io.commitlane.storage.internal.PrintableBytes;
 import io.commitlane.replication.ChangesTrimmedException;
 import io.commitlane.replication.CommitReceipt;
 import io.commitlane.replication.CommitRefusedException;
@@ -51,7 +56,6 @@ import io.commitlane.storage.InvalidRangeException;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -71,19 +75,19 @@ import org.apache.pekko.stream.javadsl.StreamRefs;
  * completion threads after a commit or a read barrier).
  */
 final class ReplicatedRequests {
-  /** An entry's bytes in a page beyond its key and value, as a serializer adds them (as local databases count). */
-  private static final int ENTRY_OVERHEAD_BYTES = 64;
   private static final int COUNT_PAGE = 10_000;
   private static final int FEED_PAGE = 256;
 
   private final ReplicatedDatabase db;
   private final ReplicatedActorSettings settings;
   private final Materializer materializer;
+  private final ReplyLimit replies;
 
-  ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer) {
+  ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer, ReplyLimit replies) {
     this.db = db;
     this.settings = settings;
     this.materializer = materializer;
+    this.replies = replies;
   }
 
   void serve(Request request) {
@@ -93,13 +97,13 @@ final class ReplicatedRequests {
       } else if (request instanceof ConditionalWrite c) {
         conditionalWrite(c, 1, settings.reads() == ReadConsistency.LINEARIZABLE);
       } else if (request instanceof Get g) {
-        read(g, settings.reads() == ReadConsistency.LINEARIZABLE, () -> g.replyTo().tell(values(g.correlation(), List.of(g.key()))));
+        read(g, settings.reads() == ReadConsistency.LINEARIZABLE, () -> replies.tell(g.replyTo(), values(g.correlation(), List.of(g.key()))));
       } else if (request instanceof MultiGet m) {
-        read(m, settings.reads() == ReadConsistency.LINEARIZABLE, () -> m.replyTo().tell(values(m.correlation(), m.keys())));
+        read(m, settings.reads() == ReadConsistency.LINEARIZABLE, () -> replies.tell(m.replyTo(), values(m.correlation(), m.keys())));
       } else if (request instanceof Scan s) {
-        read(s, settings.reads() == ReadConsistency.LINEARIZABLE, () -> s.replyTo().tell(page(s)));
+        read(s, settings.reads() == ReadConsistency.LINEARIZABLE, () -> page(s));
       } else if (request instanceof Count c) {
-        read(c, settings.reads() == ReadConsistency.LINEARIZABLE, () -> c.replyTo().tell(count(c)));
+        read(c, settings.reads() == ReadConsistency.LINEARIZABLE, () -> replies.tell(c.replyTo(), count(c)));
       } else if (request instanceof OpenChangeFeed f) {
         openFeed(f);
       } else if (request instanceof CreateStore c) {
@@ -120,7 +124,7 @@ final class ReplicatedRequests {
         request.answer(notServed(request, "not a request a replicated database serves: " + request.getClass().getSimpleName()));
       }
     } catch (RuntimeException e) {
-      request.answer(refusal(request.correlation(), e));
+      request.answer(refusal(e));
     }
   }
 
@@ -132,13 +136,13 @@ final class ReplicatedRequests {
     }
     db.sync().whenComplete((index, error) -> {
       if (error != null) {
-        r.answer(refusal(r.correlation(), error));
+        r.answer(refusal(error));
         return;
       }
       try {
         answer.run();
       } catch (RuntimeException e) {
-        r.answer(refusal(r.correlation(), e));
+        r.answer(refusal(e));
       }
     });
   }
@@ -146,7 +150,7 @@ final class ReplicatedRequests {
   private void write(Write w) {
     ReplicatedTransaction t = db.begin();
     apply(t, w.mutations(), w.log());
-    t.commit(requestId(w.requestId())).whenComplete((receipt, error) -> w.replyTo().tell(error == null
+    t.commit(requestId(w.requestId())).whenComplete((receipt, error) -> replies.tell(w.replyTo(), error == null
         ? committed(w.correlation(), receipt, w.log() != null)
         : writeRefusal(w.correlation(), error, List.of(), 1)));
   }
@@ -168,17 +172,17 @@ final class ReplicatedRequests {
       }
       if (!failed.isEmpty()) {
         t.abort();
-        c.replyTo().tell(new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, failed, attempt));
+        replies.tell(c.replyTo(), new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, failed, attempt));
         return;
       }
       apply(t, c.mutations(), c.log());
       t.commit(requestId(c.requestId())).whenComplete((receipt, error) -> {
         if (error == null) {
-          c.replyTo().tell(committed(c.correlation(), receipt, c.log() != null));
+          replies.tell(c.replyTo(), committed(c.correlation(), receipt, c.log() != null));
         } else if (cause(error) instanceof ReplicaConflictException && attempt <= settings.conflictRetries()) {
           conditionalWrite(c, attempt + 1, true);
         } else {
-          c.replyTo().tell(writeRefusal(c.correlation(), error, currentValues(c.expected()), attempt));
+          replies.tell(c.replyTo(), writeRefusal(c.correlation(), error, currentValues(c.expected()), attempt));
         }
       });
     });
@@ -229,43 +233,46 @@ final class ReplicatedRequests {
   }
 
   /**
-   * One page from one snapshot. The continuation holds what is left of the range's limit (0: no
-   * limit) and the last key returned, so nothing is kept between pages.
+   * One page from one snapshot, told to the scan's caller. The continuation holds the range it
+   * belongs to, what is left of the range's limit and the last key returned, so nothing is kept
+   * between pages. A page ends at the page size, at {@code max-page-bytes}, or before it would not
+   * reach a caller on another node; one entry larger than that is refused, naming it.
    */
-  private Page page(Scan s) {
+  private void page(Scan s) {
     ScanRange sr = s.range();
     KeyRange range = keyRange(sr);
     int left = sr.limit();
     if (s.after() != null) {
-      ByteBuffer c = ByteBuffer.wrap(s.after());
-      if (s.after().length < 4 || (left = c.getInt()) < 0 || (sr.limit() == 0) != (left == 0) || left > sr.limit()) {
-        throw new InvalidRequestException("a scan's continuation must be one a Page of this scan returned");
-      }
-      range = range.after(Arrays.copyOfRange(s.after(), 4, s.after().length));
+      ScanContinuation from = ScanContinuation.decode(sr, s.after());
+      left = from.left();
+      range = from.resume(range);
     }
     int ask = left > 0 ? Math.min(left, s.pageSize()) : s.pageSize();
     List<KeyValue> read;
     try (ReplicatedTransaction t = db.begin()) {
       read = t.list(store(sr.store()), range.limit(ask + 1)); // one more: is there a next page?
     }
+    long carried = replies.bytesFor(s.replyTo());
+    long maxBytes = Math.min(settings.maxPageBytes(), carried);
     List<KeyValue> page = new ArrayList<>(Math.min(ask, read.size()));
     long bytes = 0;
     for (KeyValue kv : read) {
-      long size = ENTRY_OVERHEAD_BYTES + kv.key().length + (kv.value() == null ? 0 : kv.value().length);
-      if (page.size() == ask || (!page.isEmpty() && bytes + size > settings.maxPageBytes())) {
+      long size = RangePages.ENTRY_OVERHEAD_BYTES + kv.key().length + (kv.value() == null ? 0 : kv.value().length);
+      if (page.size() == ask || (!page.isEmpty() && bytes + size > maxBytes)) {
         break;
       }
       page.add(kv);
       bytes += size;
     }
+    if (bytes > carried) {
+      s.answer(replies.refusal(s.replyTo(), "the entry at key " + PrintableBytes.of(page.get(0).key()) + " is "
+          + bytes + " bytes", "To skip it, scan on from after it (ScanRange.fromExclusive(key), or to(key) in reverse)"));
+      return;
+    }
     int leftAfter = left > 0 ? left - page.size() : 0;
     boolean last = read.size() == page.size() || (left > 0 && leftAfter == 0);
-    byte[] continuation = null;
-    if (!last) {
-      byte[] lastKey = page.get(page.size() - 1).key();
-      continuation = ByteBuffer.allocate(4 + lastKey.length).putInt(leftAfter).put(lastKey).array();
-    }
-    return new Page(s.correlation(), page, continuation, last);
+    byte[] continuation = last ? null : ScanContinuation.encode(sr, leftAfter, page.get(page.size() - 1).key());
+    replies.tell(s.replyTo(), new Page(s.correlation(), page, continuation, last));
   }
 
   /** Exact, from one snapshot, a page of keys at a time; an estimate is answered exactly too. */
@@ -323,7 +330,7 @@ final class ReplicatedRequests {
         .mapConcat(records -> records)
         .map(r -> new ChangeRecord(r.index(), r.timestamp(), r.index(), r.entries()))
         .runWith(StreamRefs.sourceRef(), materializer);
-    f.replyTo().tell(new FeedOpened(f.correlation(), ref));
+    replies.tell(f.replyTo(), new FeedOpened(f.correlation(), ref));
   }
 
   /** The next records, waiting for the replica to apply more when there are none yet; a live feed never ends. */
@@ -340,7 +347,7 @@ final class ReplicatedRequests {
   }
 
   private static Failed notServed(Request r, String why) {
-    return new Failed(r.correlation(), FailureReason.INVALID_REQUEST, why, false);
+    return new Failed(FailureReason.INVALID_REQUEST, why, false);
   }
 
   private static WriteReply writeRefusal(long correlation, Throwable error,
@@ -348,21 +355,21 @@ final class ReplicatedRequests {
     if (cause(error) instanceof ReplicaConflictException) {
       return new Conflicted(correlation, ConflictCause.VALIDATION, actual, attempts);
     }
-    return refusal(correlation, error);
+    return new WriteRefused(correlation, refusal(error));
   }
 
   /** The protocol's refusal for a failure of the replicated database. */
-  static Refusal refusal(long correlation, Throwable error) {
+  static Refusal refusal(Throwable error) {
     Throwable e = cause(error);
     String message = String.valueOf(e.getMessage());
     if (e instanceof ReplicaUnavailableException) {
-      return new Unavailable(correlation, UnavailableReason.NO_REPLY, message);
+      return new Unavailable(UnavailableReason.NO_REPLY, message);
     }
     if (e instanceof CommitRefusedException || e instanceof InvalidRequestException || e instanceof IllegalArgumentException
         || e instanceof ChangesTrimmedException) {
-      return new Failed(correlation, FailureReason.INVALID_REQUEST, message, false);
+      return new Failed(FailureReason.INVALID_REQUEST, message, false);
     }
-    return new Failed(correlation, FailureReason.STORAGE, e.toString(), false);
+    return new Failed(FailureReason.STORAGE, e.toString(), false);
   }
 
   private static Throwable cause(Throwable error) {

@@ -291,9 +291,12 @@ class ReplicatedDatabaseActorTest {
       TestProbe<Reply> probe = kit.createTestProbe(Reply.class);
       Request sent = rebind(request, probe.ref());
       actors.get(0).tell(sent);
-      Failed failed = assertInstanceOf(Failed.class, probe.receiveMessage(WAIT), request.getClass().getSimpleName());
+      Reply reply = probe.receiveMessage(WAIT);
+      assertEquals(sent.refused(new Failed(FailureReason.STORAGE, "", false)).getClass(), reply.getClass(),
+          request.getClass().getSimpleName() + " is refused in its own reply family: " + reply);
+      Failed failed = assertInstanceOf(Failed.class, ((io.commitlane.actors.DatabaseProtocol.RefusedReply) reply).refusal());
       assertEquals(FailureReason.INVALID_REQUEST, failed.reason());
-      assertEquals(request.correlation(), failed.correlation());
+      assertEquals(request.correlation(), reply.correlation());
       assertFalse(failed.message().isBlank());
       probe.expectNoMessage(Duration.ofMillis(20));
       answered.add(request.getClass());
