@@ -21,6 +21,7 @@ import io.commitlane.actors.DatabaseProtocol.GetStats;
 import io.commitlane.actors.DatabaseProtocol.StatsReply;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.Refusals.FailedReply;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
@@ -257,12 +258,12 @@ class RequestIdTest {
     replies.expectMessageClass(Committed.class);
     fs.failNextForce();
     db.ref().tell(write("order-1", "k", "first", 2, replies));
-    Failed failed = replies.expectMessageClass(Failed.class);
+    Refusals.FailedReply failed = Refusals.expectFailed(replies);
     assertEquals(FailureReason.STORAGE, failed.reason());
     assertEquals("first", s(db.storage().get(b("k"))), "the write reached RocksDB: readers see it");
     db.ref().tell(write("order-1", "k", "first", 3, replies));
-    Failed refused = assertInstanceOf(Failed.class, replies.expectMessageClass(WriteReply.class),
-        "not durable: never answered Committed");
+    Refusals.FailedReply refused = Refusals.failed(assertInstanceOf(WriteRefused.class,
+        replies.expectMessageClass(WriteReply.class), "not durable: never answered Committed"));
     assertEquals(3, refused.correlation());
     assertTrue(refused.message().contains("reopen"), refused.message());
     assertTrue(failed.message().contains("was written but is not durable"), "not 'nothing written': " + failed.message());

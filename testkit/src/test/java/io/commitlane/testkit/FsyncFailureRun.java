@@ -3,6 +3,7 @@ package io.commitlane.testkit;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Failed;
+import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.LogEntries;
@@ -178,7 +179,7 @@ final class FsyncFailureRun {
 
   /** The write reached the database but was not made durable: its outcome is known only after a reopen. */
   private static boolean notDurable(WriteReply reply) {
-    return reply instanceof Failed f && (f.message().contains("NotDurableException")
+    return reply instanceof WriteRefused r && r.refusal() instanceof Failed f && (f.message().contains("NotDurableException")
         || f.message().contains("CommitOutcomeUnknownException"));
   }
 
