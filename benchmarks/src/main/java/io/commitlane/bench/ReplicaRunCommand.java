@@ -2,6 +2,8 @@ package io.commitlane.bench;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.replication.ForeignReplicaDirectoryException;
+import io.commitlane.replication.MembershipMismatchException;
 import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
@@ -46,10 +48,20 @@ final class ReplicaRunCommand implements Callable<Integer> {
     ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
         .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
     Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
-    ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
     PrintWriter out = spec.commandLine().getOut();
+    ReplicaNode node;
+    try {
+      node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
+    } catch (ForeignReplicaDirectoryException e) {
+      return refused(e);
+    }
     for (ReplicationGroup g : group.groups()) {
-      node.host(g);
+      try {
+        node.host(g);
+      } catch (MembershipMismatchException | ForeignReplicaDirectoryException e) {
+        node.close();
+        return refused(e);
+      }
       out.printf("hosting %s as %s at %s:%d in %s%n", g.database(), self.id(), self.host(), self.port(), directory);
     }
     out.flush();
@@ -61,5 +73,12 @@ final class ReplicaRunCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     stopped.await();
     return 0;
+  }
+
+  /** A refusal the operator acts on (its message says what to change): said plainly, without a stack trace. */
+  private int refused(RuntimeException e) {
+    spec.commandLine().getErr().println("commitlane replica run: refused to start: " + e.getMessage());
+    spec.commandLine().getErr().flush();
+    return Main.FAILED;
   }
 }
