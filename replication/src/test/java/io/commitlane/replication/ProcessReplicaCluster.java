@@ -50,11 +50,37 @@ final class ProcessReplicaCluster implements AutoCloseable {
   }
 
   void start(int i) throws IOException, InterruptedException {
-    launch(i);
+    launch(i, peers);
     awaitReady(i);
   }
 
-  /** Starts every node that is not running, all at once, and waits until each is ready. */
+  /**
+   * Starts node {@code i} hosting the group with {@code hosted} as its voters (the group's own,
+   * or a wrong list), expecting it to refuse: returns the refusal it printed.
+   *
+   * @throws IllegalStateException if it did not refuse and end within 60 s
+   */
+  String startRefused(int i, List<ReplicaPeer> hosted) throws IOException, InterruptedException {
+    launch(i, hosted);
+    Process p = processes[i];
+    processes[i] = null;
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      p.waitFor(30, TimeUnit.SECONDS);
+      throw new IllegalStateException("replica process " + peers.get(i).id() + " did not refuse within 60 s; see " + log(i));
+    }
+    String printed = sinceLastStart(i);
+    if (p.exitValue() != ReplicaNodeProcess.REFUSED) {
+      throw new IllegalStateException("replica process " + peers.get(i).id() + " ended with " + p.exitValue()
+          + " instead of refusing; see " + log(i));
+    }
+    return printed.lines().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow();
+  }
+
+  List<ReplicaPeer> peers() {
+    return List.copyOf(peers);
+  }
+
   /** SIGKILL every node at once, then start them all again on their directories. */
   void killAllAndRestart() throws Exception {
     for (int i = 0; i < size(); i++) {
@@ -63,11 +89,12 @@ final class ProcessReplicaCluster implements AutoCloseable {
     startAll();
   }
 
+  /** Starts every node that is not running, all at once, and waits until each is ready. */
   void startAll() throws IOException, InterruptedException {
     List<Integer> started = new ArrayList<>();
     for (int i = 0; i < processes.length; i++) {
       if (processes[i] == null) {
-        launch(i);
+        launch(i, peers);
         started.add(i);
       }
     }
@@ -76,7 +103,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
     }
   }
 
-  private void launch(int i) throws IOException {
+  private void launch(int i, List<ReplicaPeer> hosted) throws IOException {
     Path dir = directory(i);
     Path tmp = root.resolve(peers.get(i).id() + "-tmp"); // the child's RocksDB native library, removed with root
     Files.createDirectories(tmp);
@@ -86,7 +113,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
         "-Dlogback.configurationFile=" + System.getProperty("replica.child.logback", "logback-test.xml"),
         "-cp", System.getProperty("java.class.path"), ReplicaNodeProcess.class.getName(),
         peers.get(i).id(), dir.toString(), ReplicaNodeProcess.formatPeers(peers), Long.toString(snapshotEvery),
-        rocksDbWal ? "on" : "off");
+        rocksDbWal ? "on" : "off", ReplicaNodeProcess.formatPeers(hosted));
     pb.redirectErrorStream(true);
     Path log = log(i); // every start appends: read it when a test fails
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -114,13 +141,21 @@ final class ProcessReplicaCluster implements AutoCloseable {
     }
   }
 
-  private static boolean readySince(Path log, long offset) throws IOException {
+  private boolean readySince(Path log, long offset) throws IOException {
+    return since(log, offset).contains("READY\n");
+  }
+
+  /** What node {@code i} printed since it was last started. */
+  private String sinceLastStart(int i) throws IOException {
+    return since(log(i), logOffsets[i]);
+  }
+
+  private static String since(Path log, long offset) throws IOException {
     if (!Files.exists(log)) {
-      return false;
+      return "";
     }
     byte[] all = Files.readAllBytes(log);
-    String tail = new String(all, (int) Math.min(offset, all.length), (int) (all.length - Math.min(offset, all.length)), StandardCharsets.UTF_8);
-    return tail.contains("READY\n");
+    return new String(all, (int) Math.min(offset, all.length), (int) (all.length - Math.min(offset, all.length)), StandardCharsets.UTF_8);
   }
 
   /** SIGKILL: the process ends at once, with whatever its files hold. */
@@ -154,6 +189,20 @@ final class ProcessReplicaCluster implements AutoCloseable {
       processes[i].destroyForcibly();
     }
     processes[i] = null;
+  }
+
+  /** Stops every running node, all at once (each takes a second or more to close its replica). */
+  void stopAll() throws InterruptedException, IOException {
+    for (Process p : processes) {
+      if (p != null) {
+        p.getOutputStream().close();
+      }
+    }
+    for (int i = 0; i < processes.length; i++) {
+      if (processes[i] != null) {
+        stop(i);
+      }
+    }
   }
 
   /** The node that leads, as the replicas answer over the network; -1 if none within {@code timeout}. */
