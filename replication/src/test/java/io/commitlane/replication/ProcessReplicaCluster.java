@@ -17,6 +17,13 @@ import java.util.concurrent.TimeUnit;
  * its directory wiped; the test process talks to them as a client.
  */
 final class ProcessReplicaCluster implements AutoCloseable {
+  /**
+   * How long a node may take to start and host the group: a fresh JVM, its replica's database and
+   * a round trip to the other members, on two cores that other builds share (a start measured
+   * over 60 s at a load average of 25, when nodes of all three restarted at once).
+   */
+  private static final Duration READY_WITHIN = Duration.ofSeconds(120);
+
   private final Path root;
   private final long snapshotEvery;
   private final boolean rocksDbWal;
@@ -127,7 +134,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
 
   private void awaitReady(int i) throws IOException, InterruptedException {
     Process p = processes[i];
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long deadline = System.nanoTime() + READY_WITHIN.toNanos();
     while (!readySince(log(i), logOffsets[i])) {
       if (!p.isAlive()) {
         throw new IllegalStateException("replica process " + peers.get(i).id() + " ended before it was ready: exit "
@@ -135,7 +142,8 @@ final class ProcessReplicaCluster implements AutoCloseable {
       }
       if (System.nanoTime() > deadline) {
         p.destroyForcibly();
-        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in 60 s; see " + log(i));
+        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in " + READY_WITHIN.toSeconds()
+            + " s; see " + log(i));
       }
       Thread.sleep(20); // the child prints READY once it hosts the group
     }

@@ -121,10 +121,14 @@ final class ReplicaCluster implements AutoCloseable {
   }
 
   /** Stops every running node, all at once: each close waits about a second for Ratis's log worker. */
-  @Override
-  public void close() {
+  void stopAll() {
     closeAll(java.util.stream.IntStream.range(0, nodes.length).filter(i -> nodes[i] != null)
         .mapToObj(i -> (AutoCloseable) () -> stop(i)).toList());
+  }
+
+  @Override
+  public void close() {
+    stopAll();
   }
 
   /** Closes each of {@code closing} on a thread of its own and waits for all; rethrows the first failure. */

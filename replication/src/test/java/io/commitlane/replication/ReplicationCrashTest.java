@@ -94,13 +94,13 @@ class ReplicationCrashTest {
         ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
       CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
       try {
-        load.awaitMore(300, WAIT.toMillis());
+        load.awaitMore(200, WAIT.toMillis());
         cluster.killAllAndRestart();
         load.awaitMore(100, WAIT.toMillis());
       } finally {
         load.close();
       }
-      assertEveryCommitOnceAndReplicasEqual(cluster, client, load, 300);
+      assertEveryCommitOnceAndReplicasEqual(cluster, client, load, 250);
     }
   }
 
