@@ -24,7 +24,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Run a replica node: host this node's replica of each database and serve until stopped (Ctrl-C or"
         + " SIGTERM close it; kill -9 loses no acknowledged commit). Settings come from commitlane.replication in"
-        + " --config (defaults: the module's reference.conf). Exit code 0: stopped, 1: failed to start, 2: bad arguments.")
+        + " --config (defaults: the module's reference.conf). A node refuses to start a replica whose group agreed on"
+        + " other members than --peers and --listeners, or whose directory holds another node's or another group's"
+        + " replica; it says which and exits. Exit code 0: stopped, 1: failed to start or refused, 2: bad arguments.")
 final class ReplicaRunCommand implements Callable<Integer> {
   @Option(names = "--id", required = true, description = "This node's id, one of --peers or --listeners")
   String id;

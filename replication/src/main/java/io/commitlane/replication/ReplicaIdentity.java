@@ -3,7 +3,6 @@ package io.commitlane.replication;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.Reader;
-import java.io.StringReader;
 import java.io.StringWriter;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -85,7 +84,7 @@ record ReplicaIdentity(String database, RaftGroupId group, String node, Replicat
     if (!Files.exists(file)) {
       return null;
     }
-    try (Reader in = new StringReader(Files.readString(file, StandardCharsets.ISO_8859_1))) {
+    try (Reader in = Files.newBufferedReader(file, StandardCharsets.ISO_8859_1)) {
       Properties p = new Properties();
       p.load(in);
       String database = require(p, "database");

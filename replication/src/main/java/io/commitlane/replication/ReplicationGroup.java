@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
@@ -141,7 +142,7 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
   }
 
   /** The group {@code database} as {@code voters} and {@code listeners} (Ratis peers) have it; null when there are no voters. */
-  static ReplicationGroup of(String database, java.util.Collection<RaftPeer> voters, java.util.Collection<RaftPeer> listeners) {
+  static ReplicationGroup of(String database, Collection<RaftPeer> voters, Collection<RaftPeer> listeners) {
     if (voters.isEmpty()) {
       return null;
     }
