@@ -20,7 +20,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
   /**
    * How long a node may take to start and host the group: a fresh JVM, its replica's database and
    * a round trip to the other members, on two cores that other builds share (a start measured
-   * over 60 s at a load average of 25, when nodes of all three restarted at once).
+   * over 60 s at a load average of 25, when all three restarted at once).
    */
   private static final Duration READY_WITHIN = Duration.ofSeconds(120);
 
@@ -57,31 +57,28 @@ final class ProcessReplicaCluster implements AutoCloseable {
   }
 
   void start(int i) throws IOException, InterruptedException {
-    launch(i, peers);
+    launch(i);
     awaitReady(i);
   }
 
   /**
-   * Starts node {@code i} hosting the group with {@code hosted} as its voters (the group's own,
-   * or a wrong list), expecting it to refuse: returns the refusal it printed.
+   * Starts node {@code i}, which must be stopped, in this process on its own directory and
+   * address, hosting the group with {@code hosted} as its voters (a list the group does not have,
+   * or its own with a directory that is not the node's), expecting it to refuse: returns the
+   * refusal. The node is closed again.
    *
-   * @throws IllegalStateException if it did not refuse and end within 60 s
+   * @throws AssertionError if it hosted the group instead
    */
-  String startRefused(int i, List<ReplicaPeer> hosted) throws IOException, InterruptedException {
-    launch(i, hosted);
-    Process p = processes[i];
-    processes[i] = null;
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      p.waitFor(30, TimeUnit.SECONDS);
-      throw new IllegalStateException("replica process " + peers.get(i).id() + " did not refuse within 60 s; see " + log(i));
+  RuntimeException startRefused(int i, List<ReplicaPeer> hosted) {
+    if (processes[i] != null) {
+      throw new IllegalStateException("node " + peers.get(i).id() + " is running");
     }
-    String printed = sinceLastStart(i);
-    if (p.exitValue() != ReplicaNodeProcess.REFUSED) {
-      throw new IllegalStateException("replica process " + peers.get(i).id() + " ended with " + p.exitValue()
-          + " instead of refusing; see " + log(i));
+    try (ReplicaNode node = ReplicaNode.start(ReplicaNodeProcess.settings(peers.get(i), directory(i), snapshotEvery, rocksDbWal))) {
+      node.host(new ReplicationGroup(ReplicaCluster.DATABASE, hosted));
+    } catch (MembershipMismatchException | ForeignReplicaDirectoryException refused) {
+      return refused;
     }
-    return printed.lines().filter(l -> l.startsWith("REFUSED ")).findFirst().orElseThrow();
+    throw new AssertionError("node " + peers.get(i).id() + " hosted the group with " + hosted + " instead of refusing");
   }
 
   List<ReplicaPeer> peers() {
@@ -101,7 +98,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
     List<Integer> started = new ArrayList<>();
     for (int i = 0; i < processes.length; i++) {
       if (processes[i] == null) {
-        launch(i, peers);
+        launch(i);
         started.add(i);
       }
     }
@@ -110,7 +107,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
     }
   }
 
-  private void launch(int i, List<ReplicaPeer> hosted) throws IOException {
+  private void launch(int i) throws IOException {
     Path dir = directory(i);
     Path tmp = root.resolve(peers.get(i).id() + "-tmp"); // the child's RocksDB native library, removed with root
     Files.createDirectories(tmp);
@@ -120,7 +117,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
         "-Dlogback.configurationFile=" + System.getProperty("replica.child.logback", "logback-test.xml"),
         "-cp", System.getProperty("java.class.path"), ReplicaNodeProcess.class.getName(),
         peers.get(i).id(), dir.toString(), ReplicaNodeProcess.formatPeers(peers), Long.toString(snapshotEvery),
-        rocksDbWal ? "on" : "off", ReplicaNodeProcess.formatPeers(hosted));
+        rocksDbWal ? "on" : "off");
     pb.redirectErrorStream(true);
     Path log = log(i); // every start appends: read it when a test fails
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
@@ -149,21 +146,13 @@ final class ProcessReplicaCluster implements AutoCloseable {
     }
   }
 
-  private boolean readySince(Path log, long offset) throws IOException {
-    return since(log, offset).contains("READY\n");
-  }
-
-  /** What node {@code i} printed since it was last started. */
-  private String sinceLastStart(int i) throws IOException {
-    return since(log(i), logOffsets[i]);
-  }
-
-  private static String since(Path log, long offset) throws IOException {
+  private static boolean readySince(Path log, long offset) throws IOException {
     if (!Files.exists(log)) {
-      return "";
+      return false;
     }
     byte[] all = Files.readAllBytes(log);
-    return new String(all, (int) Math.min(offset, all.length), (int) (all.length - Math.min(offset, all.length)), StandardCharsets.UTF_8);
+    String tail = new String(all, (int) Math.min(offset, all.length), (int) (all.length - Math.min(offset, all.length)), StandardCharsets.UTF_8);
+    return tail.contains("READY\n");
   }
 
   /** SIGKILL: the process ends at once, with whatever its files hold. */
