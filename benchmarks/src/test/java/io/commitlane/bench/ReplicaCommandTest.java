@@ -46,9 +46,9 @@ class ReplicaCommandTest {
    * A health check an operator scripts: every call against a healthy group names the leader and
    * both followers. One replica is reached through connections that start 1.5 s late, as every
    * replica is from a process whose gRPC has not started yet (measured at 0.6-3.8 s on a loaded
-   * 2-core machine): the first answers were counted against a deadline of one second and a
-   * healthy replica was reported as not answering. The calls run in this process (a new client
-   * each, as the command line makes) and in fresh processes, as {@code ./commitlane} runs.
+   * 2-core machine), so a deadline of one second per replica would report a healthy replica as
+   * not answering. The calls run in this process (a new client each, as the command line makes)
+   * and in a fresh process, as {@code ./commitlane} runs.
    */
   @Test
   void statusIsRightOnEveryCallAgainstAHealthyGroupWithASlowToReachReplica() throws Exception {

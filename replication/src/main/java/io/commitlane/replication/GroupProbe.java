@@ -29,14 +29,12 @@ import org.apache.ratis.util.TimeDuration;
  * Asks replicas over the network, through Ratis's admin API, which groups they host and how each
  * is doing: every replica at once, each given {@link #TIMEOUT} to answer.
  *
- * <p>Why it looks like this: a status asked one replica after another, each through a new
- * client with a one-second deadline. A new client opens new connections, and the first call in a
- * fresh process also pays for loading and starting gRPC and Netty, measured at 0.6-3.8 s on a
- * loaded 2-core machine: the first replica asked was reported as not answering although it was
- * healthy. So the deadline is generous (only a replica that is frozen or cut off ever waits it
- * out; a stopped one refuses the connection at once), the replicas are asked in parallel, and
- * one client per replica is kept for the probe's life, so a check polled in a loop reuses warm
- * connections.
+ * <p>Why: the first question a process asks also pays for loading and starting gRPC and Netty
+ * and for opening the connection, measured at 0.6-3.8 s on a loaded 2-core machine, and a
+ * healthy replica must not be reported as not answering because of it. So the deadline is
+ * generous (only a replica that is frozen or cut off ever waits it out; a stopped one refuses
+ * the connection at once), the replicas are asked in parallel, and one client per replica is kept
+ * for the probe's life, so a check polled in a loop reuses warm connections.
  */
 final class GroupProbe implements AutoCloseable {
   /** How long one replica has to answer one question. */
