@@ -2,6 +2,8 @@ package io.commitlane.bench;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.replication.ForeignReplicaDirectoryException;
+import io.commitlane.replication.MembershipMismatchException;
 import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
@@ -22,7 +24,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Run a replica node: host this node's replica of each database and serve until stopped (Ctrl-C or"
         + " SIGTERM close it; kill -9 loses no acknowledged commit). Settings come from commitlane.replication in"
-        + " --config (defaults: the module's reference.conf). Exit code 0: stopped, 1: failed to start, 2: bad arguments.")
+        + " --config (defaults: the module's reference.conf). A node refuses to start a replica whose group agreed on"
+        + " other members than --peers and --listeners, or whose directory holds another node's or another group's"
+        + " replica; it says which and exits. Exit code 0: stopped, 1: failed to start or refused, 2: bad arguments.")
 final class ReplicaRunCommand implements Callable<Integer> {
   @Option(names = "--id", required = true, description = "This node's id, one of --peers or --listeners")
   String id;
@@ -46,10 +50,20 @@ final class ReplicaRunCommand implements Callable<Integer> {
     ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
         .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
     Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
-    ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
     PrintWriter out = spec.commandLine().getOut();
+    ReplicaNode node;
+    try {
+      node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
+    } catch (ForeignReplicaDirectoryException e) {
+      return refused(e);
+    }
     for (ReplicationGroup g : group.groups()) {
-      node.host(g);
+      try {
+        node.host(g);
+      } catch (MembershipMismatchException | ForeignReplicaDirectoryException e) {
+        node.close();
+        return refused(e);
+      }
       out.printf("hosting %s as %s at %s:%d in %s%n", g.database(), self.id(), self.host(), self.port(), directory);
     }
     out.flush();
@@ -61,5 +75,12 @@ final class ReplicaRunCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     stopped.await();
     return 0;
+  }
+
+  /** A refusal the operator acts on (its message says what to change): said plainly, without a stack trace. */
+  private int refused(RuntimeException e) {
+    spec.commandLine().getErr().println("commitlane replica run: refused to start: " + e.getMessage());
+    spec.commandLine().getErr().flush();
+    return Main.FAILED;
   }
 }

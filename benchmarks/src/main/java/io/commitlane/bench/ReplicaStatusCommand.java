@@ -1,5 +1,6 @@
 package io.commitlane.bench;
 
+import io.commitlane.replication.MembershipMismatchException;
 import io.commitlane.replication.ReplicaReport;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
@@ -14,10 +15,11 @@ import picocli.CommandLine.Spec;
 
 /** Each replica of each named database as it answers now. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = "Ask every replica of each database (one second each) for its role, leader, term, last, committed"
+    description = "Ask every replica of each database, all at once, for its role, leader, term, last, committed"
         + " and applied log indexes and latest snapshot, and print them with each replica's lag behind the leader's"
-        + " commit index. Exit code 0: every database has a leader and every replica answered, 1: otherwise,"
-        + " 2: bad arguments.")
+        + " commit index. A replica that does not answer within 5 s (frozen or cut off; a stopped one refuses at once)"
+        + " is reported as such. Exit code 0: every database has a leader, every replica answered and the group's"
+        + " members are --peers and --listeners, 1: otherwise, 2: bad arguments.")
 final class ReplicaStatusCommand implements Callable<Integer> {
   @Mixin
   ReplicaGroupOptions group;
@@ -33,6 +35,10 @@ final class ReplicaStatusCommand implements Callable<Integer> {
       List<ReplicaReport> reports;
       try (ReplicatedDatabase client = ReplicatedDatabase.connect(g, Duration.ofSeconds(5))) {
         reports = client.groupStatus();
+      } catch (MembershipMismatchException e) {
+        out.printf("database %s%n%s%n", g.database(), e.getMessage());
+        healthy = false;
+        continue;
       }
       healthy &= print(out, g.database(), reports);
     }

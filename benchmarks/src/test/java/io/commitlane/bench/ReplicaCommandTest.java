@@ -3,9 +3,17 @@ package io.commitlane.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.replication.ReplicaNode;
+import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicatedDatabase;
+import io.commitlane.replication.ReplicationGroup;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +39,113 @@ class ReplicaCommandTest {
       assertEquals(1, missing.code(), missing.out() + missing.err());
       ReplicaPeer stopped = nodes.group().voters().get(2);
       assertTrue(missing.out().lines().anyMatch(l -> l.startsWith(stopped.id()) && l.contains("no answer")), missing.out());
+    }
+  }
+
+  /**
+   * A health check an operator scripts: every call against a healthy group names the leader and
+   * both followers. One replica is reached through connections that start 1.5 s late, as every
+   * replica is from a process whose gRPC has not started yet (measured at 0.6-3.8 s on a loaded
+   * 2-core machine), so a deadline of one second per replica would report a healthy replica as
+   * not answering. The calls run in this process (a new client each, as the command line makes)
+   * and in a fresh process, as {@code ./commitlane} runs.
+   */
+  @Test
+  void statusIsRightOnEveryCallAgainstAHealthyGroupWithASlowToReachReplica() throws Exception {
+    int[] ports = HostProcess.freePorts(3);
+    List<ReplicaNode> started = new ArrayList<>();
+    try (SlowConnections slow = new SlowConnections(ports[0], Duration.ofMillis(1500))) {
+      List<ReplicaPeer> bound = new ArrayList<>();
+      List<ReplicaPeer> reached = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        bound.add(new ReplicaPeer("n" + i, "127.0.0.1", ports[i]));
+        reached.add(new ReplicaPeer("n" + i, "127.0.0.1", i == 0 ? slow.port() : ports[i]));
+      }
+      ReplicationGroup group = new ReplicationGroup("slow", reached); // everyone reaches n0 through the slow connections
+      List<ReplicatedDatabase> replicas = new ArrayList<>();
+      for (ReplicaPeer peer : bound) {
+        ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(peer, dir.resolve(peer.id())));
+        started.add(node);
+        replicas.add(node.host(group));
+      }
+      replicas.get(1).begin().put("k".getBytes(), "v".getBytes()).commit().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      awaitEveryReplicaFollowing(replicas);
+      String peers = reached.stream().map(p -> p.id() + "=" + p.host() + ":" + p.port()).collect(Collectors.joining(","));
+      String[] status = {"replica", "status", "--peers", peers, "--database", "slow"};
+      for (int i = 0; i < 4; i++) {
+        assertHealthy(CliRun.of(status), "in this process, call " + i);
+      }
+      assertHealthy(inFreshProcess(status), "in a fresh process");
+    } finally {
+      closeAll(started);
+    }
+  }
+
+  /** Closes the nodes at once: each close waits about a second for Ratis's log worker. */
+  private static void closeAll(List<ReplicaNode> nodes) throws InterruptedException {
+    List<Thread> closing = new ArrayList<>();
+    for (ReplicaNode n : nodes) {
+      Thread t = new Thread(n::close, "close-" + n.self().id());
+      t.start();
+      closing.add(t);
+    }
+    for (Thread t : closing) {
+      t.join();
+    }
+  }
+
+  /** Until one replica leads and the other two follow it: what a healthy group answers. */
+  private static void awaitEveryReplicaFollowing(List<ReplicatedDatabase> replicas) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (replicas.stream().filter(r -> r.status().role().equals("LEADER")).count() != 1
+        || replicas.stream().filter(r -> r.status().role().equals("FOLLOWER") && r.status().leader() != null).count() != 2) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no healthy group within 60 s: " + replicas.stream().map(ReplicatedDatabase::status).toList());
+      }
+      Thread.sleep(20); // an election runs on Ratis's own timers
+    }
+  }
+
+  private static void assertHealthy(CliRun run, String which) {
+    String all = which + ":\n" + run.out() + run.err();
+    assertEquals(0, run.code(), all);
+    assertEquals(1, run.out().lines().filter(l -> l.contains(" LEADER ")).count(), all);
+    assertEquals(2, run.out().lines().filter(l -> l.contains(" FOLLOWER ")).count(), all);
+    assertTrue(run.out().lines().noneMatch(l -> l.contains("no answer") || l.contains("no leader")), all);
+  }
+
+  /** The command line in a JVM of its own, as {@code ./commitlane} runs it. */
+  private CliRun inFreshProcess(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-cp", System.getProperty("java.class.path"), Main.class.getName()));
+    command.addAll(List.of(args));
+    Path out = Files.createTempFile(dir, "status", ".out");
+    Path err = Files.createTempFile(dir, "status", ".err");
+    Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError("replica status did not end within 120 s: " + Files.readString(out) + Files.readString(err));
+    }
+    return new CliRun(p.exitValue(), Files.readString(out), Files.readString(err));
+  }
+
+  /** A node told other members than the running group's does not start, and says both lists; so does status. */
+  @Test
+  void runAndStatusRefuseMembersOtherThanTheRunningGroupsNamingBoth() throws Exception {
+    int[] ports = HostProcess.freePorts(2);
+    ReplicaPeer a = new ReplicaPeer("a", "127.0.0.1", ports[0]);
+    try (ReplicaNode nodeA = ReplicaNode.start(ReplicaNodeSettings.of(a, dir.resolve("a")))) {
+      nodeA.host(ReplicationGroup.of("alone", a)); // a group of one
+      String both = "a=127.0.0.1:" + ports[0] + ",b=127.0.0.1:" + ports[1];
+      CliRun run = CliRun.of("replica", "run", "--id", "b", "--peers", both, "--database", "alone", "--dir", dir.resolve("b").toString());
+      assertEquals(1, run.code(), run.out() + run.err());
+      assertTrue(run.err().contains("refused to start") && run.err().contains("b=127.0.0.1:" + ports[1])
+          && run.err().contains("voters [a=127.0.0.1:" + ports[0] + "]"), run.err());
+      assertTrue(!run.err().contains("\tat "), "no stack trace: " + run.err());
+
+      CliRun status = CliRun.of("replica", "status", "--peers", both, "--database", "alone");
+      assertEquals(1, status.code(), status.out() + status.err());
+      assertTrue(status.out().contains("agreed members"), status.out());
     }
   }
 

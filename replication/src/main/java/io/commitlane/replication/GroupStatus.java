@@ -1,28 +1,17 @@
 package io.commitlane.replication;
 
-import java.io.IOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.proto.RaftProtos.LogInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerProto;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.protocol.GroupInfoReply;
-import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.statemachine.SnapshotInfo;
-import org.apache.ratis.util.TimeDuration;
 
 
 /**
@@ -53,34 +42,17 @@ final class GroupStatus {
         division.getRaftLog().getStartIndex(), matches);
   }
 
-  /** Each of {@code peers} as it answers now (1 s each, without retries). */
-  static List<ReplicaReport> ask(RaftGroupId groupId, List<RaftPeer> peers) {
-    List<ReplicaReport> reports = new ArrayList<>();
-    RaftProperties p = new RaftProperties();
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
-    try (RaftClient admin = RaftClient.newBuilder().setProperties(p).setRaftGroup(RaftGroup.valueOf(groupId, peers))
-        .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-      for (RaftPeer raftPeer : peers) {
-        String peerId = raftPeer.getId().toString();
-        try {
-          GroupInfoReply info = admin.getGroupManagementApi(RaftPeerId.valueOf(peerId)).info(groupId);
-          RoleInfoProto role = info.getRoleInfoProto();
-          String leader = switch (role.getRole()) {
-            case LEADER -> peerId;
-            case FOLLOWER, LISTENER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
-            default -> null;
-          };
-          LogInfoProto log = info.getLogInfoProto();
-          reports.add(new ReplicaReport(peerId, true, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
-              log.getLastEntry().getTerm(), log.getLastEntry().getIndex(), log.getCommitted().getIndex(),
-              log.getApplied().getIndex(), log.getLastSnapshot().getIndex(), null));
-        } catch (IOException | RuntimeException e) {
-          reports.add(ReplicaReport.unreachable(peerId, e.toString()));
-        }
-      }
-    } catch (IOException e) {
-      // closing the status client only releases its channels
-    }
-    return reports;
+  /** Replica {@code peerId} as its answer to a group-info question describes it. */
+  static ReplicaReport report(String peerId, GroupInfoReply info) {
+    RoleInfoProto role = info.getRoleInfoProto();
+    String leader = switch (role.getRole()) {
+      case LEADER -> peerId;
+      case FOLLOWER, LISTENER -> role.getFollowerInfo().getLeaderInfo().getId().getId().toStringUtf8();
+      default -> null;
+    };
+    LogInfoProto log = info.getLogInfoProto();
+    return new ReplicaReport(peerId, true, role.getRole().name(), leader == null || leader.isEmpty() ? null : leader,
+        log.getLastEntry().getTerm(), log.getLastEntry().getIndex(), log.getCommitted().getIndex(),
+        log.getApplied().getIndex(), log.getLastSnapshot().getIndex(), null);
   }
 }

@@ -28,12 +28,14 @@ final class Membership {
   /** This node's replica; null on a client handle, which cannot change membership. */
   private final RaftServer.Division division;
   private final Supplier<RaftClient> client;
+  private final GroupProbe probe;
 
-  Membership(String database, RaftGroupId groupId, RaftServer.Division division, Supplier<RaftClient> client) {
+  Membership(String database, RaftGroupId groupId, RaftServer.Division division, Supplier<RaftClient> client, GroupProbe probe) {
     this.database = database;
     this.groupId = groupId;
     this.division = division;
     this.client = client;
+    this.probe = probe;
   }
 
   /**
@@ -120,7 +122,7 @@ final class Membership {
   }
 
   private long appliedBy(RaftPeer peer) {
-    return GroupStatus.ask(groupId, List.of(peer)).stream().filter(ReplicaReport::reachable).mapToLong(ReplicaReport::appliedIndex).findFirst().orElse(-1);
+    return probe.reports(groupId, List.of(peer)).stream().filter(ReplicaReport::reachable).mapToLong(ReplicaReport::appliedIndex).findFirst().orElse(-1);
   }
 
   private void setConfiguration(List<RaftPeer> voters, List<RaftPeer> listeners, String what) {

@@ -35,6 +35,26 @@ final class ReadQuery {
   /** An answer: the applied index of the snapshot read, and what was found there. */
   record Answer(long appliedIndex, byte[] value, List<KeyValue> entries) {}
 
+  /**
+   * {@code store}, if a read can carry it: its name goes into the read as modified UTF-8, at most
+   * 65,535 bytes (a store's own name is at most 255).
+   *
+   * @throws InvalidReplicaRequestException if it is null or longer
+   */
+  static String checkStore(String store) {
+    InvalidReplicaRequestException.required(store, "store");
+    int bytes = 0;
+    for (int i = 0; i < store.length() && bytes <= 65_535; i++) {
+      char c = store.charAt(i);
+      bytes += c >= 1 && c <= 0x7F ? 1 : c <= 0x7FF ? 2 : 3;
+    }
+    if (bytes > 65_535) {
+      throw new InvalidReplicaRequestException("store name of " + store.length() + " characters is longer than any store's (255 UTF-8"
+          + " bytes at most); name an existing store");
+    }
+    return store;
+  }
+
   static byte[] get(String store, byte[] key) {
     return encode(out -> {
       out.writeByte(GET);

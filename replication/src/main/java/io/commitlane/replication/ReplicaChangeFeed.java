@@ -64,7 +64,7 @@ public final class ReplicaChangeFeed implements AutoCloseable {
       throw new IllegalStateException("the change feed of log '" + log + "' is closed");
     }
     if (max < 1) {
-      throw new IllegalArgumentException("poll at least 1 record, not " + max);
+      throw new InvalidReplicaRequestException("poll at least 1 record, not " + max);
     }
     long appliedBefore = applied.applied();
     Database db = database.get();

@@ -29,7 +29,7 @@ public record ReplicaLogRecord(String log, long index, long timestamp, List<byte
   /** A log name, as local databases name their logs: 1..128 of A-Z a-z 0-9 . _ - starting with a letter or digit. */
   static String checkName(String log) {
     if (log == null || !NAME.matcher(log).matches()) {
-      throw new IllegalArgumentException("log name " + (log == null ? "null" : '"' + log + '"')
+      throw new InvalidReplicaRequestException("log name " + (log == null ? "null" : '"' + log + '"')
           + " is invalid: use 1..128 of A-Z a-z 0-9 . _ - starting with a letter or digit");
     }
     return log;

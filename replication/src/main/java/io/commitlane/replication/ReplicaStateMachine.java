@@ -43,21 +43,25 @@ final class ReplicaStateMachine extends BaseStateMachine {
   private final DatabaseOptions options;
   private final Duration logRetention;
   private final AppliedWaiters applied;
+  private final Runnable beforeOpen;
   /** Replaced when a snapshot is installed; null while closed. */
   private volatile Database db;
   /** Touched only by Ratis's apply thread (and by initialize and reinitialize before it runs). */
   private ReplicaApplier applier;
 
-  ReplicaStateMachine(DatabaseOptions options, Duration logRetention, Executor completions) {
+  /** {@code beforeOpen} runs as the replica starts, before it opens its database (tests hold a start there). */
+  ReplicaStateMachine(DatabaseOptions options, Duration logRetention, Executor completions, Runnable beforeOpen) {
     this.options = options;
     this.logRetention = logRetention;
     this.applied = new AppliedWaiters(completions);
+    this.beforeOpen = beforeOpen;
   }
 
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage storage) throws IOException {
     super.initialize(server, groupId, storage);
     snapshots.init(storage);
+    beforeOpen.run();
     getLifeCycle().startAndTransition(this::open);
   }
 

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -20,6 +19,9 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
@@ -44,6 +46,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
   private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
 
   private final ReplicationGroup group;
+  /** The group's Raft id: derived from its first members, kept through membership changes. */
+  private final RaftGroupId groupId;
   /** This node's replica; null for a client that holds none. */
   private final RaftServer.Division division;
   /** The completion threads a client handle owns; null when the node's are used. */
@@ -58,49 +62,112 @@ public final class ReplicatedDatabase implements AutoCloseable {
   private final Executor completions;
   private final Duration requestTimeout;
   private final Membership membership;
+  /** Asks the replicas for their status; a client's own, a replica's shared with its node. */
+  private final GroupProbe probe;
 
-  ReplicatedDatabase(ReplicationGroup group, RaftServer.Division division, Duration attemptTimeout,
-      Duration requestTimeout, Executor completions, ExecutorService ownCompletions) {
+  ReplicatedDatabase(ReplicationGroup group, RaftGroupId groupId, RaftServer.Division division, Duration attemptTimeout,
+      Duration requestTimeout, Executor completions, ExecutorService ownCompletions, GroupProbe probe) {
     this.group = group;
+    this.groupId = groupId;
     this.division = division;
+    this.probe = probe;
     this.completions = completions;
     this.ownCompletions = ownCompletions;
     this.requestTimeout = requestTimeout;
     this.attemptTimeout = attemptTimeout;
-    client.set(newClient());
-    this.membership = new Membership(group.database(), group.groupId(), division, client::get);
+    client.set(newClient(knownLeader()));
+    this.membership = new Membership(group.database(), groupId, division, client::get, probe);
   }
 
-  private RaftClient newClient() {
+  /** A client whose first request goes to {@code leader} (null: Ratis's choice). */
+  private RaftClient newClient(RaftPeerId leader) {
     RaftProperties p = new RaftProperties();
     // One attempt waits about one election for a reply, then the client tries the next replica;
     // the whole request gives up after requestTimeout.
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
     int attempts = (int) Math.max(1, requestTimeout.toMillis() / RETRY_SLEEP.toMillis());
-    return RaftClient.newBuilder()
+    RaftClient.Builder b = RaftClient.newBuilder()
         .setProperties(p)
-        .setRaftGroup(group.raftGroup())
+        .setRaftGroup(group.votersGroup(groupId))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-            TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)))
-        .build();
+            TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)));
+    if (leader != null && isVoter(leader)) {
+      b.setLeaderId(leader);
+    }
+    return b.build();
   }
 
-  /** Runs {@code request} on the current client; replaces that client if the request gave up. */
+  private boolean isVoter(RaftPeerId id) {
+    return group.voters().stream().anyMatch(v -> v.id().equals(id.toString()));
+  }
+
+  /** The leader this node's replica knows of, to send to first; null on a client handle or during an election. */
+  private RaftPeerId knownLeader() {
+    return division == null ? null : division.getInfo().getLeaderId();
+  }
+
+  /** The voter after {@code id} in the group's list, round: where to go after a replica that hosts no such group. */
+  private RaftPeerId nextVoter(RaftPeerId id) {
+    List<ReplicaPeer> voters = group.voters();
+    for (int i = 0; i < voters.size(); i++) {
+      if (id != null && voters.get(i).id().equals(id.toString())) {
+        return RaftPeerId.valueOf(voters.get((i + 1) % voters.size()).id());
+      }
+    }
+    return RaftPeerId.valueOf(voters.get(0).id());
+  }
+
+  /**
+   * Runs {@code request} on the current client, replacing the client when the request gave up,
+   * and tries again while the request's timeout allows when the replica it reached hosts no such
+   * group: Ratis's client gives up on that at once, although another member (a replica that is
+   * starting, was refused or lost its disk answers so) would take the request.
+   */
   private CompletableFuture<RaftClientReply> send(Function<RaftClient, CompletableFuture<RaftClientReply>> request) {
-    RaftClient used = client.get();
-    return request.apply(used).orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS)
-        .whenComplete((reply, error) -> {
-          if (error != null) {
-            renew(used);
-          }
-        });
+    CompletableFuture<RaftClientReply> result = new CompletableFuture<>();
+    attempt(request, System.nanoTime() + requestTimeout.toNanos(), result);
+    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private void renew(RaftClient failed) {
+  private void attempt(Function<RaftClient, CompletableFuture<RaftClientReply>> request, long deadline,
+      CompletableFuture<RaftClientReply> result) {
+    RaftClient used = client.get();
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = request.apply(used);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    sent.whenComplete((reply, error) -> {
+      if (error == null) {
+        result.complete(reply);
+        return;
+      }
+      boolean noSuchGroup = causedBy(error, GroupMismatchException.class);
+      renew(used, noSuchGroup ? nextVoter(used.getLeaderId()) : knownLeader());
+      if (noSuchGroup && !closed && System.nanoTime() < deadline) {
+        CompletableFuture.delayedExecutor(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS, completions)
+            .execute(() -> attempt(request, deadline, result));
+      } else {
+        result.completeExceptionally(error);
+      }
+    });
+  }
+
+  private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
+    for (Throwable t = error; t != null; t = t.getCause()) {
+      if (type.isInstance(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void renew(RaftClient failed, RaftPeerId leader) {
     if (closed) {
       return;
     }
-    RaftClient fresh = newClient();
+    RaftClient fresh = newClient(leader);
     if (client.compareAndSet(failed, fresh)) {
       closeQuietly(failed);
       if (closed) { // closed meanwhile: close what close() could not see
@@ -123,12 +190,44 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * A handle for a process that holds no replica: transactions read through the leader (each
    * read a round trip), commits and linearizable reads as from a replica. Close it when done.
    *
+   * <p>It first asks the group's replicas which group they run (each has {@link GroupProbe#TIMEOUT}
+   * to answer, all at once) and refuses a list of members other than the group's. When none
+   * answers, it connects to the group {@code group}'s members form, as it would after they start.
+   *
    * @param requestTimeout how long a commit or a read waits for a leader before it fails with
    *     {@link ReplicaUnavailableException}
+   * @throws MembershipMismatchException if the running group's members are not {@code group}'s
    */
   public static ReplicatedDatabase connect(ReplicationGroup group, Duration requestTimeout) {
+    InvalidReplicaRequestException.required(group, "group");
+    requirePositive(requestTimeout, "requestTimeout");
     ExecutorService own = ReplicaNode.completionThreads("client-" + group.database());
-    return new ReplicatedDatabase(group, null, ReplicaNode.attemptTimeout(Duration.ZERO), requestTimeout, own, own);
+    GroupProbe probe = new GroupProbe("client-" + group.database());
+    try {
+      RunningGroup running = RunningGroup.of(group.database(), probe.groupsOf(group.database(), List.copyOf(group.raftGroup(group.groupId()).getPeers())));
+      if (running != null && !running.members().sameMembers(group)) {
+        throw new MembershipMismatchException(group, running.members(), running.where(), "the client");
+      }
+      RaftGroupId id = running == null ? group.groupId() : running.id();
+      return new ReplicatedDatabase(group, id, null, ReplicaNode.attemptTimeout(Duration.ZERO), requestTimeout, own, own, probe);
+    } catch (RuntimeException e) {
+      probe.close();
+      own.shutdown();
+      throw e;
+    }
+  }
+
+  private static Duration requirePositive(Duration d, String what) {
+    InvalidReplicaRequestException.required(d, what);
+    if (d.isNegative() || d.isZero()) {
+      throw new InvalidReplicaRequestException(what + " is " + d + "; pass a positive duration");
+    }
+    return d;
+  }
+
+  /** The group's Raft id. */
+  RaftGroupId groupId() {
+    return groupId;
   }
 
   public String name() {
@@ -175,7 +274,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * indexes.
    *
    * @throws IllegalStateException on a client handle, which holds no replica
-   * @throws IllegalArgumentException if the log name is invalid
+   * @throws InvalidReplicaRequestException if the log name is invalid
    */
   public ReplicaChangeFeed changes(String log, long afterIndex) {
     ReplicaLogRecord.checkName(log);
@@ -183,15 +282,26 @@ public final class ReplicatedDatabase implements AutoCloseable {
     return new ReplicaChangeFeed(replica::database, replica.applied(), log, afterIndex);
   }
 
-  /** The value of {@code key} in the default store, read through the leader (linearizable). */
+  /**
+   * The value of {@code key} in the default store, read through the leader (linearizable).
+   *
+   * @throws InvalidReplicaRequestException if {@code key} is null
+   */
   public CompletionStage<byte[]> get(byte[] key) {
     return get(Store.DEFAULT, key, ReadConsistency.LINEARIZABLE);
   }
 
+  /**
+   * The value of {@code key} in {@code store} (null when either does not exist), read as {@code
+   * consistency} says.
+   *
+   * @throws InvalidReplicaRequestException if an argument is null or the store name is longer
+   *     than a read can carry (65,535 UTF-8 bytes; a store name is at most 255)
+   */
   public CompletionStage<byte[]> get(String store, byte[] key, ReadConsistency consistency) {
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(consistency, "consistency");
+    ReadQuery.checkStore(store);
+    InvalidReplicaRequestException.required(key, "key");
+    InvalidReplicaRequestException.required(consistency, "consistency");
     if (consistency == ReadConsistency.LOCAL) {
       CompletableFuture<byte[]> local = new CompletableFuture<>();
       if (division == null) {
@@ -272,17 +382,19 @@ public final class ReplicatedDatabase implements AutoCloseable {
   }
 
   /**
-   * Every replica of the group as it answers now, asked over the network (1 s each, without
-   * retries): role, leader, term, log, commit and applied indexes. What {@code ./commitlane
-   * replica status} prints; works from a client handle too.
+   * Every replica of the group as it answers now, asked over the network, all at once (each has
+   * {@link GroupProbe#TIMEOUT}, 5 s, to answer; a stopped one refuses at once, so only a frozen or
+   * cut-off replica makes the call wait that long): role, leader, term, log, commit and applied
+   * indexes. What {@code ./commitlane replica status} prints; works from a client handle too.
    */
   public List<ReplicaReport> groupStatus() {
-    List<RaftPeer> peers = new ArrayList<>(group.raftGroup().getPeers());
+    requireOpen();
+    List<RaftPeer> peers = new ArrayList<>(group.raftGroup(groupId).getPeers());
     if (division != null) {
       peers = new ArrayList<>(division.getRaftConf().getCurrentPeers());
       peers.addAll(division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER));
     }
-    return GroupStatus.ask(group.groupId(), peers);
+    return probe.reports(groupId, peers);
   }
 
   /**
@@ -294,6 +406,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * @throws ReplicaUnavailableException if the group refused the change or it did not complete in {@code timeout}
    */
   public void addReplica(ReplicaPeer peer, Duration timeout) throws InterruptedException {
+    InvalidReplicaRequestException.required(peer, "peer");
+    requirePositive(timeout, "timeout");
     membership.addReplica(peer, timeout);
   }
 
@@ -304,6 +418,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * catches up in the background. Called on a node that holds a replica.
    */
   public void addListener(ReplicaPeer peer) {
+    InvalidReplicaRequestException.required(peer, "peer");
     membership.addListener(peer);
   }
 
@@ -313,6 +428,9 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * lead. Keep an odd number of voters: the group needs a majority of them to commit.
    */
   public void removeReplica(String id) {
+    if (InvalidReplicaRequestException.required(id, "replica id").isBlank()) {
+      throw new InvalidReplicaRequestException("the replica id is blank; pass the id of the replica to remove");
+    }
     membership.removeReplica(id);
   }
 
@@ -334,8 +452,15 @@ public final class ReplicatedDatabase implements AutoCloseable {
       closeQuietly(client.get());
     } finally {
       if (ownCompletions != null) {
+        probe.close();
         ownCompletions.shutdown();
       }
+    }
+  }
+
+  private void requireOpen() {
+    if (closed) {
+      throw new IllegalStateException("the handle of replicated database '" + name() + "' is closed");
     }
   }
 }

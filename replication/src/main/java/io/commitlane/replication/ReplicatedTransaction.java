@@ -9,7 +9,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.CompletionStage;
 
@@ -49,8 +48,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
   /** The value of {@code key} in the named store, or null (also when the store does not exist yet). */
   public byte[] get(String store, byte[] key) {
     requireOpen();
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(key, "key");
+    ReadQuery.checkStore(store);
+    InvalidReplicaRequestException.required(key, "key");
     TreeMap<byte[], byte[]> own = writes.get(store);
     if (own != null && own.containsKey(key)) {
       byte[] v = own.get(key);
@@ -71,7 +70,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
   /** {@link #list(KeyRange)} in the named store ({@code range}'s own store is not used). */
   public List<KeyValue> list(String store, KeyRange range) {
     requireOpen();
-    Objects.requireNonNull(store, "store");
+    ReadQuery.checkStore(store);
+    InvalidReplicaRequestException.required(range, "range");
     byte[] start = start(range);
     byte[] end = end(range);
     TreeMap<byte[], byte[]> own = writes.getOrDefault(store, new TreeMap<>(BYTES));
@@ -131,8 +131,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
   /** Buffers a put; a store that does not exist yet is created by the commit, on every replica. */
   public ReplicatedTransaction put(String store, byte[] key, byte[] value) {
     requireOpen();
-    Objects.requireNonNull(value, "value");
-    buffer(store, key, value.clone());
+    checkWrite(store, key);
+    buffer(store, key, InvalidReplicaRequestException.required(value, "value").clone());
     return this;
   }
 
@@ -142,13 +142,17 @@ public final class ReplicatedTransaction implements AutoCloseable {
 
   public ReplicatedTransaction remove(String store, byte[] key) {
     requireOpen();
+    checkWrite(store, key);
     buffer(store, key, null);
     return this;
   }
 
+  private static void checkWrite(String store, byte[] key) {
+    InvalidReplicaRequestException.required(store, "store");
+    InvalidReplicaRequestException.required(key, "key");
+  }
+
   private void buffer(String store, byte[] key, byte[] value) {
-    Objects.requireNonNull(store, "store");
-    Objects.requireNonNull(key, "key");
     writes.computeIfAbsent(store, s -> new TreeMap<>(BYTES)).put(key.clone(), value);
   }
 
@@ -159,15 +163,19 @@ public final class ReplicatedTransaction implements AutoCloseable {
    * ReplicatedDatabase#changes}) read it from any replica. A commit that conflicts or is refused
    * appends nothing; a resent request id appends nothing again.
    *
-   * @throws IllegalArgumentException if the name is not 1..128 of A-Z a-z 0-9 . _ - starting
-   *     with a letter or digit
+   * @throws InvalidReplicaRequestException if the name is not 1..128 of A-Z a-z 0-9 . _ - starting
+   *     with a letter or digit, or an entry is null
    */
   public ReplicatedTransaction log(String log, byte[]... entries) {
     requireOpen();
     ReplicaLogRecord.checkName(log);
+    InvalidReplicaRequestException.required(entries, "log entries");
+    for (byte[] e : entries) {
+      InvalidReplicaRequestException.required(e, "log entry");
+    }
     List<byte[]> record = logs.computeIfAbsent(log, l -> new ArrayList<>());
     for (byte[] e : entries) {
-      record.add(Objects.requireNonNull(e, "log entry").clone());
+      record.add(e.clone());
     }
     return this;
   }
@@ -190,6 +198,9 @@ public final class ReplicatedTransaction implements AutoCloseable {
    */
   public CompletionStage<CommitReceipt> commit(byte[] requestId) {
     requireOpen();
+    if (requestId != null && requestId.length == 0) {
+      throw new InvalidReplicaRequestException("the request id is empty; pass an id of at least one byte, or none (null)");
+    }
     ended = true;
     try {
       long snapshotIndex = snapshot.snapshotIndex();

@@ -17,6 +17,13 @@ import java.util.concurrent.TimeUnit;
  * its directory wiped; the test process talks to them as a client.
  */
 final class ProcessReplicaCluster implements AutoCloseable {
+  /**
+   * How long a node may take to start and host the group: a fresh JVM, its replica's database and
+   * a round trip to the other members, on two cores that other builds share (a start measured
+   * over 60 s at a load average of 25, when all three restarted at once).
+   */
+  private static final Duration READY_WITHIN = Duration.ofSeconds(120);
+
   private final Path root;
   private final long snapshotEvery;
   private final boolean rocksDbWal;
@@ -54,7 +61,30 @@ final class ProcessReplicaCluster implements AutoCloseable {
     awaitReady(i);
   }
 
-  /** Starts every node that is not running, all at once, and waits until each is ready. */
+  /**
+   * Starts node {@code i}, which must be stopped, in this process on its own directory and
+   * address, hosting the group with {@code hosted} as its voters (a list the group does not have,
+   * or its own with a directory that is not the node's), expecting it to refuse: returns the
+   * refusal. The node is closed again.
+   *
+   * @throws AssertionError if it hosted the group instead
+   */
+  RuntimeException startRefused(int i, List<ReplicaPeer> hosted) {
+    if (processes[i] != null) {
+      throw new IllegalStateException("node " + peers.get(i).id() + " is running");
+    }
+    try (ReplicaNode node = ReplicaNode.start(ReplicaNodeProcess.settings(peers.get(i), directory(i), snapshotEvery, rocksDbWal))) {
+      node.host(new ReplicationGroup(ReplicaCluster.DATABASE, hosted));
+    } catch (MembershipMismatchException | ForeignReplicaDirectoryException refused) {
+      return refused;
+    }
+    throw new AssertionError("node " + peers.get(i).id() + " hosted the group with " + hosted + " instead of refusing");
+  }
+
+  List<ReplicaPeer> peers() {
+    return List.copyOf(peers);
+  }
+
   /** SIGKILL every node at once, then start them all again on their directories. */
   void killAllAndRestart() throws Exception {
     for (int i = 0; i < size(); i++) {
@@ -63,6 +93,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
     startAll();
   }
 
+  /** Starts every node that is not running, all at once, and waits until each is ready. */
   void startAll() throws IOException, InterruptedException {
     List<Integer> started = new ArrayList<>();
     for (int i = 0; i < processes.length; i++) {
@@ -100,7 +131,7 @@ final class ProcessReplicaCluster implements AutoCloseable {
 
   private void awaitReady(int i) throws IOException, InterruptedException {
     Process p = processes[i];
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long deadline = System.nanoTime() + READY_WITHIN.toNanos();
     while (!readySince(log(i), logOffsets[i])) {
       if (!p.isAlive()) {
         throw new IllegalStateException("replica process " + peers.get(i).id() + " ended before it was ready: exit "
@@ -108,7 +139,8 @@ final class ProcessReplicaCluster implements AutoCloseable {
       }
       if (System.nanoTime() > deadline) {
         p.destroyForcibly();
-        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in 60 s; see " + log(i));
+        throw new IllegalStateException("replica process " + peers.get(i).id() + " not ready in " + READY_WITHIN.toSeconds()
+            + " s; see " + log(i));
       }
       Thread.sleep(20); // the child prints READY once it hosts the group
     }
@@ -154,6 +186,20 @@ final class ProcessReplicaCluster implements AutoCloseable {
       processes[i].destroyForcibly();
     }
     processes[i] = null;
+  }
+
+  /** Stops every running node, all at once (each takes a second or more to close its replica). */
+  void stopAll() throws InterruptedException, IOException {
+    for (Process p : processes) {
+      if (p != null) {
+        p.getOutputStream().close();
+      }
+    }
+    for (int i = 0; i < processes.length; i++) {
+      if (processes[i] != null) {
+        stop(i);
+      }
+    }
   }
 
   /** The node that leads, as the replicas answer over the network; -1 if none within {@code timeout}. */

@@ -49,8 +49,21 @@ final class ReplicaCluster implements AutoCloseable {
   }
 
   void start(int i) {
-    nodes[i] = ReplicaNode.start(tuning.apply(ReplicaNodeSettings.of(peers.get(i), directory(i))));
+    nodes[i] = startNode(i);
     databases[i] = nodes[i].host(group());
+  }
+
+  /** Starts node {@code i} without hosting anything: the caller hosts (and owns the node until it is closed). */
+  ReplicaNode startNode(int i) {
+    return ReplicaNode.start(settings(i));
+  }
+
+  ReplicaNodeSettings settings(int i) {
+    return tuning.apply(ReplicaNodeSettings.of(peers.get(i), directory(i)));
+  }
+
+  ReplicaPeer peer(int i) {
+    return peers.get(i);
   }
 
   void stop(int i) {
@@ -107,12 +120,42 @@ final class ReplicaCluster implements AutoCloseable {
     }
   }
 
+  /** Stops every running node, all at once: each close waits about a second for Ratis's log worker. */
+  void stopAll() {
+    closeAll(java.util.stream.IntStream.range(0, nodes.length).filter(i -> nodes[i] != null)
+        .mapToObj(i -> (AutoCloseable) () -> stop(i)).toList());
+  }
+
   @Override
   public void close() {
-    for (int i = 0; i < nodes.length; i++) {
-      if (nodes[i] != null) {
-        stop(i);
+    stopAll();
+  }
+
+  /** Closes each of {@code closing} on a thread of its own and waits for all; rethrows the first failure. */
+  static void closeAll(List<AutoCloseable> closing) {
+    List<Thread> threads = new ArrayList<>();
+    java.util.concurrent.atomic.AtomicReference<Exception> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    for (AutoCloseable c : closing) {
+      Thread t = new Thread(() -> {
+        try {
+          c.close();
+        } catch (Exception e) {
+          failed.compareAndSet(null, e);
+        }
+      }, "close-replica-node");
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
       }
+    }
+    if (failed.get() != null) {
+      throw new IllegalStateException("closing a replica node failed", failed.get());
     }
   }
 

@@ -3,6 +3,7 @@ package io.commitlane.replication;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
@@ -54,6 +55,24 @@ class ReplicaMembershipTest {
         assertEquals(List.of("n1", "n2", "n3"),
             cluster.database(1).groupStatus().stream().map(ReplicaReport::replica).sorted().toList());
         assertArrayEquals(b("retired"), cluster.database(2).get(b("after")).toCompletableFuture().get(30, TimeUnit.SECONDS));
+
+        // The group keeps its id: a client and a node given the group as it is now find it from
+        // its members; the list it started with is refused.
+        ReplicationGroup now = new ReplicationGroup(ReplicaCluster.DATABASE, List.of(cluster.peer(1), cluster.peer(2), newcomer));
+        try (ReplicatedDatabase client = ReplicatedDatabase.connect(now, WAIT)) {
+          assertArrayEquals(b("retired"), client.get(b("after")).toCompletableFuture().get(30, TimeUnit.SECONDS));
+        }
+        assertThrows(MembershipMismatchException.class, () -> ReplicatedDatabase.connect(cluster.group(), WAIT));
+        cluster.stop(2);
+        Directories.delete(cluster.directory(2)); // its disk lost: it joins the group as it is now, empty
+        try (ReplicaNode wiped = cluster.startNode(2)) {
+          ReplicatedDatabase back = wiped.host(now);
+          CommitReceipt later = joined.begin().put(b("later"), b("caught up")).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+          back.sync().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+          assertArrayEquals(b("caught up"), back.get("default", b("later"), ReadConsistency.LOCAL).toCompletableFuture().get());
+          assertArrayEquals(b("v299"), back.get("default", b("k299"), ReadConsistency.LOCAL).toCompletableFuture().get());
+          assertTrue(back.status().appliedIndex() >= later.index());
+        }
       }
     }
   }

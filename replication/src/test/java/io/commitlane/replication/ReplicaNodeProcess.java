@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * One replica node in a process of its own, for the kill -9 and SIGSTOP tests. Arguments: its id,
  * its directory, the group's voters as {@code id=host:port,...}, the snapshot interval in entries,
- * and whether RocksDB writes its WAL ({@code on}/{@code off}). Prints {@code READY} once it hosts the group; closes when its standard input closes.
+ * and whether RocksDB writes its WAL ({@code on}/{@code off}). Prints {@code READY} once it hosts
+ * the group; closes when its standard input closes.
  */
 public final class ReplicaNodeProcess {
   private ReplicaNodeProcess() {}
@@ -20,11 +21,7 @@ public final class ReplicaNodeProcess {
     long snapshotEvery = Long.parseLong(args[3]);
     boolean wal = args[4].equals("on");
     ReplicaPeer self = peers.stream().filter(p -> p.id().equals(id)).findFirst().orElseThrow();
-    ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(self, dir)
-        .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600))
-        .withSnapshotEveryEntries(snapshotEvery)
-        .withLogSegmentBytes(64 * 1024)
-        .withRocksDbWal(wal));
+    ReplicaNode node = ReplicaNode.start(settings(self, dir, snapshotEvery, wal));
     node.host(new ReplicationGroup(ReplicaCluster.DATABASE, peers));
     System.out.println("READY");
     System.out.flush();
@@ -32,6 +29,15 @@ public final class ReplicaNodeProcess {
       // wait for the parent to close our input
     }
     node.close();
+  }
+
+  /** How every node of the process tests runs: short elections, small log files, frequent snapshots. */
+  static ReplicaNodeSettings settings(ReplicaPeer self, Path dir, long snapshotEvery, boolean wal) {
+    return ReplicaNodeSettings.of(self, dir)
+        .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600))
+        .withSnapshotEveryEntries(snapshotEvery)
+        .withLogSegmentBytes(64 * 1024)
+        .withRocksDbWal(wal);
   }
 
   static List<ReplicaPeer> parsePeers(String spec) {

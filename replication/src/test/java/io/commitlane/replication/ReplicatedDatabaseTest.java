@@ -255,4 +255,53 @@ class ReplicatedDatabaseTest {
     assertTrue(index >= written.index(), "the barrier waited for the leader's applied index " + index + ", past " + written.index());
     assertArrayEquals(b("yes"), await(cluster.database(follower).get("default", b("synced"), ReadConsistency.LOCAL)));
   }
+
+  /**
+   * Every entry point of a handle and a transaction refuses a missing or malformed argument with
+   * one typed error, thrown by the call before anything is sent: a caller that passes a bad
+   * argument learns which, and nothing is written.
+   */
+  @Test
+  void everyEntryPointRefusesAMissingOrMalformedArgumentTypedAndWritesNothing() throws Exception {
+    cluster.awaitLeader(WAIT);
+    ReplicatedDatabase db = cluster.database(0);
+    byte[] k = b("argument-check");
+    String tooLong = "s".repeat(70_000);
+    List<org.junit.jupiter.api.function.Executable> calls = List.of(
+        () -> db.get(null),
+        () -> db.get(null, k, ReadConsistency.LINEARIZABLE),
+        () -> db.get("default", null, ReadConsistency.LOCAL),
+        () -> db.get("default", k, null),
+        () -> db.get(tooLong, k, ReadConsistency.LINEARIZABLE),
+        () -> db.changes(null, 0),
+        () -> db.changes("no spaces", 0),
+        () -> db.addReplica(null, WAIT),
+        () -> db.addReplica(new ReplicaPeer("x", "127.0.0.1", 1), null),
+        () -> db.addReplica(new ReplicaPeer("x", "127.0.0.1", 1), Duration.ofSeconds(-1)),
+        () -> db.addListener(null),
+        () -> db.removeReplica(null),
+        () -> db.removeReplica(" "),
+        () -> db.begin().get(null),
+        () -> db.begin().get(null, k),
+        () -> db.begin().list(null),
+        () -> db.begin().list(null, KeyRange.all()),
+        () -> db.begin().put(null, b("v")),
+        () -> db.begin().put(k, null),
+        () -> db.begin().put(null, k, b("v")),
+        () -> db.begin().remove(null),
+        () -> db.begin().remove(null, k),
+        () -> db.begin().log(null, b("x")),
+        () -> db.begin().log("", b("x")),
+        () -> db.begin().log("ok", (byte[][]) null),
+        () -> db.begin().log("ok", b("x"), null),
+        () -> db.begin().put(k, b("v")).commit(new byte[0]),
+        () -> ReplicatedDatabase.connect(null, WAIT),
+        () -> ReplicatedDatabase.connect(cluster.group(), null),
+        () -> ReplicatedDatabase.connect(cluster.group(), Duration.ZERO));
+    for (int i = 0; i < calls.size(); i++) {
+      InvalidReplicaRequestException refused = assertThrows(InvalidReplicaRequestException.class, calls.get(i), "call " + i);
+      assertTrue(refused.getMessage() != null && !refused.getMessage().isBlank(), "call " + i + " says what was wrong");
+    }
+    assertNull(await(db.get(k)), "nothing was written");
+  }
 }

@@ -21,10 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Replica nodes as separate processes under the faults a machine really has: SIGKILL of the
  * leader, of a follower, of every node at once; SIGSTOP of the leader for longer than the
- * election timeout; a node restarted with its directory gone. A client in this process runs
- * exactly-once commits and a register that one writer sets and readers read linearizably.
- * Afterwards: no stale or future read, every acknowledged commit present once, and every
- * replica's database the same.
+ * election timeout; a node restarted with its directory gone. And under an operator's mistakes,
+ * which the node refuses instead of starting: a node restarted with a list of members the group
+ * does not have, and a node started on another deployment's replica directory. A client in this
+ * process runs exactly-once commits and a register that one writer sets and readers read
+ * linearizably. Afterwards: no stale or future read, every acknowledged commit present once, and
+ * every replica's database the same.
  */
 class ReplicationCrashTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -34,7 +36,7 @@ class ReplicationCrashTest {
 
   /** RocksDB's WAL off in every replica (the default): the Raft log is what a replica replays. */
   @Test
-  void noAcknowledgedCommitIsLostOrAppliedTwiceAndNoReadIsStaleUnderKillsFreezesAndWipes() throws Exception {
+  void noAcknowledgedCommitIsLostOrAppliedTwiceAndNoReadIsStaleUnderKillsFreezesWipesAndRefusedStarts() throws Exception {
     try (ProcessReplicaCluster cluster = new ProcessReplicaCluster(dir, 3, 200, false);
         ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
       CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
@@ -45,6 +47,11 @@ class ReplicationCrashTest {
         int leader = cluster.awaitLeader(client, WAIT);
         cluster.kill(leader);
         load.awaitMore(100, WAIT.toMillis());
+        String leftOut = cluster.peers().get((leader + 1) % 3).id();
+        List<ReplicaPeer> oneLess = cluster.peers().stream().filter(p -> !p.id().equals(leftOut)).toList();
+        RuntimeException refused = cluster.startRefused(leader, oneLess); // restarted with a member left out: it takes no part
+        assertTrue(refused instanceof MembershipMismatchException mismatch && mismatch.agreed().sameMembers(cluster.group())
+            && refused.getMessage().contains(new ReplicationGroup(ReplicaCluster.DATABASE, oneLess).members()), refused.toString());
         cluster.start(leader);
 
         int frozen = cluster.awaitLeader(client, WAIT);
@@ -58,7 +65,12 @@ class ReplicationCrashTest {
         cluster.kill(follower);
         load.awaitMore(400, WAIT.toMillis()); // the others snapshot and purge what it lacks
         Directories.delete(cluster.directory(follower));
-        cluster.start(follower);
+        Files.move(anotherDeploymentsReplica(dir.resolve("another-deployment"), cluster.peers().get(follower).id()),
+            cluster.directory(follower));
+        refused = cluster.startRefused(follower, cluster.peers()); // another deployment's replica: neither served nor let in
+        assertTrue(refused instanceof ForeignReplicaDirectoryException && refused.getMessage().contains("another group"), refused.toString());
+        Directories.delete(cluster.directory(follower));
+        cluster.start(follower); // empty: it catches up from a snapshot
         load.awaitMore(100, WAIT.toMillis());
 
         cluster.killAllAndRestart();
@@ -82,14 +94,29 @@ class ReplicationCrashTest {
         ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
       CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
       try {
-        load.awaitMore(300, WAIT.toMillis());
+        load.awaitMore(200, WAIT.toMillis());
         cluster.killAllAndRestart();
         load.awaitMore(100, WAIT.toMillis());
       } finally {
         load.close();
       }
-      assertEveryCommitOnceAndReplicasEqual(cluster, client, load, 300);
+      assertEveryCommitOnceAndReplicasEqual(cluster, client, load, 250);
     }
+  }
+
+  /**
+   * Node {@code id}'s directory from another deployment of the same database: a group of that one
+   * node at another address, with commits of its own.
+   */
+  private static Path anotherDeploymentsReplica(Path dir, String id) throws Exception {
+    ReplicaPeer peer = new ReplicaPeer(id, "127.0.0.1", ReplicaCluster.freePort());
+    try (ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(peer, dir))) {
+      ReplicatedDatabase db = node.host(new ReplicationGroup(ReplicaCluster.DATABASE, List.of(peer)));
+      for (int i = 0; i < 6; i++) {
+        db.begin().put(("c0/" + i).getBytes(UTF_8), "another deployment".getBytes(UTF_8)).commit().toCompletableFuture().get();
+      }
+    }
+    return dir;
   }
 
   /** Every acknowledged commit is there once, and, once every replica applied all and stopped, their databases are equal. */
@@ -97,9 +124,7 @@ class ReplicationCrashTest {
       CommitWorkload load, int atLeastKeys) throws Exception {
     assertEveryCommitOnceThroughTheLeader(client, load);
     awaitEqualApplied(client);
-    for (int i = 0; i < cluster.size(); i++) {
-      cluster.stop(i);
-    }
+    cluster.stopAll();
     assertReplicasEqual(cluster, atLeastKeys);
   }
 

@@ -74,9 +74,7 @@ class ReplicationFailoverTest {
       CommitWorkload load = new CommitWorkload(cluster, 3);
       try {
         load.awaitMore(150, WAIT.toMillis());
-        for (int i = 0; i < 3; i++) {
-          cluster.stop(i);
-        }
+        cluster.stopAll();
         for (int i = 0; i < 3; i++) {
           cluster.start(i);
         }

@@ -3,6 +3,7 @@ package io.commitlane.replication.internal;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
+import org.apache.ratis.grpc.server.GrpcServices;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.rpc.RpcFactory;
 import org.apache.ratis.rpc.RpcType;
@@ -15,9 +16,11 @@ import org.apache.ratis.server.raftlog.RaftLogIOException;
 import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
- * Ratis's gRPC transport with two changes on the leader, both for a follower whose next entries
- * the leader purged, which Ratis 3.2.2 stops sending to for good (a node that was down while the
- * others purged the segment it ended in never caught up):
+ * Ratis's gRPC transport as replicas run it, with three changes.
+ *
+ * <p>Two on the leader, both for a follower whose next entries the leader purged, which Ratis
+ * 3.2.2 stops sending to for good (a node that was down while the others purged the segment it
+ * ended in never caught up):
  *
  * <ul>
  *   <li>a follower whose next entry is the first one the leader's log still holds receives a
@@ -28,20 +31,24 @@ import org.apache.ratis.statemachine.SnapshotInfo;
  *       the snapshot on the next: Ratis lets the read's error stop the appender.
  * </ul>
  *
- * Later Ratis versions install the snapshot in the first case too; remove this class when both
- * are fixed in the version in use.
+ * Later Ratis versions install the snapshot in the first case too; remove these when both are
+ * fixed in the version in use.
+ *
+ * <p>One on every server: a replica that is still starting turns the leader's entries away
+ * quietly ({@link StartingReplicas}), instead of Ratis logging each at ERROR with a stack trace.
  *
  * <p>INTERNAL API: selected by {@code ReplicaNode} through Ratis's {@code raft.rpc.type}, which
- * takes a class name.
+ * takes a class name; the replicas that are starting reach the transport through the server's
+ * {@link Parameters} ({@link StartingReplicas#PARAMETER}).
  */
-public final class SnapshotCatchUpRpcType implements RpcType {
-  public SnapshotCatchUpRpcType() {
+public final class ReplicaRpcType implements RpcType {
+  public ReplicaRpcType() {
     // Ratis creates it by reflection from its class name
   }
 
   @Override
   public String name() {
-    return SnapshotCatchUpRpcType.class.getName();
+    return ReplicaRpcType.class.getName();
   }
 
   @Override
@@ -50,13 +57,22 @@ public final class SnapshotCatchUpRpcType implements RpcType {
   }
 
   private static final class Factory extends GrpcFactory {
+    private final StartingReplicas starting;
+
     Factory(Parameters parameters) {
       super(parameters);
+      StartingReplicas given = parameters == null ? null : parameters.get(StartingReplicas.PARAMETER, StartingReplicas.class);
+      this.starting = given == null ? new StartingReplicas() : given;
     }
 
     @Override
     public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
       return new Appender(server, state, follower);
+    }
+
+    @Override
+    public GrpcServices newRaftServerRpc(RaftServer server) {
+      return super.newRaftServerRpc(starting.guard(server));
     }
   }
 
