@@ -375,14 +375,22 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
           }
           run.restarts++;
           Duration delay = settings.restartBackoff().delay(restartsInARow);
-          LOG.warn("projection '{}' ({}): {} failed: {}; nothing of it was written; restarting from the stored position in {} ms"
-              + " (restart {} in a row)", name, store.describe(), step(batch), error.toString(), delay.toMillis(), restartsInARow);
+          LOG.warn("projection '{}' ({}): {}; restarting from the stored position in {} ms (restart {} in a row)", name,
+              store.describe(), failure(error, batch), delay.toMillis(), restartsInARow);
           recordFailed(error, batch, "RESTART", delay);
           restartAfter(delay, ProjectionState.RESTARTING);
         }
         case PERMANENT -> stopAfterFailure(error, batch, error instanceof ProjectionHandlerException
             ? "(on-handler-failure = stop)" : "(it cannot pass by retrying)");
       }
+    }
+
+    /** What failed, in words: the handler on a batch, a batch's commit, or a read. */
+    private String failure(Throwable error, List<R> batch) {
+      if (error instanceof ProjectionHandlerException && batch != null) {
+        return "its handler failed on " + step(batch) + ": " + error.getCause() + "; nothing of the batch was written";
+      }
+      return step(batch) + " failed: " + error + (batch == null ? "" : "; nothing of the batch was written");
     }
 
     private String step(List<R> batch) {
@@ -394,8 +402,8 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
     }
 
     private void stopAfterFailure(Throwable error, List<R> batch, String why) {
-      LOG.error("projection '{}' ({}) stopped {}: {} failed: {}; nothing of it was written, its stored position is {}", name,
-          store.describe(), why, step(batch), error.toString(), position, error);
+      LOG.error("projection '{}' ({}) stopped {}: {}; its stored position is {}", name, store.describe(), why,
+          failure(error, batch), position, error);
       recordFailed(error, batch, "STOP", Duration.ZERO);
       stopWith(error);
     }
