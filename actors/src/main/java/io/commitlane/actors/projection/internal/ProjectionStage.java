@@ -167,13 +167,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
       lingered = false;
       cancelTimer(LINGER);
       int g = generation;
-      CompletionStage<StoredPosition> loaded;
-      try {
-        loaded = store.load(settings.offsetStore(), name);
-      } catch (RuntimeException e) {
-        loaded = CompletableFuture.failedFuture(e);
-      }
-      loaded.whenComplete((stored, error) -> events.invoke(new Loaded(g, stored, error)));
+      stage(() -> store.load(settings.offsetStore(), name)).whenComplete((stored, error) -> events.invoke(new Loaded(g, stored, error)));
     }
 
     private void onLoaded(Loaded l) {
@@ -219,7 +213,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         if (got.size() < room) {
           waitingForMore = true;
           int g = generation;
-          reader.whenMore().whenComplete((v, error) -> events.invoke(new More(g, error)));
+          stage(reader::whenMore).whenComplete((v, error) -> events.invoke(new More(g, error)));
         }
       }
       showLag();
@@ -282,13 +276,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         }
       };
       int g = generation;
-      CompletionStage<Long> committed;
-      try {
-        committed = store.commit(settings.offsetStore(), name, after, batch, guarded);
-      } catch (RuntimeException e) {
-        committed = CompletableFuture.failedFuture(e);
-      }
-      committed.whenComplete((reference, error) -> events.invoke(new Committed(g, reference == null ? 0 : reference, error)));
+      stage(() -> store.commit(settings.offsetStore(), name, after, batch, guarded)).whenComplete((reference, error) -> events.invoke(new Committed(g, reference == null ? 0 : reference, error)));
       read(); // the next batch, while this one commits
     }
 
@@ -322,7 +310,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
       }
       waitingVisible = true;
       int g = generation;
-      store.whenVisible(c.commit()).whenComplete((v, error) -> events.invoke(new Visible(g, error)));
+      stage(() -> store.whenVisible(c.commit())).whenComplete((v, error) -> events.invoke(new Visible(g, error)));
       read();
     }
 
@@ -498,6 +486,15 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         e.delay = delay.toMillis();
         e.commit();
       }
+    }
+  }
+
+  /** The stage {@code call} returns, or a failed one if it throws: every failure takes the same path. */
+  private static <V> CompletionStage<V> stage(java.util.function.Supplier<CompletionStage<V>> call) {
+    try {
+      return call.get();
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
     }
   }
 
