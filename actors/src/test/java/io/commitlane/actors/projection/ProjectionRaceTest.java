@@ -92,6 +92,47 @@ class ProjectionRaceTest {
     }
   }
 
+  /**
+   * A handler that only writes reads nothing a commit could conflict on, and under {@code
+   * occ-blind-writes = ordered} its writes never conflict: the position read inside the batch's
+   * transaction is all that keeps the second runner's batch out.
+   */
+  @Test
+  void withBlindWritesThatNeverConflictThePositionReadAloneKeepsTheLosersBatchOut() throws Exception {
+    try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, Map.of("occ-blind-writes", "ordered"));
+         StageControl control = StageControl.install(db.storage())) {
+      control.commitExecutors(2, "commitlane-commit-");
+      Orders.place(db, 1, 5);
+      io.commitlane.storage.Store model = db.storage().store("model");
+      java.util.function.Function<String, ProjectionHandler<LogRecord, Transaction>> marking = tag -> (txn, records) -> {
+        txn.tag(tag);
+        for (LogRecord r : records) {
+          txn.put(model, Orders.b("applied/" + r.position() + "/" + tag), Orders.b("1")); // written, never read
+        }
+      };
+      Barrier aDequeued = control.barrier(CommitStage.DEQUEUED, "A");
+      var a = start(LocalProjection.of(db, "marks", Orders.LOG, marking.apply("A")));
+      aDequeued.awaitArrival(WAIT);
+      var b = start(LocalProjection.of(db, "marks", Orders.LOG, marking.apply("B")));
+      assertEquals(Orders.lastPosition(db, testKit.system()), next(b.second()).position());
+      assertEquals(Done.getInstance(), await(b.first().stop()));
+      aDequeued.release();
+      Orders.place(db, 6, 6);
+      assertEquals(Orders.lastPosition(db, testKit.system()), next(a.second()).position());
+      assertEquals(1, a.first().status().conflicts());
+      assertEquals(Done.getInstance(), await(a.first().stop()));
+      List<String> applied = new java.util.ArrayList<>();
+      for (LogRecord r : Orders.records(db, testKit.system())) {
+        for (String tag : List.of("A", "B")) {
+          if (db.storage().get(model, Orders.b("applied/" + r.position() + "/" + tag)) != null) {
+            applied.add(tag);
+          }
+        }
+      }
+      assertEquals(List.of("B", "B", "B", "B", "B", "A"), applied, "each record applied by one runner, once");
+    }
+  }
+
   @Test
   void aRunnerThatValidatedFirstHoldsTheOtherOffAndTheOtherConflicts() throws Exception {
     try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, Map.of());
