@@ -112,6 +112,12 @@ final class LocalProjectionStore implements ProjectionStore<LogRecord, Transacti
     return record.timestamp();
   }
 
+  /** Under {@code txlog.durability = fsync}, the fsync covering the record; at once otherwise. */
+  @Override
+  public CompletionStage<Void> whenDurable(LogRecord record) {
+    return db.internalTransactionLog(log).whenDurable(record.position());
+  }
+
   @Override
   public CompletionStage<Long> commit(String offsetStore, String projection, long expected, List<LogRecord> records,
       io.commitlane.actors.projection.ProjectionHandler<LogRecord, Transaction> handler) {

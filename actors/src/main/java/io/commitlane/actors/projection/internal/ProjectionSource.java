@@ -8,7 +8,10 @@ import io.commitlane.annotation.InternalApi;
 import org.apache.pekko.stream.ActorAttributes;
 import org.apache.pekko.stream.javadsl.Source;
 
-/** INTERNAL API. The runner of a projection over any {@link ProjectionStore}, as a source (see {@link io.commitlane.actors.projection.Projection#source()}). */
+/**
+ * INTERNAL API. The runner of a projection over any {@link ProjectionStore}, as a source (see {@link
+ * io.commitlane.actors.projection.Projection#source()}).
+ */
 @InternalApi
 public final class ProjectionSource {
   private ProjectionSource() {}

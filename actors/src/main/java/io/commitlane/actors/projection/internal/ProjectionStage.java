@@ -86,6 +86,8 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
 
   private record More(int generation, Throwable error) {}
 
+  private record Durable(int generation, Throwable error) {}
+
   private record Committed(int generation, long commit, Throwable error) {}
 
   private record Visible(int generation, Throwable error) {}
@@ -151,6 +153,8 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         onLoaded(l);
       } else if (event instanceof More m) {
         onMore(m);
+      } else if (event instanceof Durable d) {
+        onDurable(d);
       } else if (event instanceof Committed c) {
         onCommitted(c);
       } else if (event instanceof Visible v) {
@@ -167,7 +171,8 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
       lingered = false;
       cancelTimer(LINGER);
       int g = generation;
-      stage(() -> store.load(settings.offsetStore(), name)).whenComplete((stored, error) -> events.invoke(new Loaded(g, stored, error)));
+      stage(() -> store.load(settings.offsetStore(), name))
+          .whenComplete((stored, error) -> events.invoke(new Loaded(g, stored, error)));
     }
 
     private void onLoaded(Loaded l) {
@@ -256,12 +261,41 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
       commit();
     }
 
+    /** Takes the pending batch; commits it once its records are durable (at once, unless the log fsyncs). */
     private void commit() {
       cancelTimer(LINGER);
       lingered = false;
-      List<R> batch = List.copyOf(pending);
+      inFlight = List.copyOf(pending);
       pending.clear();
-      inFlight = batch;
+      CompletionStage<Void> durable = stage(() -> store.whenDurable(inFlight.get(inFlight.size() - 1)));
+      CompletableFuture<Void> d = durable.toCompletableFuture();
+      if (d.isDone() && !d.isCompletedExceptionally()) {
+        commitInFlight();
+      } else {
+        int g = generation;
+        durable.whenComplete((v, error) -> events.invoke(new Durable(g, error)));
+      }
+      read(); // the next batch, while this one commits
+    }
+
+    private void onDurable(Durable d) {
+      if (d.generation() != generation) {
+        return;
+      }
+      if (d.error() != null) {
+        List<R> batch = inFlight;
+        inFlight = null;
+        onFailure(unwrap(d.error()), batch);
+      } else if (stopping) {
+        inFlight = null; // nothing was committed: the next run starts from the stored position
+        finish();
+      } else {
+        commitInFlight();
+      }
+    }
+
+    private void commitInFlight() {
+      List<R> batch = inFlight;
       long after = position;
       long through = store.position(batch.get(batch.size() - 1));
       batchEvent = new ProjectionBatchEvent();
@@ -276,8 +310,8 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         }
       };
       int g = generation;
-      stage(() -> store.commit(settings.offsetStore(), name, after, batch, guarded)).whenComplete((reference, error) -> events.invoke(new Committed(g, reference == null ? 0 : reference, error)));
-      read(); // the next batch, while this one commits
+      stage(() -> store.commit(settings.offsetStore(), name, after, batch, guarded))
+          .whenComplete((reference, error) -> events.invoke(new Committed(g, reference == null ? 0 : reference, error)));
     }
 
     private void onCommitted(Committed c) {

@@ -50,6 +50,14 @@ public interface ProjectionStore<R, T> {
   long timestamp(R record);
 
   /**
+   * Completes once {@code record} is as durable as the log can make it (a local log under {@code
+   * txlog.durability = fsync}: covered by an fsync), so that a batch's position is never stored
+   * before its records are durable. Completes at once where every record a reader sees is durable
+   * already. May complete on any thread.
+   */
+  CompletionStage<Void> whenDurable(R record);
+
+  /**
    * Commit {@code records} (at least one) after stored position {@code expected}: begin a
    * transaction, read the stored position in it (a different one fails with {@link
    * ProjectionConflictException} and writes nothing), run {@code handler} on the calling thread,
