@@ -17,6 +17,7 @@ import io.commitlane.storage.Transaction;
 import io.commitlane.storage.UnknownStoreException;
 import io.commitlane.txlog.CorruptLogFrameException;
 import io.commitlane.txlog.LogClosedException;
+import io.commitlane.txlog.LogPosition;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
@@ -72,11 +73,18 @@ final class LocalProjectionStore implements ProjectionStore<LogRecord, Transacti
         .thenApply(store -> StoredPosition.decode(db.storage().get(store, key(projection)), projection, log, where(offsetStore)));
   }
 
+  /**
+   * Reads from the stored position itself (inclusive), to see that the log still holds it: a log
+   * whose retention purged the segments after a stopped projection's position would otherwise
+   * resume at its oldest segment, past records the projection never saw.
+   */
   @Override
-  public RecordReader<LogRecord> reader(long position) {
-    ReadRequest from = position < 0 ? ReadRequest.fromStart() : ReadRequest.fromPosition(position).exclusive();
+  public RecordReader<LogRecord> reader(String projection, long position) {
+    ReadRequest from = position < 0 ? ReadRequest.fromStart() : ReadRequest.fromPosition(position);
     LogReader reader = db.transactionLog(log).reader(from);
     return new RecordReader<>() {
+      private boolean checked = position < 0;
+
       @Override
       public List<LogRecord> poll(int max) {
         List<LogRecord> out = new ArrayList<>(Math.min(max, 64));
@@ -84,6 +92,13 @@ final class LocalProjectionStore implements ProjectionStore<LogRecord, Transacti
           LogRecord r = reader.next();
           if (r == null) {
             break;
+          }
+          if (!checked) {
+            checked = true;
+            if (r.position() == position) {
+              continue; // the record at the stored position, handled already
+            }
+            checkNoGap(projection, position, r.position());
           }
           out.add(r);
         }
@@ -100,6 +115,23 @@ final class LocalProjectionStore implements ProjectionStore<LogRecord, Transacti
         reader.close();
       }
     };
+  }
+
+  /**
+   * The record at the stored position {@code stored} is gone and {@code first} is the first one
+   * left after it. Segments are purged whole, so if {@code first} is in the segment right after
+   * the stored one the stored record may have been its segment's last (nothing lost, or nothing
+   * that can be told); if it is further on, whole segments after the stored position are gone.
+   */
+  private void checkNoGap(String projection, long stored, long first) {
+    long storedSegment = LogPosition.segment(stored);
+    if (LogPosition.segment(first) > storedSegment + 1) {
+      throw new ProjectionPositionException(projection, "log '" + log + "' of database " + db.path() + " no longer holds the records"
+          + " after the projection's stored position " + LogPosition.toString(stored) + ": the first it holds is at "
+          + LogPosition.toString(first) + ", and segments " + (storedSegment + 1) + ".." + (LogPosition.segment(first) - 1)
+          + " are gone (purged by txlog.retention, or lost). Going on would skip their records; rebuild the projection (delete"
+          + " its read model and its stored position), or restore the log");
+    }
   }
 
   @Override

@@ -28,6 +28,15 @@ public interface ProjectionControl extends KillSwitch {
   CompletionStage<Done> stop();
 
   /**
+   * Completes once this runner's projection is through {@code position}: its stored position (as
+   * this runner loaded or committed it) is at or past it, so the writes of the record at that
+   * position are in the database. For read-your-writes on a read model: wait for the log position
+   * of a commit ({@code Committed.logPosition()}, or a record's position), then read. Fails with
+   * {@link IllegalStateException} if the runner stops first.
+   */
+  CompletionStage<Done> whenThrough(long position);
+
+  /**
    * Completes when the runner has stopped: with {@code Done} after {@link #stop()} (or when its
    * stream's downstream cancelled), exceptionally with the error that stopped it otherwise.
    */

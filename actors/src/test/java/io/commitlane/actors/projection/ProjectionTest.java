@@ -97,6 +97,26 @@ class ProjectionTest {
   }
 
   @Test
+  void underFsyncDurabilityABatchIsCommittedOnceItsRecordsAreSynced() throws Exception {
+    try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, Map.of("txlog.durability", "fsync", "wal", "off"))) {
+      db.createTransactionLog(Orders.LOG);
+      var run = counts(db, 3).source().toMat(Sink.queue(), Keep.both()).run(testKit.system());
+      Orders.place(db, 1, 7);
+      long last = Orders.lastPosition(db, testKit.system());
+      long position = -1;
+      while (position != last) {
+        ProjectionBatch<LogRecord> batch = await(run.second().pull()).orElseThrow();
+        for (LogRecord r : batch.records()) {
+          assertTrue(db.internalTransactionLog(Orders.LOG).whenDurable(r.position()).isDone(), "synced before its batch committed");
+        }
+        position = batch.position();
+      }
+      assertEquals(Done.getInstance(), await(run.first().stop()));
+      assertEquals(Orders.expected(db, testKit.system()), Orders.counts(db));
+    }
+  }
+
+  @Test
   void aBatchWaitsForMaxRecordsUntilMaxWaitPasses() throws Exception {
     try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, Map.of())) {
       Orders.place(db, 1, 12);
@@ -134,6 +154,23 @@ class ProjectionTest {
       assertEquals(ProjectionState.STOPPED, run.first().status().state());
       assertEquals(Done.getInstance(), await(run.first().stop()), "stop is idempotent");
       assertEquals(Orders.expected(db, testKit.system()), Orders.counts(db));
+    }
+  }
+
+  @Test
+  void whenThroughCompletesOnceThePositionIsHandledAndFailsIfTheRunnerStopsFirst() throws Exception {
+    try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, Map.of())) {
+      Orders.place(db, 1, 4);
+      long fourth = Orders.lastPosition(db, testKit.system());
+      ProjectionControl run = counts(db, 1).run(testKit.system());
+      await(run.whenThrough(fourth));
+      assertEquals(4L, Orders.counts(db).values().stream().mapToLong(Long::longValue).sum(), "read your writes");
+      assertEquals(Done.getInstance(), await(run.whenThrough(0)), "a position passed long ago");
+      var never = run.whenThrough(Long.MAX_VALUE);
+      assertEquals(Done.getInstance(), await(run.stop()));
+      ExecutionException e = assertThrows(ExecutionException.class, () -> await(never));
+      assertInstanceOf(IllegalStateException.class, e.getCause());
+      assertThrows(ExecutionException.class, () -> await(run.whenThrough(Long.MAX_VALUE)), "asked after the stop");
     }
   }
 
@@ -208,6 +245,26 @@ class ProjectionTest {
       ProjectionPositionException refused = assertInstanceOf(ProjectionPositionException.class, e.getCause());
       assertTrue(refused.getMessage().contains("a position of log 'orders'"), refused.getMessage());
       assertEquals(before, Orders.counts(db));
+    }
+  }
+
+  @Test
+  void aLogPurgedPastTheStoredPositionStopsTheProjectionInsteadOfSkippingRecords() throws Exception {
+    Map<String, Object> smallSegments = Map.of("txlog.max-segment-size", "4 KiB");
+    try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, smallSegments)) {
+      Orders.place(db, 1, 3);
+      runThrough(counts(db, 10), Orders.lastPosition(db, testKit.system()));
+      Orders.place(db, 4, 300); // many segments
+    } // a clean close: every record flushed, so retention may purge them
+    try (CommitlaneDatabase db = Orders.open(testKit.system(), dir, smallSegments)) {
+      io.commitlane.txlog.PurgeResult purged = db.transactionLog(Orders.LOG).purge(java.time.Instant.now().plusSeconds(60));
+      assertTrue(purged.segmentsDeleted() > 2, purged.toString());
+      Map<String, Long> before = Orders.counts(db);
+      ProjectionControl run = counts(db, 10).run(testKit.system());
+      ExecutionException e = assertThrows(ExecutionException.class, () -> await(run.whenStopped()));
+      ProjectionPositionException gap = assertInstanceOf(ProjectionPositionException.class, e.getCause());
+      assertTrue(gap.getMessage().contains("no longer holds the records after the projection's stored position"), gap.getMessage());
+      assertEquals(before, Orders.counts(db), "nothing projected past the gap");
     }
   }
 

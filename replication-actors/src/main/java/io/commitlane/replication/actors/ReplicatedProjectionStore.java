@@ -58,7 +58,7 @@ final class ReplicatedProjectionStore implements ProjectionStore<ReplicaLogRecor
   }
 
   @Override
-  public RecordReader<ReplicaLogRecord> reader(long position) {
+  public RecordReader<ReplicaLogRecord> reader(String projection, long position) {
     ReplicaChangeFeed feed = db.changes(log, position);
     return new RecordReader<>() {
       @Override

@@ -223,6 +223,38 @@ class ReplicatedProjectionTest {
   }
 
   @Test
+  void docsExample() throws Exception {
+    long sold = place("sales", 1, 4); // entries k1 k2 k3 k4: the item sold
+    ReplicatedDatabase replica = replicas.get(2);
+    org.apache.pekko.actor.typed.ActorSystem<Void> system = kit.system();
+    // docs: replicated
+    Projection<ReplicaLogRecord, ReplicatedTransaction> sales = ReplicatedProjection.of(replica, "sales-per-item", "sales",
+        (txn, records) -> {
+          for (ReplicaLogRecord record : records) {              // positions are commit indexes, the same on every replica
+            byte[] item = record.entries().get(0);
+            byte[] n = txn.get("sales-per-item", item);           // this replica's snapshot; every replica validates the read
+            long next = n == null ? 1 : Long.parseLong(new String(n, UTF_8)) + 1;
+            txn.put("sales-per-item", item, Long.toString(next).getBytes(UTF_8));
+          }
+        });
+    ProjectionControl running = sales.run(system);              // on any node with a replica; it can move to another
+    // end docs: replicated
+    await(running.whenThrough(sold));
+    await(running.stop());
+    await(replica.sync());
+    for (int i = 1; i <= 4; i++) {
+      assertEquals("1", new String(await(replica.get("sales-per-item", ("k" + i).getBytes(UTF_8), ReadConsistency.LOCAL)), UTF_8));
+    }
+  }
+
+  @Test
+  void theDocsShowTheReplicatedSnippetAsItRuns() {
+    io.commitlane.testsupport.DocSnippets.assertShown(
+        Path.of("src/test/java/io/commitlane/replication/actors/ReplicatedProjectionTest.java"),
+        io.commitlane.testsupport.DocSnippets.root().resolve("docs/projections.md"), "replicated");
+  }
+
+  @Test
   void aClientHandleHasNoFeedToProject() throws Exception {
     try (ReplicatedDatabase client = ReplicatedDatabase.connect(replicas.get(0).group(), Duration.ofSeconds(5))) {
       assertThrows(IllegalArgumentException.class, () -> ReplicatedProjection.of(client, "x", "orders", (t, r) -> { }));

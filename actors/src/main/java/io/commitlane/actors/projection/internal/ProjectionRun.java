@@ -5,6 +5,10 @@ import io.commitlane.actors.projection.ProjectionControl;
 import io.commitlane.actors.projection.ProjectionState;
 import io.commitlane.actors.projection.ProjectionStatus;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -25,6 +29,9 @@ final class ProjectionRun implements ProjectionControl {
   private volatile Executor executor;
   private final CompletableFuture<Done> stopped = new DispatcherFuture<>(this::execute);
   private volatile AsyncCallback<Object> commands;
+  /** Callers of {@link #whenThrough}, by the position they wait for. */
+  private final TreeMap<Long, List<CompletableFuture<Done>>> waiters = new TreeMap<>(); // guarded by this
+  private boolean ended; // guarded by this
 
   volatile ProjectionState state = ProjectionState.STARTING;
   volatile long position = StoredPosition.NONE;
@@ -57,17 +64,53 @@ final class ProjectionRun implements ProjectionControl {
     }
   }
 
+  /** The stored position is {@code position} now (loaded or committed): completes the waiters it reached. */
+  void advanced(long position) {
+    this.position = position;
+    List<CompletableFuture<Done>> reached = new ArrayList<>();
+    synchronized (this) {
+      SortedMap<Long, List<CompletableFuture<Done>>> head = waiters.headMap(position, true);
+      head.values().forEach(reached::addAll);
+      head.clear();
+    }
+    reached.forEach(f -> execute(() -> f.complete(Done.getInstance())));
+  }
+
   void stopped() {
     if (state != ProjectionState.FAILED) {
       state = ProjectionState.STOPPED;
     }
-    stopped.complete(Done.getInstance());
+    end(null);
   }
 
   void failed(Throwable error) {
     state = ProjectionState.FAILED;
     lastError = describe(error);
-    stopped.completeExceptionally(error);
+    end(error);
+  }
+
+  /** Completes {@link #whenStopped()} and fails the waiters the projection will not reach now; on the stream's dispatcher. */
+  private void end(Throwable error) {
+    List<CompletableFuture<Done>> unreached = new ArrayList<>();
+    synchronized (this) {
+      if (ended) {
+        return;
+      }
+      ended = true;
+      waiters.values().forEach(unreached::addAll);
+      waiters.clear();
+    }
+    long at = position;
+    execute(() -> {
+      if (error == null) {
+        stopped.complete(Done.getInstance());
+      } else {
+        stopped.completeExceptionally(error);
+      }
+      unreached.forEach(f -> f.completeExceptionally(new IllegalStateException("projection '" + projection + "' stopped at"
+          + " position " + at + " before it reached the position waited for" + (error == null ? "" : ": " + describe(error)),
+          error)));
+    });
   }
 
   static String describe(Throwable error) {
@@ -98,6 +141,26 @@ final class ProjectionRun implements ProjectionControl {
   }
 
   @Override
+  public CompletionStage<Done> whenThrough(long position) {
+    CompletableFuture<Done> f = new DispatcherFuture<>(this::execute);
+    boolean reached;
+    synchronized (this) {
+      reached = this.position >= position;
+      if (!reached && !ended) {
+        waiters.computeIfAbsent(position, p -> new ArrayList<>()).add(f);
+        return f;
+      }
+    }
+    if (reached) {
+      f.complete(Done.getInstance());
+    } else {
+      f.completeExceptionally(new IllegalStateException("projection '" + projection + "' has stopped, at position "
+          + this.position + ", before position " + position));
+    }
+    return f;
+  }
+
+  @Override
   public void shutdown() {
     stop();
   }
@@ -109,7 +172,11 @@ final class ProjectionRun implements ProjectionControl {
 
   private void send(Object command) {
     AsyncCallback<Object> c = commands;
-    if (c != null && !stopped.isDone()) {
+    boolean over;
+    synchronized (this) {
+      over = ended;
+    }
+    if (c != null && !over) {
       c.invoke(command); // dropped by Pekko if the stage stopped meanwhile: then it is done anyway
     }
   }

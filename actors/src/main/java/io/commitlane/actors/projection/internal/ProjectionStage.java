@@ -188,9 +188,9 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         return;
       }
       position = l.stored().position();
-      run.position = position;
+      run.advanced(position);
       try {
-        reader = store.reader(position);
+        reader = store.reader(name, position);
       } catch (RuntimeException e) {
         onFailure(e, null);
         return;
@@ -328,13 +328,13 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         return;
       }
       position = store.position(batch.get(batch.size() - 1));
-      run.position = position;
       run.batches++;
       run.records += batch.size();
       conflictsInARow = 0;
       restartsInARow = 0;
       recordBatch("COMMITTED", batch, after);
       showLag();
+      run.advanced(position);
       if (isAvailable(out)) {
         push(out, new ProjectionBatch<>(name, after, position, batch));
       }

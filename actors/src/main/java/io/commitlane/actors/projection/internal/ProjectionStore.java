@@ -40,8 +40,12 @@ public interface ProjectionStore<R, T> {
    */
   CompletionStage<StoredPosition> load(String offsetStore, String projection);
 
-  /** A reader of the log's records after {@code position} (from the oldest retained one when negative). */
-  RecordReader<R> reader(long position);
+  /**
+   * A reader of the log's records after {@code position} (from the oldest retained one when
+   * negative). Its {@code poll} fails with {@link io.commitlane.actors.projection.ProjectionPositionException}
+   * where it can tell that records after the position are gone.
+   */
+  RecordReader<R> reader(String projection, long position);
 
   /** A record's position in its log. */
   long position(R record);
