@@ -24,4 +24,19 @@ final class ProjectionBatchEvent extends jdk.jfr.Event {
   @Label("Outcome") @Description("COMMITTED, CONFLICTED (another runner committed first; read again) or FAILED") String outcome;
   @Label("Lag") @Description("How long the batch's first record had been in the log when the batch's outcome came")
   @Timespan(Timespan.MILLISECONDS) long lag;
+
+  /** Ends the event begun when the batch's handler started, and commits it if recorded. */
+  void end(String projection, String source, int records, long after, long position, String outcome, long firstTimestamp) {
+    end();
+    if (shouldCommit()) {
+      this.projection = projection;
+      this.source = source;
+      this.records = records;
+      this.after = after;
+      this.position = position;
+      this.outcome = outcome;
+      this.lag = Math.max(0, System.currentTimeMillis() - firstTimestamp);
+      commit();
+    }
+  }
 }

@@ -22,4 +22,20 @@ final class ProjectionFailedEvent extends jdk.jfr.Event {
   @Label("Action") @Description("RESTART (after the delay, from the stored position) or STOP") String action;
   @Label("Restarts In A Row") int restartsInARow;
   @Label("Delay") @Timespan(Timespan.MILLISECONDS) long delay;
+
+  static void record(String projection, String source, long after, int records, Throwable error, String action,
+      int restartsInARow, java.time.Duration delay) {
+    ProjectionFailedEvent e = new ProjectionFailedEvent();
+    if (e.shouldCommit()) {
+      e.projection = projection;
+      e.source = source;
+      e.after = after;
+      e.records = records;
+      e.error = error.toString();
+      e.action = action;
+      e.restartsInARow = restartsInARow;
+      e.delay = delay.toMillis();
+      e.commit();
+    }
+  }
 }

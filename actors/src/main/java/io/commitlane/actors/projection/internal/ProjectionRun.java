@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.apache.pekko.Done;
 import org.apache.pekko.stream.stage.AsyncCallback;
 
@@ -59,8 +60,12 @@ final class ProjectionRun implements ProjectionControl {
     Executor e = executor;
     if (e == null) {
       task.run();
-    } else {
+      return;
+    }
+    try {
       e.execute(task);
+    } catch (RejectedExecutionException shuttingDown) {
+      task.run(); // the actor system is terminating: complete here rather than never
     }
   }
 

@@ -1,6 +1,5 @@
 package io.commitlane.actors.projection.internal;
 
-import io.commitlane.actors.projection.HandlerFailure;
 import io.commitlane.actors.projection.ProjectionBatch;
 import io.commitlane.actors.projection.ProjectionConflictException;
 import io.commitlane.actors.projection.ProjectionControl;
@@ -23,8 +22,6 @@ import org.apache.pekko.stream.stage.AsyncCallback;
 import org.apache.pekko.stream.stage.GraphStageLogic;
 import org.apache.pekko.stream.stage.OutHandler;
 import org.apache.pekko.stream.stage.TimerGraphStageLogic;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The projection runner: a source that commits one batch per element downstream asks for.
@@ -47,8 +44,6 @@ import org.slf4j.LoggerFactory;
  * generation and ignored.
  */
 final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValue<SourceShape<ProjectionBatch<R>>, ProjectionControl> {
-  /** Under the API's name: one logger to configure. */
-  private static final Logger LOG = LoggerFactory.getLogger("io.commitlane.actors.projection.Projection");
   private static final String LINGER = "linger";
   private static final String RESTART = "restart";
 
@@ -109,13 +104,13 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
     private boolean waitingVisible;
     /** The linger of the pending batch ran out. */
     private boolean lingered;
-    private int conflictsInARow;
-    private int restartsInARow;
+    private final FailurePolicy failures;
     private boolean stopping;
 
     Logic(ProjectionRun run) {
       super(shape);
       this.run = run;
+      this.failures = new FailurePolicy(name, store, settings, run);
       this.events = createAsyncCallback(this::onEvent);
       run.attach(events);
       setHandler(out, new OutHandler() {
@@ -147,7 +142,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
       if (event == ProjectionRun.STOP) {
         requestStop();
       } else if (event instanceof Throwable abort) {
-        LOG.info("projection '{}' ({}) aborted: {}", name, store.describe(), abort.toString());
+        FailurePolicy.LOG.info("projection '{}' ({}) aborted: {}", name, store.describe(), abort.toString());
         stopWith(abort);
       } else if (event instanceof Loaded l) {
         onLoaded(l);
@@ -330,8 +325,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
       position = store.position(batch.get(batch.size() - 1));
       run.batches++;
       run.records += batch.size();
-      conflictsInARow = 0;
-      restartsInARow = 0;
+      failures.succeeded();
       recordBatch("COMMITTED", batch, after);
       showLag();
       run.advanced(position);
@@ -370,49 +364,12 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         finish();
         return;
       }
-      if (error instanceof ProjectionConflictException) {
-        run.conflicts++;
-        conflictsInARow++;
-        LOG.debug("projection '{}' ({}): {}", name, store.describe(), error.getMessage());
-        restartAfter(settings.conflictBackoff().delay(conflictsInARow), ProjectionState.STARTING);
-        return;
+      FailurePolicy.Decision decision = failures.decide(error, step(batch), batch == null ? 0 : batch.size(), position);
+      if (decision.stops()) {
+        stopWith(error);
+      } else {
+        restartAfter(decision.delay(), decision.state());
       }
-      run.lastError = ProjectionRun.describe(error);
-      FailureKind kind = error instanceof ProjectionHandlerException
-          ? (settings.onHandlerFailure() == HandlerFailure.STOP ? FailureKind.PERMANENT : FailureKind.TRANSIENT)
-          : store.classify(error);
-      switch (kind) {
-        case RETRY_SOON -> {
-          conflictsInARow++;
-          LOG.debug("projection '{}' ({}): {} was refused for now, trying again: {}", name, store.describe(), step(batch),
-              error.toString());
-          restartAfter(settings.conflictBackoff().delay(conflictsInARow), ProjectionState.STARTING);
-        }
-        case TRANSIENT -> {
-          restartsInARow++;
-          int max = settings.maxRestarts();
-          if (max >= 0 && restartsInARow > max) {
-            stopAfterFailure(error, batch, "after " + max + " restarts in a row (restart-backoff.max-restarts = " + max + ")");
-            return;
-          }
-          run.restarts++;
-          Duration delay = settings.restartBackoff().delay(restartsInARow);
-          LOG.warn("projection '{}' ({}): {}; restarting from the stored position in {} ms (restart {} in a row)", name,
-              store.describe(), failure(error, batch), delay.toMillis(), restartsInARow);
-          recordFailed(error, batch, "RESTART", delay);
-          restartAfter(delay, ProjectionState.RESTARTING);
-        }
-        case PERMANENT -> stopAfterFailure(error, batch, error instanceof ProjectionHandlerException
-            ? "(on-handler-failure = stop)" : "(it cannot pass by retrying)");
-      }
-    }
-
-    /** What failed, in words: the handler on a batch, a batch's commit, or a read. */
-    private String failure(Throwable error, List<R> batch) {
-      if (error instanceof ProjectionHandlerException && batch != null) {
-        return "its handler failed on " + step(batch) + ": " + error.getCause() + "; nothing of the batch was written";
-      }
-      return step(batch) + " failed: " + error + (batch == null ? "" : "; nothing of the batch was written");
     }
 
     private String step(List<R> batch) {
@@ -423,24 +380,23 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
           + store.position(batch.get(batch.size() - 1)) + ")";
     }
 
-    private void stopAfterFailure(Throwable error, List<R> batch, String why) {
-      LOG.error("projection '{}' ({}) stopped {}: {}; its stored position is {}", name, store.describe(), why,
-          failure(error, batch), position, error);
-      recordFailed(error, batch, "STOP", Duration.ZERO);
-      stopWith(error);
-    }
-
     private void stopWith(Throwable error) {
       closeReader();
       run.failed(error);
       failStage(error);
     }
 
-    /** Drops what was read and loads the stored position again after {@code delay}. */
+    /**
+     * Drops what was read and loads the stored position again after {@code delay}. A batch still
+     * being committed (a read failed meanwhile) is left to its commit: whether it lands before the
+     * load or after (then the next batch conflicts and loads again), the position read is the truth.
+     */
     private void restartAfter(Duration delay, ProjectionState state) {
       run.state = state;
       generation++; // the reader's and any commit's completions are stale from now on
       closeReader();
+      inFlight = null;
+      batchEvent = null;
       pending.clear();
       waitingForMore = false;
       waitingVisible = false;
@@ -477,7 +433,7 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
         try {
           reader.close();
         } catch (RuntimeException e) {
-          LOG.debug("projection '{}': closing its reader failed", name, e);
+          FailurePolicy.LOG.debug("projection '{}': closing its reader failed", name, e);
         }
         reader = null;
       }
@@ -491,34 +447,9 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
     private void recordBatch(String outcome, List<R> batch, long after) {
       ProjectionBatchEvent e = batchEvent;
       batchEvent = null;
-      if (e == null) {
-        return;
-      }
-      e.end();
-      if (e.shouldCommit()) {
-        e.projection = name;
-        e.source = store.describe();
-        e.records = batch.size();
-        e.after = after;
-        e.position = store.position(batch.get(batch.size() - 1));
-        e.outcome = outcome;
-        e.lag = Math.max(0, System.currentTimeMillis() - store.timestamp(batch.get(0)));
-        e.commit();
-      }
-    }
-
-    private void recordFailed(Throwable error, List<R> batch, String action, Duration delay) {
-      ProjectionFailedEvent e = new ProjectionFailedEvent();
-      if (e.shouldCommit()) {
-        e.projection = name;
-        e.source = store.describe();
-        e.after = position;
-        e.records = batch == null ? 0 : batch.size();
-        e.error = error.toString();
-        e.action = action;
-        e.restartsInARow = restartsInARow;
-        e.delay = delay.toMillis();
-        e.commit();
+      if (e != null) {
+        e.end(name, store.describe(), batch.size(), after, store.position(batch.get(batch.size() - 1)), outcome,
+            store.timestamp(batch.get(0)));
       }
     }
   }
