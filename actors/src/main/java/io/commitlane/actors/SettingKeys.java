@@ -19,10 +19,11 @@ final class SettingKeys {
   /**
    * Sections whose insides are not settings of a database: the dispatchers this module defines
    * (Pekko dispatcher configuration), the cluster and replication modules' own sections, which
-   * they validate, and the stream stages' section, which their settings classes validate.
+   * they validate, and the sections of the stream stages and of projections, which their settings
+   * classes validate.
    */
   static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster", "replication",
-      "stream");
+      "stream", "projection");
 
   /** A section whose keys are store names (checked by {@link RocksDbTuningReader}), not settings. */
   static final String STORE_COMPRESSION = "rocksdb.store-compression";

@@ -13,19 +13,21 @@ import org.apache.pekko.stream.javadsl.Source;
  * Sources of the committed records of a transaction log: a change feed.
  *
  * <pre>{@code
- * long saved = offsets.load();                          // a position this consumer stored
- * ChangeFeed.live(db, "orders", ReadRequest.fromPosition(saved).exclusive())
- *     .map(record -> { handle(record.entries()); return record.position(); })
- *     .runForeach(offsets::store, system);
+ * ChangeFeed.live(db, "orders", ReadRequest.fromStart())   // committed records, then new ones as they land
+ *     .runForeach(record -> monitor(record.entries()), system);
  * }</pre>
+ *
+ * <p>To apply a log's records to the database exactly once, and resume after a crash right where
+ * the last applied record was, use a {@link io.commitlane.actors.projection.Projection}: it stores
+ * its position in the transaction that holds its writes. A consumer that stores the position of
+ * the last record it handled separately handles a record again after a crash between the two.
  *
  * <p><b>What it emits.</b> Records in log order, each once, never one at or above the log's
  * committed watermark: a record appears only after its transaction's data is readable and every
  * earlier record finished; aborted records never appear. Start where a {@link ReadRequest} says
- * (a position, a timestamp, the last flushed position, the oldest retained record). To resume
- * after a restart, store {@link LogRecord#position()} of the last record handled and start from
- * {@code ReadRequest.fromPosition(p).exclusive()}; positions survive closing and reopening the
- * database. A position in a segment purged by retention starts at the oldest retained record.
+ * (a position, a timestamp, the last flushed position, the oldest retained record).
+ * {@code ReadRequest.fromPosition(p).exclusive()} starts right after record {@code p}; positions
+ * survive closing and reopening the database. A position in a segment purged by retention starts at the oldest retained record.
  *
  * <p><b>Backpressure.</b> Records are read from the log files only when downstream pulls: a slow
  * consumer holds no memory and never slows commits; the log is the buffer (keep its retention

@@ -7,7 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.projection.LocalProjection;
+import io.commitlane.actors.projection.ProjectionBatch;
+import io.commitlane.storage.Store;
 import io.commitlane.storage.Transaction;
+import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
 import java.nio.file.Path;
@@ -18,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.testkit.typed.annotations.JUnit5TestKit;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
@@ -191,34 +194,55 @@ class StreamReadmeExamplesTest {
   @Test
   void aConsumerTailsTheChangeFeed() throws Exception {
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);
-    AtomicLong savedPosition = new AtomicLong(-1);             // stands in for the consumer's offset store
     List<String> handled = new ArrayList<>();
+    List<String> seen = new ArrayList<>();
     Source.range(1, 5).map(i -> WriteRequest.builder(i).put(("k" + i).getBytes(UTF_8), new byte[1])
         .log("orders").logEntry(("order-" + i).getBytes(UTF_8)).build())
         .via(CommitFlow.ordered(db)).runWith(Sink.ignore(), system).toCompletableFuture().get(30, TimeUnit.SECONDS);
-    // README: stream-change-feed
-    long saved = savedPosition.get();                          // the last position handled, or -1 the first time
-    ReadRequest from = saved < 0 ? ReadRequest.fromStart() : ReadRequest.fromPosition(saved).exclusive();
-    CompletionStage<Done> tail = ChangeFeed.live(db, "orders", from)   // committed records, then new ones as they land
-        .map(record -> {
-          record.entries().forEach(e -> handled.add(UTF_8.decode(e.duplicate()).toString()));
-          return record.position();
+    // docs: stream-change-feed
+    Store shipping = db.createStore("shipping").toCompletableFuture().get(10, TimeUnit.SECONDS);
+    CompletionStage<Done> tail = LocalProjection.of(db, "shipping-list", "orders", (txn, records) -> {
+          for (LogRecord record : records) {                       // committed records, in log order
+            byte[] order = new byte[record.entries().get(0).remaining()];
+            record.entries().get(0).duplicate().get(order);
+            txn.put(shipping, order, "to ship".getBytes(UTF_8));   // in one transaction with the stored position
+          }
         })
-        .take(10)                                                // a real consumer runs until cancelled
-        .runForeach(savedPosition::set, system);                 // store the position once the record is handled
-    // end README
+        .source()                                                  // from the stored position, then records as they land
+        .mapConcat(ProjectionBatch::records)                       // once their batch committed
+        .map(record -> UTF_8.decode(record.entries().get(0).duplicate()).toString())
+        .take(10)                                                  // a real consumer runs until cancelled
+        .runForeach(handled::add, system);
+    // end docs: stream-change-feed
+    // docs: stream-change-feed-plain
+    CompletionStage<Done> watched = ChangeFeed.live(db, "orders", ReadRequest.fromStart()) // committed records, then new ones
+        .map(record -> UTF_8.decode(record.entries().get(0).duplicate()).toString())
+        .take(10)
+        .runForeach(seen::add, system);                            // keeps no position: a restart starts over
+    // end docs: stream-change-feed-plain
     Source.range(6, 10).map(i -> WriteRequest.builder(i).put(("k" + i).getBytes(UTF_8), new byte[1])
         .log("orders").logEntry(("order-" + i).getBytes(UTF_8)).build())
         .via(CommitFlow.ordered(db)).runWith(Sink.ignore(), system);
     tail.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    watched.toCompletableFuture().get(30, TimeUnit.SECONDS);
     List<String> inLogOrder = ChangeFeed.current(db, "orders", ReadRequest.fromStart())
         .map(r -> UTF_8.decode(r.entries().get(0).duplicate()).toString())
         .runWith(Sink.seq(), system).toCompletableFuture().get(30, TimeUnit.SECONDS);
     assertEquals(10, inLogOrder.size());
     assertEquals(inLogOrder, handled, "every record once, in log order");
-    List<LogRecord> after = ChangeFeed.current(db, "orders", ReadRequest.fromPosition(savedPosition.get()).exclusive())
-        .runWith(Sink.seq(), system).toCompletableFuture().get(30, TimeUnit.SECONDS);
-    assertEquals(List.of(), after, "the saved position is the last record");
+    assertEquals(inLogOrder, seen);
+    Store shippingStore = db.storage().store("shipping");
+    for (String order : inLogOrder) {
+      assertEquals("to ship", new String(db.storage().get(shippingStore, order.getBytes(UTF_8)), UTF_8), order);
+    }
     db.close();
+  }
+
+  @Test
+  void theStreamsPageShowsTheChangeFeedSnippetsAsTheyRun() {
+    Path source = Path.of("src/test/java/io/commitlane/actors/stream/StreamReadmeExamplesTest.java");
+    Path page = DocSnippets.root().resolve("docs/streams.md");
+    DocSnippets.assertShown(source, page, "stream-change-feed");
+    DocSnippets.assertShown(source, page, "stream-change-feed-plain");
   }
 }
