@@ -119,12 +119,20 @@ final class CommitBatch {
     return b.array();
   }
 
+  /** The outcomes of a batched entry's reply (the sender knows the entry was a batch: a single outcome's first byte may be anything). */
   static List<ApplyOutcome> decodeOutcomes(byte[] reply) {
     ByteBuffer b = ByteBuffer.wrap(reply, 1, reply.length - 1);
     int n = b.getInt();
+    if (n < 0 || n > b.remaining() / 4) {
+      throw new MalformedEntryException("a batch's reply of " + n + " outcomes in " + reply.length + " bytes");
+    }
     List<ApplyOutcome> outcomes = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      byte[] e = new byte[b.getInt()];
+      int len = b.getInt();
+      if (len < 0 || len > b.remaining()) {
+        throw new MalformedEntryException("outcome " + i + " of a batch's reply claims " + len + " bytes; " + b.remaining() + " remain");
+      }
+      byte[] e = new byte[len];
       b.get(e);
       outcomes.add(ApplyOutcome.decode(e));
     }

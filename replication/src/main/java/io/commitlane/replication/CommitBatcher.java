@@ -2,7 +2,9 @@ package io.commitlane.replication;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -33,7 +35,7 @@ final class CommitBatcher {
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int inFlight;
 
-  private record Pending(byte[] commit, boolean alone, CompletableFuture<ApplyOutcome> outcome) {}
+  private record Pending(byte[] commit, Set<String> logs, CompletableFuture<ApplyOutcome> outcome) {}
 
   CommitBatcher(Function<byte[], CompletionStage<byte[]>> send) {
     this(send, MAX_IN_FLIGHT, MAX_ENTRY_BYTES, MAX_COMMITS);
@@ -47,12 +49,12 @@ final class CommitBatcher {
   }
 
   /**
-   * Submits an encoded commit; {@code alone} keeps it out of any batch (a commit that appends to a
-   * transaction log: two records of one log cannot share an index). The stage completes with its
-   * outcome, or fails as the entry's send failed.
+   * Submits an encoded commit that appends to the transaction logs {@code logs}: it shares no
+   * entry with another commit appending to one of them (a log holds one record per index). The
+   * stage completes with its outcome, or fails as the entry's send failed.
    */
-  CompletionStage<ApplyOutcome> submit(byte[] commit, boolean alone) {
-    Pending p = new Pending(commit, alone, new CompletableFuture<>());
+  CompletionStage<ApplyOutcome> submit(byte[] commit, Set<String> logs) {
+    Pending p = new Pending(commit, logs, new CompletableFuture<>());
     List<Pending> ready;
     synchronized (this) {
       queue.add(p);
@@ -68,16 +70,18 @@ final class CommitBatcher {
       return null;
     }
     List<Pending> entry = new ArrayList<>();
+    Set<String> logs = new HashSet<>();
     long bytes = 0;
     while (!queue.isEmpty()) {
       Pending head = queue.peek();
       boolean fits = entry.isEmpty()
-          || (!head.alone() && !entry.get(0).alone() && entry.size() < maxCommits
-              && CommitBatch.encodedSize(entry.size() + 1, bytes + head.commit().length) <= maxEntryBytes);
+          || (entry.size() < maxCommits && CommitBatch.encodedSize(entry.size() + 1, bytes + head.commit().length) <= maxEntryBytes
+              && head.logs().stream().noneMatch(logs::contains));
       if (!fits) {
         break;
       }
       entry.add(queue.poll());
+      logs.addAll(head.logs());
       bytes += head.commit().length;
     }
     inFlight++;
@@ -123,7 +127,8 @@ final class CommitBatcher {
     }
     List<ApplyOutcome> outcomes;
     try {
-      outcomes = CommitBatch.isBatch(reply) ? CommitBatch.decodeOutcomes(reply) : List.of(ApplyOutcome.decode(reply));
+      // The reply's form follows the entry's: a batch's outcomes, or one commit's outcome.
+      outcomes = sent.size() > 1 ? CommitBatch.decodeOutcomes(reply) : List.of(ApplyOutcome.decode(reply));
     } catch (RuntimeException e) {
       for (Pending p : sent) {
         p.outcome().completeExceptionally(e);

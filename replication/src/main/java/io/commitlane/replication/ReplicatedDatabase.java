@@ -5,7 +5,9 @@ import io.commitlane.storage.Store;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -346,7 +348,16 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * the handle's entries waits, else with the commits submitted meanwhile.
    */
   CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
-    return batcher.submit(commit.encode(), !commit.logs().isEmpty()).thenApply(ReplicatedDatabase::receipt);
+    return batcher.submit(commit.encode(), logNames(commit)).thenApply(ReplicatedDatabase::receipt);
+  }
+
+  private static Set<String> logNames(ReplicatedCommit commit) {
+    if (commit.logs().isEmpty()) {
+      return Set.of();
+    }
+    Set<String> names = new HashSet<>();
+    commit.logs().forEach(l -> names.add(l.log()));
+    return names;
   }
 
   /** Sends one entry (one commit or a {@link CommitBatch}); completes with the reply's bytes on the completion threads. */

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +37,7 @@ class CommitBatcherTest {
     for (int slot = 0; slot < n; slot++) {
       outcomes.add(slot == conflictSlot ? new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, slot, "k") : ApplyOutcome.committed(index, slot));
     }
-    replies.get(e).complete(CommitBatch.isBatch(entry) ? CommitBatch.encodeOutcomes(outcomes) : outcomes.get(0).encode());
+    replies.get(e).complete(n > 1 ? CommitBatch.encodeOutcomes(outcomes) : outcomes.get(0).encode());
   }
 
   private static byte[] commit(int size, int tag) {
@@ -49,10 +50,10 @@ class CommitBatcherTest {
   @Test
   void commitsSubmittedWhileAnEntryIsInFlightShareTheNextEntryAndGetTheirOwnSlots() throws Exception {
     CommitBatcher batcher = new CommitBatcher(this::send, 1, 1 << 20, 100);
-    CompletionStage<ApplyOutcome> first = batcher.submit(commit(10, 0), false);
+    CompletionStage<ApplyOutcome> first = batcher.submit(commit(10, 0), Set.of());
     List<CompletionStage<ApplyOutcome>> queued = new ArrayList<>();
     for (int i = 1; i <= 3; i++) {
-      queued.add(batcher.submit(commit(10, i), false));
+      queued.add(batcher.submit(commit(10, i), Set.of()));
     }
     assertEquals(1, entries.size(), "the three wait behind the entry in flight");
     assertEquals(List.of(entries.get(0)), CommitBatch.decode(entries.get(0)));
@@ -71,9 +72,9 @@ class CommitBatcherTest {
   void aBatchBiggerThanTheEntryLimitIsSplitInOrder() {
     // Entries of at most 100 bytes: 4 + 1 header bytes, 4 + 30 per commit, so two commits per entry.
     CommitBatcher batcher = new CommitBatcher(this::send, 1, 100, 100);
-    batcher.submit(commit(30, 0), false);
+    batcher.submit(commit(30, 0), Set.of());
     for (int i = 1; i <= 5; i++) {
-      batcher.submit(commit(30, i), false);
+      batcher.submit(commit(30, i), Set.of());
     }
     answer(0, 1, -1);
     assertEquals(List.of(1, 2), CommitBatch.decode(entries.get(1)).stream().map(c -> (int) c[c.length - 1]).toList());
@@ -87,27 +88,30 @@ class CommitBatcherTest {
   }
 
   @Test
-  void aCommitThatMustGoAloneIsNotBatched() {
+  void commitsAppendingToOneTransactionLogGoInSeparateEntries() {
     CommitBatcher batcher = new CommitBatcher(this::send, 1, 1 << 20, 100);
-    batcher.submit(commit(10, 0), false);
-    batcher.submit(commit(10, 1), false);
-    batcher.submit(commit(10, 2), true);
-    batcher.submit(commit(10, 3), false);
+    batcher.submit(commit(10, 0), Set.of());
+    batcher.submit(commit(10, 1), Set.of("events"));
+    batcher.submit(commit(10, 2), Set.of("audit"));
+    batcher.submit(commit(10, 3), Set.of("events", "audit"));
+    batcher.submit(commit(10, 4), Set.of());
     answer(0, 1, -1);
-    assertEquals(1, CommitBatch.decode(entries.get(1)).size());
+    assertEquals(List.of(1, 2), tags(1), "other logs share an entry");
     answer(1, 2, -1);
-    assertEquals(List.of(2), CommitBatch.decode(entries.get(2)).stream().map(c -> (int) c[c.length - 1]).toList());
-    answer(2, 3, -1);
-    assertEquals(List.of(3), CommitBatch.decode(entries.get(3)).stream().map(c -> (int) c[c.length - 1]).toList());
+    assertEquals(List.of(3, 4), tags(2), "a log already in the entry starts the next");
+  }
+
+  private List<Integer> tags(int e) {
+    return CommitBatch.decode(entries.get(e)).stream().map(c -> (int) c[c.length - 1]).toList();
   }
 
   @Test
   void twoEntriesInFlightKeepAppendsPipelined() {
     CommitBatcher batcher = new CommitBatcher(this::send, 2, 1 << 20, 100);
-    batcher.submit(commit(10, 0), false);
-    batcher.submit(commit(10, 1), false);
-    batcher.submit(commit(10, 2), false);
-    batcher.submit(commit(10, 3), false);
+    batcher.submit(commit(10, 0), Set.of());
+    batcher.submit(commit(10, 1), Set.of());
+    batcher.submit(commit(10, 2), Set.of());
+    batcher.submit(commit(10, 3), Set.of());
     assertEquals(2, entries.size(), "two alone in flight, two waiting");
     answer(1, 2, -1);
     assertEquals(3, entries.size());
@@ -115,13 +119,22 @@ class CommitBatcherTest {
   }
 
   @Test
+  void aCommitAloneAnsweredAsADuplicateCompletes() throws Exception {
+    // A single commit's outcome starts with its kind; a duplicate's first byte equals the batch format's.
+    CommitBatcher batcher = new CommitBatcher(this::send, 1, 1 << 20, 100);
+    CompletionStage<ApplyOutcome> resent = batcher.submit(commit(10, 0), Set.of());
+    replies.get(0).complete(new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, 4, 2, "").encode());
+    assertEquals(new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, 4, 2, ""), resent.toCompletableFuture().get());
+  }
+
+  @Test
   void aFailedSendFailsEveryCommitOfItsEntryAndNotTheNext() throws Exception {
     CommitBatcher batcher = new CommitBatcher(this::send, 1, 1 << 20, 100);
-    batcher.submit(commit(10, 0), false);
-    CompletionStage<ApplyOutcome> a = batcher.submit(commit(10, 1), false);
-    CompletionStage<ApplyOutcome> b = batcher.submit(commit(10, 2), false);
+    batcher.submit(commit(10, 0), Set.of());
+    CompletionStage<ApplyOutcome> a = batcher.submit(commit(10, 1), Set.of());
+    CompletionStage<ApplyOutcome> b = batcher.submit(commit(10, 2), Set.of());
     answer(0, 1, -1);
-    CompletionStage<ApplyOutcome> c = batcher.submit(commit(10, 3), false);
+    CompletionStage<ApplyOutcome> c = batcher.submit(commit(10, 3), Set.of());
     replies.get(1).completeExceptionally(new ReplicaUnavailableException("no leader"));
     ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class, () -> a.toCompletableFuture().get());
     assertInstanceOf(ReplicaUnavailableException.class, e.getCause());
