@@ -8,15 +8,22 @@ import io.commitlane.storage.internal.PrintableBytes;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Validates and applies replicated commits to one replica's database, in log order, on one thread.
  *
  * <p>The invariant: after an entry is applied, the database holds its writes, the version of each
  * key it wrote, its request record, its transaction-log records and the applied position, all
- * from one RocksDB write, or none of them. Validation reads only what earlier entries wrote, so every replica reaches the same
+ * from one RocksDB write, or none of them; an entry of several commits ({@link CommitBatch}) is
+ * still one write, its commits validated one after another in slot order. Validation reads only what earlier entries wrote, so every replica reaches the same
  * outcome for the same entry, whether it applies it live, after a restart or after installing a
  * snapshot.
  */
@@ -50,62 +57,123 @@ final class ReplicaApplier {
   }
 
   /**
-   * Applies the entry at {@code index}; an entry at or below what the database already holds is
-   * skipped (a restart may replay it) and answered as a duplicate.
+   * Applies the entry at {@code index} when it holds one commit, and returns its outcome; see
+   * {@link #applyEntry}.
    */
   ApplyOutcome apply(long term, long index, byte[] entry) {
-    if (index <= appliedIndex) {
-      return new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, index, "already applied");
-    }
-    ApplyOutcome outcome;
-    ReplicatedCommit commit;
-    try {
-      commit = ReplicatedCommit.decode(entry);
-    } catch (MalformedEntryException e) {
-      return markOnly(term, index, new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, e.getMessage()));
-    }
-    if (commit.requestId() != null) {
-      byte[] earlier = db.internalRecords().get(ReplicaRecords.request(commit.requestId()));
-      if (earlier != null) {
-        return markOnly(term, index, new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, ReplicaRecords.readLong(earlier), ""));
-      }
-    }
-    outcome = validate(commit, index);
-    if (outcome != null) {
-      return markOnly(term, index, outcome);
-    }
-    try {
-      write(term, index, commit);
-    } catch (InvalidStoreNameException e) {
-      return markOnly(term, index, new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, e.getMessage()));
-    }
-    return ApplyOutcome.committed(index);
+    return applyEntry(term, index, entry).get(0);
   }
 
-  /** Null when nothing the commit read was written after its snapshot; else the conflict. */
-  private ApplyOutcome validate(ReplicatedCommit c, long index) {
+  /**
+   * Applies the entry at {@code index}: each of its commits ({@link CommitBatch}), in slot order,
+   * is validated against everything before it in the log (earlier entries and earlier slots of
+   * this one) and, when valid, written; the entry's writes, versions, request records and the
+   * applied position go to RocksDB in one write. A conflicted or refused commit writes nothing and
+   * does not affect its neighbours. An entry at or below what the database already holds is
+   * skipped (a restart may replay it) and each of its commits answered as a duplicate.
+   */
+  List<ApplyOutcome> applyEntry(long term, long index, byte[] entry) {
+    if (index <= appliedIndex) {
+      int n = 1;
+      try {
+        n = CommitBatch.decode(entry).size();
+      } catch (MalformedEntryException e) {
+        // answered as one duplicate
+      }
+      List<ApplyOutcome> again = new ArrayList<>(n);
+      for (int slot = 0; slot < n; slot++) {
+        again.add(new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, index, slot, "already applied"));
+      }
+      return again;
+    }
+    List<byte[]> commits;
+    try {
+      commits = CommitBatch.decode(entry);
+    } catch (MalformedEntryException e) {
+      markOnly(term, index, null);
+      return List.of(new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, e.getMessage()));
+    }
+    EntryWrites pending = new EntryWrites(index, logClock);
+    List<ApplyOutcome> outcomes = new ArrayList<>(commits.size());
+    for (int slot = 0; slot < commits.size(); slot++) {
+      outcomes.add(applyOne(index, slot, commits.get(slot), pending));
+    }
+    if (pending.batch.size() == 0 && pending.keys.isEmpty()) {
+      markOnly(term, index, null);
+    } else {
+      pending.keys.add(ReplicaRecords.APPLIED);
+      pending.values.add(ReplicaRecords.applied(term, index));
+      db.writeWithInternalRecords(pending.batch, pending.keys, pending.values);
+      appliedTerm = term;
+      appliedIndex = index;
+      logClock = pending.clock;
+    }
+    return outcomes;
+  }
+
+  /** Validates the commit in {@code slot} and, when valid, adds its writes to the entry's. */
+  private ApplyOutcome applyOne(long index, int slot, byte[] bytes, EntryWrites pending) {
+    ReplicatedCommit commit;
+    try {
+      commit = ReplicatedCommit.decode(bytes);
+    } catch (MalformedEntryException e) {
+      return new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, slot, e.getMessage());
+    }
+    if (commit.requestId() != null) {
+      byte[] requestKey = ReplicaRecords.request(commit.requestId());
+      int[] sameEntry = pending.requests.get(ByteBuffer.wrap(requestKey));
+      if (sameEntry != null) {
+        return new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, index, sameEntry[0], "");
+      }
+      byte[] earlier = db.internalRecords().get(requestKey);
+      if (earlier != null) {
+        return new ApplyOutcome(ApplyOutcome.Kind.DUPLICATE, ReplicaRecords.readLong(earlier), ReplicaRecords.readSlot(earlier), "");
+      }
+    }
+    ApplyOutcome outcome = validate(commit, index, slot, pending);
+    if (outcome != null) {
+      return outcome;
+    }
+    try {
+      pending.add(commit, slot, this);
+    } catch (InvalidStoreNameException | InvalidReplicaRequestException e) {
+      return new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, slot, e.getMessage());
+    }
+    return ApplyOutcome.committed(index, slot);
+  }
+
+  /** Null when nothing the commit read was written after its snapshot (by an earlier entry or slot); else the conflict. */
+  private ApplyOutcome validate(ReplicatedCommit c, long index, int slot, EntryWrites pending) {
     if (c.snapshotIndex() >= index) {
-      return new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index,
+      return new ApplyOutcome(ApplyOutcome.Kind.REFUSED, index, slot,
           "snapshot index " + c.snapshotIndex() + " is not before the entry's own index");
     }
     for (ReplicatedCommit.ReadKey r : c.readKeys()) {
-      byte[] v = db.internalRecords().get(ReplicaRecords.version(r.store(), r.key()));
+      byte[] versionKey = ReplicaRecords.version(r.store(), r.key());
+      // An earlier slot of this entry wrote it at this entry's index, after any snapshot a commit
+      // in the entry can have read.
+      byte[] v = pending.versions.containsKey(versionKey) ? ReplicaRecords.longValue(index) : db.internalRecords().get(versionKey);
       if (v != null && ReplicaRecords.readLong(v) > c.snapshotIndex()) {
-        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, r.store() + " key " + PrintableBytes.of(r.key()));
+        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, slot, r.store() + " key " + PrintableBytes.of(r.key()));
       }
     }
     for (ReplicatedCommit.ReadRange r : c.readRanges()) {
+      byte[] from = ReplicaRecords.versionFrom(r.store(), r.from());
+      byte[] to = ReplicaRecords.versionTo(r.store(), r.to());
       long[] newer = {0};
-      db.internalRecords().scan(ReplicaRecords.versionFrom(r.store(), r.from()), ReplicaRecords.versionTo(r.store(), r.to()),
-          (key, value) -> {
-            if (ReplicaRecords.readLong(value) > c.snapshotIndex()) {
-              newer[0] = ReplicaRecords.readLong(value);
-              return false;
-            }
-            return true;
-          });
+      if (Arrays.compareUnsigned(from, to) < 0 && !pending.versions.subMap(from, to).isEmpty()) {
+        newer[0] = index;
+      } else {
+        db.internalRecords().scan(from, to, (key, value) -> {
+          if (ReplicaRecords.readLong(value) > c.snapshotIndex()) {
+            newer[0] = ReplicaRecords.readLong(value);
+            return false;
+          }
+          return true;
+        });
+      }
       if (newer[0] != 0) {
-        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index,
+        return new ApplyOutcome(ApplyOutcome.Kind.CONFLICTED, index, slot,
             r.store() + " range [" + bound(r.from()) + ", " + bound(r.to()) + ")");
       }
     }
@@ -116,43 +184,69 @@ final class ReplicaApplier {
     return key == null ? "(open)" : PrintableBytes.of(key);
   }
 
-  private void write(long term, long index, ReplicatedCommit c) {
-    Batch batch = Batch.create();
-    List<byte[]> keys = new ArrayList<>(c.writes().size() + 2);
-    List<byte[]> values = new ArrayList<>(c.writes().size() + 2);
-    byte[] version = ReplicaRecords.longValue(index);
-    for (ReplicatedCommit.Write w : c.writes()) {
-      Store store = store(w.store());
-      if (w.value() == null) {
-        batch.remove(store, w.key());
-      } else {
-        batch.put(store, w.key(), w.value());
-      }
-      keys.add(ReplicaRecords.version(w.store(), w.key()));
-      values.add(version);
+  /** What the valid commits of one entry write, gathered for one RocksDB write. */
+  private static final class EntryWrites {
+    final long index;
+    final Batch batch = Batch.create();
+    final List<byte[]> keys = new ArrayList<>();
+    final List<byte[]> values = new ArrayList<>();
+    /** Version keys written by earlier slots (the value is unused: they are all this entry's index). */
+    final TreeMap<byte[], Boolean> versions = new TreeMap<>(Arrays::compareUnsigned);
+    /** Request ids committed by earlier slots, and the slot. */
+    final Map<ByteBuffer, int[]> requests = new HashMap<>();
+    /** Logs appended to by earlier slots: a second record of one log at one index would replace the first. */
+    final Set<String> logs = new HashSet<>();
+    long clock;
+
+    EntryWrites(long index, long clock) {
+      this.index = index;
+      this.clock = clock;
     }
-    if (c.requestId() != null) {
-      keys.add(ReplicaRecords.request(c.requestId()));
-      values.add(version);
-    }
-    long clock = logClock;
-    if (!c.logs().isEmpty()) {
-      // Every replica computes the same timestamp from the log alone: the proposer's clock, made
-      // to rise past the record before it.
-      clock = Math.max(c.proposedAtMillis(), logClock + 1);
+
+    void add(ReplicatedCommit c, int slot, ReplicaApplier applier) {
       for (ReplicatedCommit.LogAppend log : c.logs()) {
-        keys.add(ReplicaRecords.change(index, log.log()));
-        values.add(ReplicaLogRecord.encode(clock, log.entries()));
+        if (logs.contains(log.log())) {
+          throw new InvalidReplicaRequestException("transaction log '" + log.log() + "' already has a record at index " + index
+              + " from an earlier commit of the same entry; send commits that append to one log in separate entries");
+        }
       }
-      keys.add(ReplicaRecords.LOG_CLOCK);
-      values.add(ReplicaRecords.longValue(clock));
+      // Resolve every store first: a name the database refuses refuses this commit before any of its writes is added.
+      List<Store> stores = new ArrayList<>(c.writes().size());
+      for (ReplicatedCommit.Write w : c.writes()) {
+        stores.add(applier.store(w.store()));
+      }
+      byte[] version = ReplicaRecords.longValue(index);
+      for (int i = 0; i < c.writes().size(); i++) {
+        ReplicatedCommit.Write w = c.writes().get(i);
+        if (w.value() == null) {
+          batch.remove(stores.get(i), w.key());
+        } else {
+          batch.put(stores.get(i), w.key(), w.value());
+        }
+        byte[] versionKey = ReplicaRecords.version(w.store(), w.key());
+        keys.add(versionKey);
+        values.add(version);
+        versions.put(versionKey, Boolean.TRUE);
+      }
+      if (c.requestId() != null) {
+        byte[] requestKey = ReplicaRecords.request(c.requestId());
+        keys.add(requestKey);
+        values.add(ReplicaRecords.requestValue(index, slot));
+        requests.put(ByteBuffer.wrap(requestKey), new int[] {slot});
+      }
+      if (!c.logs().isEmpty()) {
+        // Every replica computes the same timestamp from the log alone: the proposer's clock, made
+        // to rise past the record before it.
+        clock = Math.max(c.proposedAtMillis(), clock + 1);
+        for (ReplicatedCommit.LogAppend log : c.logs()) {
+          keys.add(ReplicaRecords.change(index, log.log()));
+          values.add(ReplicaLogRecord.encode(clock, log.entries()));
+          logs.add(log.log());
+        }
+        keys.add(ReplicaRecords.LOG_CLOCK);
+        values.add(ReplicaRecords.longValue(clock));
+      }
     }
-    keys.add(ReplicaRecords.APPLIED);
-    values.add(ReplicaRecords.applied(term, index));
-    db.writeWithInternalRecords(batch, keys, values);
-    appliedTerm = term;
-    appliedIndex = index;
-    logClock = clock;
   }
 
   /**

@@ -13,8 +13,9 @@ import java.util.Arrays;
  *   <li>{@code applied}: the term and index of the last replicated commit this replica applied;
  *   <li>{@code version(store, key)}: the index of the last commit that wrote the key, put or
  *       delete, which validation compares with a transaction's snapshot index;
- *   <li>{@code request(id)}: the index of the commit a request id committed, so a resend is
- *       answered from it instead of being applied twice;
+ *   <li>{@code request(id)}: the index (and, for an entry of several commits, the slot) of the
+ *       commit a request id committed, so a resend is answered from it instead of being applied
+ *       twice;
  *   <li>{@code change(index, log)}: the record a commit at {@code index} appended to a transaction
  *       log, keyed by index first so that every replica holds it at the same position and the
  *       oldest are trimmed with one range delete;
@@ -108,6 +109,16 @@ final class ReplicaRecords {
   static String changeLog(byte[] key) {
     int from = CHANGES.length + 8;
     return new String(key, from, key.length - from, StandardCharsets.UTF_8);
+  }
+
+  /** A request record: the index of the entry that committed it, then its slot in that entry. */
+  static byte[] requestValue(long index, int slot) {
+    return slot == 0 ? longValue(index) : ByteBuffer.allocate(12).putLong(index).putInt(slot).array();
+  }
+
+  /** The slot of a {@link #requestValue} (0 when it names none: a commit alone in its entry). */
+  static int readSlot(byte[] requestValue) {
+    return requestValue.length >= 12 ? ByteBuffer.wrap(requestValue, 8, 4).getInt() : 0;
   }
 
   static byte[] longValue(long v) {

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
@@ -137,9 +138,10 @@ final class ReplicaStateMachine extends BaseStateMachine {
     LogEntryProto entry = trx.getLogEntry();
     long term = entry.getTerm();
     long index = entry.getIndex();
-    ApplyOutcome outcome;
+    byte[] data = entry.getStateMachineLogEntry().getLogData().toByteArray();
+    List<ApplyOutcome> outcomes;
     try {
-      outcome = applier.apply(term, index, entry.getStateMachineLogEntry().getLogData().toByteArray());
+      outcomes = applier.applyEntry(term, index, data);
     } catch (RuntimeException e) {
       // The database failed under the entry (a full disk, a closed handle): the replica cannot go
       // on without skipping it, which would diverge. Ratis stops applying and reports it.
@@ -148,7 +150,8 @@ final class ReplicaStateMachine extends BaseStateMachine {
     }
     updateLastAppliedTermIndex(term, index);
     applied.advanced(index);
-    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(outcome.encode())));
+    byte[] reply = CommitBatch.isBatch(data) ? CommitBatch.encodeOutcomes(outcomes) : outcomes.get(0).encode();
+    return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
   }
 
   /** Configuration and leader entries: applied by Ratis without us, but a barrier may wait for them. */

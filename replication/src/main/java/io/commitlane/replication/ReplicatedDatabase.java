@@ -5,7 +5,9 @@ import io.commitlane.storage.Store;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -64,6 +66,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
   private final Membership membership;
   /** Asks the replicas for their status; a client's own, a replica's shared with its node. */
   private final GroupProbe probe;
+  /** Groups the commits sent through this handle into entries. */
+  private final CommitBatcher batcher = new CommitBatcher(this::sendEntry);
 
   ReplicatedDatabase(ReplicationGroup group, RaftGroupId groupId, RaftServer.Division division, Duration attemptTimeout,
       Duration requestTimeout, Executor completions, ExecutorService ownCompletions, GroupProbe probe) {
@@ -339,16 +343,33 @@ public final class ReplicatedDatabase implements AutoCloseable {
         .thenCompose(index -> applied.whenAppliedBeyond(index - 1).thenApply(v -> index));
   }
 
+  /**
+   * Sends a commit through this handle's {@link CommitBatcher}: alone in its entry when none of
+   * the handle's entries waits, else with the commits submitted meanwhile.
+   */
   CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
-    Message entry = Message.valueOf(ByteString.copyFrom(commit.encode()));
-    return send(c -> c.async().send(entry)).handleAsync((reply, error) -> receipt(content(reply, error, "commit")), completions);
+    return batcher.submit(commit.encode(), logNames(commit)).thenApply(ReplicatedDatabase::receipt);
   }
 
-  private static CommitReceipt receipt(byte[] content) {
-    ApplyOutcome outcome = ApplyOutcome.decode(content);
+  private static Set<String> logNames(ReplicatedCommit commit) {
+    if (commit.logs().isEmpty()) {
+      return Set.of();
+    }
+    Set<String> names = new HashSet<>();
+    commit.logs().forEach(l -> names.add(l.log()));
+    return names;
+  }
+
+  /** Sends one entry (one commit or a {@link CommitBatch}); completes with the reply's bytes on the completion threads. */
+  private CompletionStage<byte[]> sendEntry(byte[] bytes) {
+    Message entry = Message.valueOf(ByteString.copyFrom(bytes));
+    return send(c -> c.async().send(entry)).handleAsync((reply, error) -> content(reply, error, "commit"), completions);
+  }
+
+  private static CommitReceipt receipt(ApplyOutcome outcome) {
     return switch (outcome.kind()) {
-      case COMMITTED -> new CommitReceipt(outcome.index(), false);
-      case DUPLICATE -> new CommitReceipt(outcome.index(), true);
+      case COMMITTED -> new CommitReceipt(outcome.index(), outcome.slot(), false);
+      case DUPLICATE -> new CommitReceipt(outcome.index(), outcome.slot(), true);
       case CONFLICTED -> throw new ReplicaConflictException(outcome.index(), outcome.detail());
       case REFUSED -> throw new CommitRefusedException(outcome.index(), outcome.detail());
     };

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntFunction;
 
@@ -30,6 +31,9 @@ final class CommitWorkload implements AutoCloseable {
   /** Nanos of each acknowledgement, for the failover time. */
   private final AtomicLong lastAckNanos = new AtomicLong();
   final AtomicLong retries = new AtomicLong();
+  /** The highest slot an acknowledged commit had in its entry: above 0 once commits shared entries. */
+  final AtomicInteger highestSlot = new AtomicInteger();
+  private final boolean ownLogs;
 
   CommitWorkload(ReplicaCluster cluster, int clients) {
     this(cluster::database, cluster.size(), clients);
@@ -37,8 +41,22 @@ final class CommitWorkload implements AutoCloseable {
 
   /** Clients that commit through {@code handles.apply(node)}, trying the next node when one is null or fails. */
   CommitWorkload(IntFunction<ReplicatedDatabase> handles, int nodes, int clients) {
+    this(handles, nodes, clients, false);
+  }
+
+  /**
+   * Clients whose commits append to a log of their own ({@code commits-c<client>}) instead of the
+   * shared {@link #LOG}: their commits sent through one handle at once share entries ({@link
+   * CommitBatcher}), which commits appending to one log never do.
+   */
+  static CommitWorkload batched(IntFunction<ReplicatedDatabase> handles, int nodes, int clients) {
+    return new CommitWorkload(handles, nodes, clients, true);
+  }
+
+  private CommitWorkload(IntFunction<ReplicatedDatabase> handles, int nodes, int clients, boolean ownLogs) {
     this.handles = handles;
     this.nodes = nodes;
+    this.ownLogs = ownLogs;
     for (int c = 0; c < clients; c++) {
       int client = c;
       acks.put(client, 0L);
@@ -69,9 +87,10 @@ final class CommitWorkload implements AutoCloseable {
           long next = (count == null ? 0 : Long.parseLong(new String(count, UTF_8))) + 1;
           t.put(("count/c" + client).getBytes(UTF_8), Long.toString(next).getBytes(UTF_8));
           t.put(id, ("v" + n).getBytes(UTF_8));
-          t.log(LOG, id);
+          t.log(ownLogs ? LOG + "-c" + client : LOG, id);
           CommitReceipt r = t.commit(id).toCompletableFuture().get(60, TimeUnit.SECONDS);
           highestIndex.accumulateAndGet(r.index(), Math::max);
+          highestSlot.accumulateAndGet(r.slot(), Math::max);
           acks.merge(client, 1L, Long::sum);
           acknowledged.incrementAndGet();
           lastAckNanos.set(System.nanoTime());

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * election timeout; a node restarted with its directory gone. And under an operator's mistakes,
  * which the node refuses instead of starting: a node restarted with a list of members the group
  * does not have, and a node started on another deployment's replica directory. A client in this
- * process runs exactly-once commits and a register that one writer sets and readers read
+ * process runs exactly-once commits (six clients through one handle, so commits share Raft
+ * entries) and a register that one writer sets and readers read
  * linearizably. Afterwards: no stale or future read, every acknowledged commit present once, and
  * every replica's database the same.
  */
@@ -39,7 +40,7 @@ class ReplicationCrashTest {
   void noAcknowledgedCommitIsLostOrAppliedTwiceAndNoReadIsStaleUnderKillsFreezesWipesAndRefusedStarts() throws Exception {
     try (ProcessReplicaCluster cluster = new ProcessReplicaCluster(dir, 3, 200, false);
         ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
-      CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
+      CommitWorkload load = CommitWorkload.batched(node -> client, 1, 6);
       RegisterHistory register = new RegisterHistory(client, 2);
       try {
         load.awaitMore(100, WAIT.toMillis());
@@ -92,7 +93,7 @@ class ReplicationCrashTest {
   void killingEveryNodeAtOnceWithTheRocksDbWalOnLosesNoAcknowledgedCommit() throws Exception {
     try (ProcessReplicaCluster cluster = new ProcessReplicaCluster(dir, 3, 200, true);
         ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), Duration.ofSeconds(10))) {
-      CommitWorkload load = new CommitWorkload(node -> client, 1, 3);
+      CommitWorkload load = CommitWorkload.batched(node -> client, 1, 6);
       try {
         load.awaitMore(200, WAIT.toMillis());
         cluster.killAllAndRestart();
@@ -122,6 +123,7 @@ class ReplicationCrashTest {
   /** Every acknowledged commit is there once, and, once every replica applied all and stopped, their databases are equal. */
   private static void assertEveryCommitOnceAndReplicasEqual(ProcessReplicaCluster cluster, ReplicatedDatabase client,
       CommitWorkload load, int atLeastKeys) throws Exception {
+    assertTrue(load.highestSlot.get() > 0, "commits sent together shared entries (the batched path ran)");
     assertEveryCommitOnceThroughTheLeader(client, load);
     awaitEqualApplied(client);
     cluster.stopAll();
