@@ -109,7 +109,26 @@ final class ReplicaApplier {
             r.store() + " range [" + bound(r.from()) + ", " + bound(r.to()) + ")");
       }
     }
-    return null;
+    return expectations(c, index);
+  }
+
+  /**
+   * Null when every expected key holds its expected value now, before the commit's writes; else
+   * what each expected key holds. Reads only what earlier entries wrote, like the checks above.
+   */
+  private ApplyOutcome expectations(ReplicatedCommit c, long index) {
+    if (c.expects().isEmpty()) {
+      return null;
+    }
+    List<byte[]> actual = new ArrayList<>(c.expects().size());
+    boolean hold = true;
+    for (ReplicatedCommit.Expect e : c.expects()) {
+      Store store = db.findStore(e.store()).orElse(null);
+      byte[] now = store == null ? null : db.get(store, e.key());
+      actual.add(now);
+      hold &= java.util.Arrays.equals(now, e.value());
+    }
+    return hold ? null : new ApplyOutcome(ApplyOutcome.Kind.EXPECTATIONS, index, "", actual);
   }
 
   private static String bound(byte[] key) {

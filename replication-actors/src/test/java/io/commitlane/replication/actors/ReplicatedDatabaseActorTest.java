@@ -12,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.actors.ChangeRecord;
 import io.commitlane.actors.DatabaseProtocol.Backup;
 import io.commitlane.actors.DatabaseProtocol.Checkpoint;
-import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.ConditionalWrite;
 import io.commitlane.actors.DatabaseProtocol.ConflictCause;
@@ -85,7 +84,7 @@ class ReplicatedDatabaseActorTest {
   @TempDir static Path dir;
   private final List<ReplicaNode> nodes = new ArrayList<>();
   private final List<ReplicatedDatabase> replicas = new ArrayList<>();
-  private final List<ActorRef<Command>> actors = new ArrayList<>();
+  private final List<ActorRef<Request>> actors = new ArrayList<>();
   private ActorTestKit kit;
   private long correlation;
 
@@ -324,13 +323,10 @@ class ReplicatedDatabaseActorTest {
   }
 
   @Test
-  void anActorServesAReplicaNotAClientHandleAndItsSettingsAreChecked() {
-    try (ReplicatedDatabase client = ReplicatedDatabase.connect(replicas.get(0).group(), Duration.ofSeconds(5))) {
-      assertThrows(IllegalArgumentException.class, () -> ReplicatedDatabaseActor.create(client));
-    }
+  void theActorsSettingsAreChecked() {
     InvalidSettingsException bad = assertThrows(InvalidSettingsException.class,
-        () -> new ReplicatedActorSettings(ReadConsistency.LINEARIZABLE, -1, 10));
-    assertEquals(List.of("conflictRetries", "maxPageBytes"), bad.fields(), "every error at once");
+        () -> new ReplicatedActorSettings(ReadConsistency.LINEARIZABLE, 10));
+    assertEquals(List.of("maxPageBytes"), bad.fields());
     assertEquals(ReadConsistency.LOCAL, ReplicatedActorSettings.defaults().withReads(ReadConsistency.LOCAL).reads());
   }
 }
