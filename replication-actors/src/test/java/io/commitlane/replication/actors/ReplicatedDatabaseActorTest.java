@@ -201,6 +201,39 @@ class ReplicatedDatabaseActorTest {
     assertArrayEquals(b("bob"), get(follower(2), null, "seat/12"));
   }
 
+  /**
+   * A follower learns that a commit is committed only from the leader's next heartbeat, so its
+   * replica trails its own acknowledged writes. A conditional write's expectations are checked at
+   * the commit's place in the log, not in that replica: each step of a chain of read-modify-writes
+   * commits at once, even with LOCAL reads (no read barrier to wait for at all), and a stale
+   * expectation is refused at the leader and at a follower alike.
+   */
+  @Test
+  void aFollowersReadModifyWritesSeeTheLogNotItsTrailingReplica() throws Exception {
+    int f = follower(1);
+    ActorRef<Request> local = kit.spawn(ReplicatedDatabaseActor.create(replicas.get(f),
+        ReplicatedActorSettings.defaults().withReads(ReadConsistency.LOCAL)), "orders-local-reads");
+    write(f, List.of(Mutation.put(b("stock/pen"), b("0"))), null, null);
+    for (int i = 0; i < 20; i++) {
+      byte[] now = b(Integer.toString(i));
+      byte[] next = b(Integer.toString(i + 1));
+      int step = i;
+      TestProbe<WriteReply> probe = kit.createTestProbe(WriteReply.class);
+      local.tell(new ConditionalWrite(List.of(Expectation.value(b("stock/pen"), now)), List.of(Mutation.put(b("stock/pen"), next)),
+          null, ++correlation, probe.ref()));
+      WriteReply reply = probe.receiveMessage(WAIT);
+      assertInstanceOf(Committed.class, reply, () -> "step " + step + ": " + reply);
+    }
+    int leader = follower(0);
+    for (int at : List.of(leader, f)) {
+      WriteReply stale = ask(at, WriteReply.class, r -> new ConditionalWrite(List.of(Expectation.value(b("stock/pen"), b("3"))),
+          List.of(Mutation.put(b("stock/pen"), b("4"))), null, ++correlation, r));
+      Conflicted conflicted = assertInstanceOf(Conflicted.class, stale, () -> "a stale expectation: " + stale);
+      assertEquals(ConflictCause.EXPECTATIONS, conflicted.cause());
+      assertArrayEquals(b("20"), conflicted.actual().get(0).value());
+    }
+  }
+
   @Test
   void scansComeInPagesWithinTheirLimitAndCountsAreExact() throws Exception {
     List<Mutation> items = new ArrayList<>();
