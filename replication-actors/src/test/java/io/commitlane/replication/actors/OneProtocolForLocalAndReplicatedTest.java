@@ -274,6 +274,17 @@ class OneProtocolForLocalAndReplicatedTest {
   }
 
   @Test
+  void aReplicatedDatabaseChosenBySettingsOnANodeThatHostsItsReplica() {
+    // A group of one voter, so that this node's replica leads once the actor has started it.
+    Config config = ConfigFactory.parseString("commitlane.database { kind = replicated, replicated { database = ledger,"
+        + " voters = [\"solo=127.0.0.1:" + freePort() + "\"], node = solo, directory = \""
+        + dir.resolve("solo").toString().replace("\\", "/") + "\" } }");
+    ActorRef<Request> hosted = kit.spawn(ConfiguredDatabaseActor.create(config));
+    theSameRequestsGetTheSameReplies(hosted, "configured-hosting");
+    kit.stop(hosted); // closes the node it started
+  }
+
+  @Test
   void whatAClientOnlyNodeCannotServeIsRefusedInItsOwnFamily() {
     ActorRef<Request> local = kit.spawn(ReplicatedDatabaseActor.create(client,
         ReplicatedActorSettings.defaults().withReads(ReadConsistency.LOCAL)));
