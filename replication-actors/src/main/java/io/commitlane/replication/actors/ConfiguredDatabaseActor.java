@@ -23,6 +23,7 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -102,10 +103,18 @@ public final class ConfiguredDatabaseActor {
     Behavior<DatabaseProtocol.Command> b = Behaviors.setup(context -> {
       ActorRef<DatabaseProtocol.Command> self = context.getSelf();
       Config all = config.withFallback(context.getSystem().settings().config());
+      AtomicBoolean stopped = new AtomicBoolean();
       CompletableFuture.supplyAsync(() -> open(s, all), context.getSystem().dispatchers().lookup(DispatcherSelector.blocking()))
-          .whenComplete((opened, error) -> self.tell(error == null ? opened : new OpenFailed(error.getCause() == null
-              ? error : error.getCause())));
-      return Behaviors.withStash(WAITING, stash -> opening(context, stash, s));
+          .whenComplete((opened, error) -> {
+            if (error != null) {
+              self.tell(new OpenFailed(error.getCause() == null ? error : error.getCause()));
+            } else if (stopped.get()) {
+              closeQuietly(opened.owned()); // the actor stopped while it opened
+            } else {
+              self.tell(opened);
+            }
+          });
+      return Behaviors.withStash(WAITING, stash -> opening(context, stash, s, stopped));
     });
     return b.narrow();
   }
@@ -133,7 +142,7 @@ public final class ConfiguredDatabaseActor {
   }
 
   private static Behavior<DatabaseProtocol.Command> opening(ActorContext<DatabaseProtocol.Command> context,
-      StashBuffer<DatabaseProtocol.Command> stash, Settings s) {
+      StashBuffer<DatabaseProtocol.Command> stash, Settings s, AtomicBoolean stopped) {
     return Behaviors.receive(DatabaseProtocol.Command.class)
         .onMessage(Request.class, r -> {
           if (stash.isFull()) {
@@ -145,6 +154,10 @@ public final class ConfiguredDatabaseActor {
           return Behaviors.same();
         })
         .onMessage(Opened.class, o -> {
+          if (stopped.get()) {
+            closeQuietly(o.owned());
+            return Behaviors.stopped();
+          }
           ActorRef<Request> served = context.spawn(ReplicatedDatabaseActor.create(o.database(), s.actor()), "replicated");
           return stash.unstashAll(serving(served, o.owned()));
         })
@@ -163,6 +176,19 @@ public final class ConfiguredDatabaseActor {
           }
           throw new IllegalStateException("cannot open replicated database '" + s.group().database() + "'", f.cause());
         })
+        .onSignal(PostStop.class, stop -> {
+          // Stopped while opening: what waits is answered, and an open that finishes later closes itself.
+          stopped.set(true);
+          Failed why = new Failed(FailureReason.DATABASE_CLOSED, "the database actor of replicated database '"
+              + s.group().database() + "' stopped while it opened; nothing was written", false);
+          stash.forEach(c -> {
+            if (c instanceof Request r) {
+              r.answer(why);
+            }
+          });
+          stash.clear();
+          return Behaviors.same();
+        })
         .build();
   }
 
@@ -173,10 +199,18 @@ public final class ConfiguredDatabaseActor {
           return Behaviors.same();
         })
         .onSignal(PostStop.class, stop -> {
-          owned.close(); // a client's connections, or the node and its replica
+          closeQuietly(owned); // a client's connections, or the node and its replica
           return Behaviors.same();
         })
         .build();
+  }
+
+  private static void closeQuietly(AutoCloseable owned) {
+    try {
+      owned.close();
+    } catch (Exception e) {
+      // closing releases connections and files; the actor is gone either way
+    }
   }
 
   // ---- settings -------------------------------------------------------------------------------

@@ -177,7 +177,7 @@ final class ReplicatedRequests {
 
   private void write(Write w) {
     ReplicatedTransaction t = db.begin();
-    apply(t, w.mutations(), w.log());
+    built(t, () -> apply(t, w.mutations(), w.log()));
     t.commit(requestId(w.requestId())).whenComplete((receipt, error) -> replies.tell(w.replyTo(), error == null
         ? committed(w.correlation(), receipt, w.log() != null)
         : writeRefusal(w.correlation(), error, List.of(), 1)));
@@ -190,10 +190,12 @@ final class ReplicatedRequests {
    */
   private void conditionalWrite(ConditionalWrite c) {
     ReplicatedTransaction t = db.begin();
-    for (Expectation e : c.expected()) {
-      t.expect(store(e.store()), e.key(), e.value());
-    }
-    apply(t, c.mutations(), c.log());
+    built(t, () -> {
+      for (Expectation e : c.expected()) {
+        t.expect(store(e.store()), e.key(), e.value());
+      }
+      apply(t, c.mutations(), c.log());
+    });
     t.commit(requestId(c.requestId())).whenComplete((receipt, error) -> {
       if (error == null) {
         replies.tell(c.replyTo(), committed(c.correlation(), receipt, c.log() != null));
@@ -204,6 +206,16 @@ final class ReplicatedRequests {
         replies.tell(c.replyTo(), writeRefusal(c.correlation(), error, List.of(), 1));
       }
     });
+  }
+
+  /** Runs {@code build} on {@code t}; a request it cannot build (an invalid name) releases the transaction's snapshot. */
+  private static void built(ReplicatedTransaction t, Runnable build) {
+    try {
+      build.run();
+    } catch (RuntimeException e) {
+      t.abort();
+      throw e;
+    }
   }
 
   /** The expectations that did not hold, each with what its key held at the commit's place in the log. */
