@@ -19,11 +19,12 @@ final class SettingKeys {
   /**
    * Sections whose insides are not settings of a database: the dispatchers this module defines
    * (Pekko dispatcher configuration), the cluster and replication modules' own sections, which
-   * they validate, and the sections of the stream stages and of projections, which their settings
-   * classes validate.
+   * they validate, the sections of the stream stages and of projections, which their settings
+   * classes validate, and {@code database}, which chooses a local or replicated database for a
+   * configured database actor (replication-actors' {@code ConfiguredDatabaseActor}).
    */
   static final Set<String> SECTIONS = Set.of("commit-dispatcher", "log-dispatcher", "lifecycle-dispatcher", "cluster", "replication",
-      "stream", "projection");
+      "stream", "projection", "database");
 
   /** A section whose keys are store names (checked by {@link RocksDbTuningReader}), not settings. */
   static final String STORE_COMPRESSION = "rocksdb.store-compression";

@@ -14,8 +14,11 @@ import java.util.List;
  * <p>An entry of one commit keeps the single-commit format, which replicas have always read.
  */
 final class CommitBatch {
-  /** The first byte of a batched entry; single commits start with {@link ReplicatedCommit#FORMAT} (1 or 2). */
-  static final byte FORMAT = 3;
+  /**
+   * The first byte of a batched entry; a single commit starts with its own format byte, 1 to 3
+   * (see {@link ReplicatedCommit}), so no single commit reads as a batch.
+   */
+  static final byte FORMAT = 4;
 
   private CommitBatch() {}
 

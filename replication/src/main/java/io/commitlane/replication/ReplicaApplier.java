@@ -177,7 +177,33 @@ final class ReplicaApplier {
             r.store() + " range [" + bound(r.from()) + ", " + bound(r.to()) + ")");
       }
     }
-    return null;
+    return expectations(c, index, slot, pending);
+  }
+
+  /**
+   * Null when every expected key holds its expected value at the commit's place in the log (after
+   * earlier entries and earlier slots of this one, before its own writes); else what each expected
+   * key holds there.
+   */
+  private ApplyOutcome expectations(ReplicatedCommit c, long index, int slot, EntryWrites pending) {
+    if (c.expects().isEmpty()) {
+      return null;
+    }
+    List<byte[]> actual = new ArrayList<>(c.expects().size());
+    boolean hold = true;
+    for (ReplicatedCommit.Expect e : c.expects()) {
+      byte[] versionKey = ReplicaRecords.version(e.store(), e.key());
+      byte[] now;
+      if (pending.versions.containsKey(versionKey)) {
+        now = pending.versions.get(versionKey);
+      } else {
+        Store store = db.findStore(e.store()).orElse(null);
+        now = store == null ? null : db.get(store, e.key());
+      }
+      actual.add(now);
+      hold &= Arrays.equals(now, e.value());
+    }
+    return hold ? null : new ApplyOutcome(ApplyOutcome.Kind.EXPECTATIONS, index, slot, "", actual);
   }
 
   private static String bound(byte[] key) {
@@ -190,8 +216,11 @@ final class ReplicaApplier {
     final Batch batch = Batch.create();
     final List<byte[]> keys = new ArrayList<>();
     final List<byte[]> values = new ArrayList<>();
-    /** Version keys written by earlier slots (the value is unused: they are all this entry's index). */
-    final TreeMap<byte[], Boolean> versions = new TreeMap<>(Arrays::compareUnsigned);
+    /**
+     * Version keys written by earlier slots (their version is this entry's index), each with the
+     * value that slot wrote (null: removed), which a later slot's expectations see.
+     */
+    final TreeMap<byte[], byte[]> versions = new TreeMap<>(Arrays::compareUnsigned);
     /** Request ids committed by earlier slots, and the slot. */
     final Map<ByteBuffer, int[]> requests = new HashMap<>();
     /** Logs appended to by earlier slots: a second record of one log at one index would replace the first. */
@@ -226,7 +255,7 @@ final class ReplicaApplier {
         byte[] versionKey = ReplicaRecords.version(w.store(), w.key());
         keys.add(versionKey);
         values.add(version);
-        versions.put(versionKey, Boolean.TRUE);
+        versions.put(versionKey, w.value());
       }
       if (c.requestId() != null) {
         byte[] requestKey = ReplicaRecords.request(c.requestId());

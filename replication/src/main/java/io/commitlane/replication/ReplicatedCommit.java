@@ -21,7 +21,7 @@ import java.util.Objects;
  */
 record ReplicatedCommit(
     long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys, List<ReadRange> readRanges,
-    List<Write> writes, List<LogAppend> logs) {
+    List<Write> writes, List<LogAppend> logs, List<Expect> expects) {
 
   /**
    * The first byte of every encoded commit; a replica refuses an entry in a format it does not
@@ -29,6 +29,11 @@ record ReplicatedCommit(
    */
   static final byte FORMAT = 2;
   private static final byte FORMAT_WITHOUT_LOGS = 1;
+  /**
+   * Format 2 followed by the commit's expectations: written only by a commit that has some, so
+   * that every other commit stays readable by replicas that know formats 1 and 2 only.
+   */
+  static final byte FORMAT_WITH_EXPECTATIONS = 3;
   private static final int NULL_BYTES = -1;
 
   ReplicatedCommit {
@@ -36,6 +41,24 @@ record ReplicatedCommit(
     readRanges = List.copyOf(readRanges);
     writes = List.copyOf(writes);
     logs = List.copyOf(logs);
+    expects = List.copyOf(expects);
+  }
+
+  /** A commit without expectations. */
+  ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
+      List<ReadRange> readRanges, List<Write> writes, List<LogAppend> logs) {
+    this(snapshotIndex, requestId, proposedAtMillis, readKeys, readRanges, writes, logs, List.of());
+  }
+
+  /**
+   * The commit applies only if {@code key} in {@code store} holds {@code value} (absent, for a
+   * null value) at the commit's place in the log, before its own writes.
+   */
+  record Expect(String store, byte[] key, byte[] value) {
+    Expect {
+      Objects.requireNonNull(store, "store");
+      Objects.requireNonNull(key, "key");
+    }
   }
 
   /** A key the transaction read: it conflicts with a later commit that wrote it. */
@@ -72,7 +95,7 @@ record ReplicatedCommit(
   byte[] encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 32 * writes.size());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(FORMAT);
+      out.writeByte(expects.isEmpty() ? FORMAT : FORMAT_WITH_EXPECTATIONS);
       out.writeLong(snapshotIndex);
       out.writeLong(proposedAtMillis);
       writeBytes(out, requestId);
@@ -101,6 +124,14 @@ record ReplicatedCommit(
           writeBytes(out, e);
         }
       }
+      if (!expects.isEmpty()) {
+        out.writeInt(expects.size());
+        for (Expect e : expects) {
+          out.writeUTF(e.store());
+          writeBytes(out, e.key());
+          writeBytes(out, e.value());
+        }
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a byte array does not fail
     }
@@ -116,12 +147,13 @@ record ReplicatedCommit(
   static ReplicatedCommit decode(byte[] entry) {
     try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(entry))) {
       byte format = in.readByte();
-      if (format != FORMAT && format != FORMAT_WITHOUT_LOGS) {
+      if (format != FORMAT && format != FORMAT_WITHOUT_LOGS && format != FORMAT_WITH_EXPECTATIONS) {
         throw new MalformedEntryException("entry format " + format + " is not known to this replica (it reads "
-            + FORMAT_WITHOUT_LOGS + " and " + FORMAT + ")");
+            + FORMAT_WITHOUT_LOGS + ", " + FORMAT + " and " + FORMAT_WITH_EXPECTATIONS + ")");
       }
+      boolean withLogs = format != FORMAT_WITHOUT_LOGS;
       long snapshot = in.readLong();
-      long proposedAt = format == FORMAT ? in.readLong() : 0;
+      long proposedAt = withLogs ? in.readLong() : 0;
       byte[] requestId = readBytes(in, entry.length);
       int nKeys = count(in, entry.length);
       List<ReadKey> keys = new ArrayList<>(nKeys);
@@ -139,7 +171,7 @@ record ReplicatedCommit(
         writes.add(new Write(in.readUTF(), required(readBytes(in, entry.length), "written key"), readBytes(in, entry.length)));
       }
       List<LogAppend> logs = new ArrayList<>();
-      if (format == FORMAT) {
+      if (withLogs) {
         int nLogs = count(in, entry.length);
         for (int i = 0; i < nLogs; i++) {
           String log = in.readUTF();
@@ -151,10 +183,17 @@ record ReplicatedCommit(
           logs.add(new LogAppend(log, entries));
         }
       }
+      List<Expect> expects = new ArrayList<>();
+      if (format == FORMAT_WITH_EXPECTATIONS) {
+        int nExpects = count(in, entry.length);
+        for (int i = 0; i < nExpects; i++) {
+          expects.add(new Expect(in.readUTF(), required(readBytes(in, entry.length), "expected key"), readBytes(in, entry.length)));
+        }
+      }
       if (in.available() > 0) {
         throw new MalformedEntryException(in.available() + " bytes follow the last log record");
       }
-      return new ReplicatedCommit(snapshot, requestId, proposedAt, keys, ranges, writes, logs);
+      return new ReplicatedCommit(snapshot, requestId, proposedAt, keys, ranges, writes, logs, expects);
     } catch (EOFException e) {
       throw new MalformedEntryException("entry ends early (" + entry.length + " bytes)");
     } catch (IOException e) {

@@ -371,6 +371,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
       case COMMITTED -> new CommitReceipt(outcome.index(), outcome.slot(), false);
       case DUPLICATE -> new CommitReceipt(outcome.index(), outcome.slot(), true);
       case CONFLICTED -> throw new ReplicaConflictException(outcome.index(), outcome.detail());
+      case EXPECTATIONS -> throw new ReplicaExpectationException(outcome.index(), outcome.actual());
       case REFUSED -> throw new CommitRefusedException(outcome.index(), outcome.detail());
     };
   }

@@ -33,6 +33,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
   private final Map<String, TreeMap<byte[], byte[]>> writes = new TreeMap<>();
   /** The entries of the record it appends to each transaction log, by log name. */
   private final Map<String, List<byte[]>> logs = new LinkedHashMap<>();
+  private final List<ReplicatedCommit.Expect> expects = new ArrayList<>();
   private boolean ended;
 
   ReplicatedTransaction(ReplicatedDatabase database, SnapshotReads snapshot) {
@@ -157,6 +158,28 @@ public final class ReplicatedTransaction implements AutoCloseable {
   }
 
   /**
+   * Makes the commit conditional: it applies only if {@code key} in {@code store} holds {@code
+   * value} (is absent, for a null value) at the commit's place in the group's log, before this
+   * transaction's own writes. Every replica checks it there, in log order, so it needs no read
+   * and no read barrier, from a follower or a client as from the leader; the check cannot be
+   * stale. When one does not hold, the commit fails with {@link ReplicaExpectationException},
+   * which says what every expected key held. An expectation is not a read: it does not conflict
+   * with other commits.
+   *
+   * <p>A commit with expectations needs every replica of the group to know them (this version or
+   * later); one that does not refuses the entry.
+   *
+   * @throws InvalidReplicaRequestException if the store or the key is null
+   */
+  public ReplicatedTransaction expect(String store, byte[] key, byte[] value) {
+    requireOpen();
+    ReadQuery.checkStore(store);
+    InvalidReplicaRequestException.required(key, "key");
+    expects.add(new ReplicatedCommit.Expect(store, key.clone(), value == null ? null : value.clone()));
+    return this;
+  }
+
+  /**
    * Appends {@code entries} to the record this commit adds to the transaction log {@code log}
    * (one record per log and commit; a second call adds entries to it). Every replica that applies
    * the commit holds the record at the commit's index, and change feeds ({@link
@@ -183,7 +206,8 @@ public final class ReplicatedTransaction implements AutoCloseable {
   /**
    * Proposes the commit to the group. The stage completes once a majority holds it and the leader
    * applied it ({@link CommitReceipt}), or fails with {@link ReplicaConflictException} (run the
-   * transaction again), {@link CommitRefusedException}, or {@link ReplicaUnavailableException}
+   * transaction again), {@link ReplicaExpectationException} (an {@link #expect expectation} did not
+   * hold), {@link CommitRefusedException}, or {@link ReplicaUnavailableException}
    * (no leader in time: it may or may not have committed; use {@link #commit(byte[])} to resend
    * safely).
    */
@@ -209,7 +233,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
       List<ReplicatedCommit.LogAppend> appends = new ArrayList<>(logs.size());
       logs.forEach((log, entries) -> appends.add(new ReplicatedCommit.LogAppend(log, entries)));
       ReplicatedCommit commit = new ReplicatedCommit(snapshotIndex, requestId == null ? null : requestId.clone(),
-          System.currentTimeMillis(), readKeys, readRanges, list, appends);
+          System.currentTimeMillis(), readKeys, readRanges, list, appends, expects);
       return database.propose(commit);
     } finally {
       snapshot.close();

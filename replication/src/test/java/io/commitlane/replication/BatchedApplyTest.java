@@ -48,6 +48,13 @@ class BatchedApplyTest {
         List.of(new ReplicatedCommit.Write("default", b(key), b(value))), List.of()).encode();
   }
 
+  /** A blind commit of {@code key = value} that holds only if {@code key} holds {@code expected} (null: absent) at its place in the log. */
+  private static byte[] expecting(String key, String expected, String value) {
+    return new ReplicatedCommit(0, null, 0, List.of(), List.of(),
+        List.of(new ReplicatedCommit.Write("default", b(key), b(value))), List.of(),
+        List.of(new ReplicatedCommit.Expect("default", b(key), expected == null ? null : b(expected)))).encode();
+  }
+
   private byte[] value(String key) {
     Store s = db.findStore("default").orElseThrow();
     return db.get(s, b(key));
@@ -143,5 +150,31 @@ class BatchedApplyTest {
         ApplyOutcome.committed(7, 2));
     assertEquals(sent, CommitBatch.decodeOutcomes(CommitBatch.encodeOutcomes(sent)));
     assertEquals(ApplyOutcome.committed(7), ApplyOutcome.decode(ApplyOutcome.committed(7).encode()));
+  }
+
+  @Test
+  void expectationsSeeWhatEarlierSlotsOfTheSameEntryWrote() {
+    // Three read-modify-writes of one counter queued behind each other share an entry: each
+    // expects what the slot before it wrote. The last one expects a value the counter no longer
+    // holds, and is told what it holds at its slot.
+    List<ApplyOutcome> outcomes = applier.applyEntry(1, 1, CommitBatch.encode(List.of(
+        expecting("n", null, "1"),
+        expecting("n", "1", "2"),
+        expecting("n", "1", "3"))));
+    assertEquals(List.of(ApplyOutcome.Kind.COMMITTED, ApplyOutcome.Kind.COMMITTED, ApplyOutcome.Kind.EXPECTATIONS),
+        outcomes.stream().map(ApplyOutcome::kind).toList());
+    ApplyOutcome failed = ApplyOutcome.decode(outcomes.get(2).encode());
+    assertEquals(2, failed.slot(), "the outcome keeps its slot through its encoding");
+    assertArrayEquals(b("2"), failed.actual().get(0), "what slot 1 wrote");
+    assertArrayEquals(b("2"), value("n"));
+  }
+
+  @Test
+  void aSingleCommitWithExpectationsIsNotReadAsABatch() {
+    byte[] single = expecting("k", null, "v");
+    assertEquals(false, CommitBatch.isBatch(single));
+    assertEquals(List.of(ApplyOutcome.Kind.COMMITTED), applier.applyEntry(1, 1, CommitBatch.encode(List.of(single))).stream()
+        .map(ApplyOutcome::kind).toList());
+    assertArrayEquals(b("v"), value("k"));
   }
 }

@@ -125,4 +125,28 @@ class ReplicaLogRecordsTest {
     assertEquals(ApplyOutcome.Kind.CONFLICTED, applier.apply(1, 2, stale.encode()).kind());
     assertEquals(List.of(1L), feed("a", 0).poll(10).stream().map(ReplicaLogRecord::index).toList());
   }
+
+  @Test
+  void expectationsAreCheckedAgainstWhatEarlierEntriesWroteAndTravelInTheirOwnFormat() {
+    apply(1, 1_000); // k1 = "v"
+    byte[] k1 = "k1".getBytes(UTF_8);
+    ReplicatedCommit holds = new ReplicatedCommit(0, null, 2_000, List.of(), List.of(),
+        List.of(new ReplicatedCommit.Write("default", k1, "w".getBytes(UTF_8))), List.of(),
+        List.of(new ReplicatedCommit.Expect("default", k1, "v".getBytes(UTF_8)), new ReplicatedCommit.Expect("none", k1, null)));
+    assertEquals(ReplicatedCommit.FORMAT_WITH_EXPECTATIONS, holds.encode()[0]);
+    assertEquals(holds.expects().size(), ReplicatedCommit.decode(holds.encode()).expects().size());
+    assertEquals(ApplyOutcome.Kind.COMMITTED, applier.apply(1, 2, holds.encode()).kind(), "snapshot 0 is stale, the value is not");
+
+    ReplicatedCommit stale = new ReplicatedCommit(2, null, 3_000, List.of(), List.of(),
+        List.of(new ReplicatedCommit.Write("default", k1, "x".getBytes(UTF_8))), List.of(),
+        List.of(new ReplicatedCommit.Expect("default", k1, "v".getBytes(UTF_8))));
+    ApplyOutcome failed = ApplyOutcome.decode(applier.apply(1, 3, stale.encode()).encode());
+    assertEquals(ApplyOutcome.Kind.EXPECTATIONS, failed.kind());
+    assertEquals("w", new String(failed.actual().get(0), UTF_8), "what the key held at index 3");
+    assertEquals("w", new String(db.get(db.findStore("default").orElseThrow(), k1), UTF_8), "nothing written");
+
+    ReplicatedCommit blind = new ReplicatedCommit(3, null, 4_000, List.of(), List.of(),
+        List.of(new ReplicatedCommit.Write("default", k1, "y".getBytes(UTF_8))), List.of());
+    assertEquals(ReplicatedCommit.FORMAT, blind.encode()[0], "a commit without expectations stays readable by older replicas");
+  }
 }

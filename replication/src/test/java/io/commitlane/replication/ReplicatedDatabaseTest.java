@@ -87,6 +87,34 @@ class ReplicatedDatabaseTest {
   }
 
   @Test
+  void anExpectationIsCheckedAtTheCommitsPlaceInTheLogNotInTheSnapshotItWasBegunOn() throws Exception {
+    int leader = cluster.awaitLeader(WAIT);
+    int follower = (leader + 1) % 3;
+    // Both transactions hold a snapshot of the follower from before "seat/7" was written.
+    ReplicatedTransaction swap = cluster.database(follower).begin();
+    ReplicatedTransaction claim = cluster.database(follower).begin();
+    CommitReceipt ann = await(cluster.database(leader).begin().put(b("seat/7"), b("ann")).commit());
+
+    swap.expect("default", b("seat/7"), b("ann")).put(b("seat/7"), b("bob"));
+    CommitReceipt bob = await(swap.commit());
+    assertTrue(bob.index() > ann.index());
+
+    claim.expect("default", b("seat/7"), null).expect("other", b("nothing"), null).put(b("seat/7"), b("cid"));
+    CompletionException refused = assertThrows(CompletionException.class, () -> claim.commit().toCompletableFuture().join());
+    ReplicaExpectationException failed = assertInstanceOf(ReplicaExpectationException.class, refused.getCause());
+    assertFalse(failed.isRetryable());
+    assertEquals(2, failed.actual().size());
+    assertArrayEquals(b("bob"), failed.actual().get(0), "what the key held at the commit's place in the log");
+    assertNull(failed.actual().get(1));
+
+    cluster.awaitApplied(failed.index(), WAIT);
+    for (int i = 0; i < 3; i++) {
+      assertArrayEquals(b("bob"), await(cluster.database(i).get("default", b("seat/7"), ReadConsistency.LOCAL)),
+          "replica " + i + " applied the swap and not the claim");
+    }
+  }
+
+  @Test
   void aScanConflictsWithAnInsertIntoTheRangeItRead() throws Exception {
     cluster.awaitLeader(WAIT);
     CommitReceipt orders13 = await(cluster.database(0).begin().put(b("order/1"), b("a")).put(b("order/3"), b("c")).commit());

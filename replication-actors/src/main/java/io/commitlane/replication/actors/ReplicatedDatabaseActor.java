@@ -1,63 +1,68 @@
 package io.commitlane.replication.actors;
 
 import io.commitlane.actors.DatabaseProtocol;
-import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.internal.ReplyLimit;
 import io.commitlane.replication.ReplicatedDatabase;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
 import org.apache.pekko.stream.Materializer;
 
 /**
- * A replicated database behind the actor protocol ({@link DatabaseProtocol}): spawn one on every
- * node that hosts a replica, and send requests to any of them. Commits go to the group's leader
- * (the replica's Raft client finds it and follows it across elections); reads are answered from
- * the local replica, after a read barrier when they must be linearizable.
+ * A replicated database behind the actor protocol ({@link DatabaseProtocol}): an {@code
+ * ActorRef<DatabaseProtocol.Request>} like a local {@code DatabaseActor}, with the same requests,
+ * replies and refusal families, so code that holds it does not know which one it talks to.
  *
- * <p>Each actor registers with the receptionist under {@link #serviceKey}, so a node without a
- * replica (or a client) can find one: with Pekko Cluster, the receptionist spans the cluster.
- * There is no single owner to route to, so Cluster Sharding is not used: every replica takes
- * every request, and Raft picks the one writer.
+ * <p>Spawn one on any node: one that hosts a replica ({@code ReplicaNode.host} or {@code join})
+ * reads it, after a read barrier when reads must be linearizable; one that holds only a client
+ * handle ({@link ReplicatedDatabase#connect}) reads through the group's leader. Commits go to the
+ * leader either way (the Raft client finds it and follows it across elections), and a {@code
+ * ConditionalWrite}'s expectations are checked by every replica at the commit's place in the log,
+ * so it costs one round trip like a {@code Write}, from a follower or a client as from the leader.
+ *
+ * <p>Each actor registers with the receptionist under {@link #serviceKey}, so another node can
+ * find one: with Pekko Cluster, the receptionist spans the cluster. There is no single owner to
+ * route to, so Cluster Sharding is not used: every actor takes every request, and Raft picks the
+ * one writer.
  *
  * <p>The actor never blocks its dispatcher: commits and barriers complete on the replica node's
- * completion threads, which tell the reply.
+ * (or the client's) completion threads, which tell the reply; a client handle's reads, each a
+ * round trip to the leader, run on Pekko's blocking-I/O dispatcher.
  */
 public final class ReplicatedDatabaseActor {
   private ReplicatedDatabaseActor() {}
 
   /** The receptionist key the actors of replicated database {@code database} register under. */
-  public static ServiceKey<Command> serviceKey(String database) {
-    return ServiceKey.create(Command.class, "commitlane-replicated-" + database);
+  public static ServiceKey<Request> serviceKey(String database) {
+    return ServiceKey.create(Request.class, "commitlane-replicated-" + database);
   }
 
   /** {@link #create(ReplicatedDatabase, ReplicatedActorSettings)} with the defaults. */
-  public static Behavior<Command> create(ReplicatedDatabase database) {
+  public static Behavior<Request> create(ReplicatedDatabase database) {
     return create(database, ReplicatedActorSettings.defaults());
   }
 
   /**
-   * The actor for this node's replica of {@code database}.
+   * The actor for {@code database} on this node. Stopping the actor leaves the handle open: close
+   * it (a client handle) or its node when done.
    *
-   * @param database a handle from {@code ReplicaNode.host} or {@code join}: a client handle
-   *     ({@code ReplicatedDatabase.connect}) holds no replica to read and is refused
-   * @throws IllegalArgumentException for a client handle
+   * @param database a handle from {@code ReplicaNode.host} or {@code join}, or a client handle
+   *     from {@link ReplicatedDatabase#connect}; with a client handle, requests that need a
+   *     replica on this node (reads with {@code ReadConsistency.LOCAL}, change feeds) are refused
+   *     with {@code Failed(INVALID_REQUEST)} in their own reply family
    */
-  public static Behavior<Command> create(ReplicatedDatabase database, ReplicatedActorSettings settings) {
+  public static Behavior<Request> create(ReplicatedDatabase database, ReplicatedActorSettings settings) {
     Objects.requireNonNull(database, "database");
     Objects.requireNonNull(settings, "settings");
-    if (!database.holdsReplica()) {
-      throw new IllegalArgumentException("replicated database '" + database.name()
-          + "': an actor serves a replica this node hosts (ReplicaNode.host or join), not a client handle");
-    }
     return Behaviors.setup(context -> {
       context.getSystem().receptionist().tell(Receptionist.register(serviceKey(database.name()), context.getSelf()));
       ReplicatedRequests requests = new ReplicatedRequests(database, settings, Materializer.createMaterializer(context),
-          ReplyLimit.of(context.getSystem()));
-      return Behaviors.receive(Command.class)
+          ReplyLimit.of(context.getSystem()), context.getSystem().dispatchers().lookup(DispatcherSelector.blocking()));
+      return Behaviors.receive(Request.class)
           .onMessage(Request.class, request -> {
             requests.serve(request);
             return Behaviors.same();

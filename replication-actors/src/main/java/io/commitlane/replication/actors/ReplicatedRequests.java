@@ -48,6 +48,7 @@ import io.commitlane.replication.CommitRefusedException;
 import io.commitlane.replication.ReadConsistency;
 import io.commitlane.replication.ReplicaChangeFeed;
 import io.commitlane.replication.ReplicaConflictException;
+import io.commitlane.replication.ReplicaExpectationException;
 import io.commitlane.replication.ReplicaLogRecord;
 import io.commitlane.replication.ReplicaUnavailableException;
 import io.commitlane.replication.ReplicatedDatabase;
@@ -63,6 +64,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import org.apache.pekko.Done;
 import org.apache.pekko.stream.Materializer;
 import org.apache.pekko.stream.SourceRef;
@@ -70,9 +72,10 @@ import org.apache.pekko.stream.javadsl.Source;
 import org.apache.pekko.stream.javadsl.StreamRefs;
 
 /**
- * Serves the actor protocol's requests from one replica: each request gets exactly one reply,
- * told from whichever thread finishes it (the actor's for local work, the replica node's
- * completion threads after a commit or a read barrier).
+ * Serves the actor protocol's requests from one handle, a replica's or a client's: each request
+ * gets exactly one reply, told from whichever thread finishes it (the actor's for a replica's
+ * reads, the blocking-I/O dispatcher's for a client's reads through the leader, the completion
+ * threads after a commit or a read barrier).
  */
 final class ReplicatedRequests {
   private static final int COUNT_PAGE = 10_000;
@@ -82,12 +85,19 @@ final class ReplicatedRequests {
   private final ReplicatedActorSettings settings;
   private final Materializer materializer;
   private final ReplyLimit replies;
+  /** Where a client handle's reads wait for the leader's answers. */
+  private final Executor blocking;
+  /** Whether this node holds a replica to read; a client handle reads through the leader. */
+  private final boolean replica;
 
-  ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer, ReplyLimit replies) {
+  ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer, ReplyLimit replies,
+      Executor blocking) {
     this.db = db;
     this.settings = settings;
     this.materializer = materializer;
     this.replies = replies;
+    this.blocking = blocking;
+    this.replica = db.holdsReplica();
   }
 
   void serve(Request request) {
@@ -95,7 +105,7 @@ final class ReplicatedRequests {
       if (request instanceof Write w) {
         write(w);
       } else if (request instanceof ConditionalWrite c) {
-        conditionalWrite(c, 1, settings.reads() == ReadConsistency.LINEARIZABLE);
+        conditionalWrite(c);
       } else if (request instanceof Get g) {
         read(g, settings.reads() == ReadConsistency.LINEARIZABLE, () -> replies.tell(g.replyTo(), values(g.correlation(), List.of(g.key()))));
       } else if (request instanceof MultiGet m) {
@@ -128,8 +138,26 @@ final class ReplicatedRequests {
     }
   }
 
-  /** Runs {@code answer} now, or after a read barrier; a failure of either is the request's refusal. */
+  /**
+   * Runs {@code answer} now, or after a read barrier; a failure of either is the request's
+   * refusal. Without a replica, it runs on the blocking dispatcher (each read is a round trip to
+   * the leader, linearizable), and a LOCAL read is refused: there is nothing local to read.
+   */
   private void read(Request r, boolean linearizable, Runnable answer) {
+    if (!replica) {
+      if (!linearizable) {
+        r.answer(new Failed(FailureReason.INVALID_REQUEST, "replicated database '" + db.name() + "': this node holds no"
+            + " replica to read LOCAL; read LINEARIZABLE (through the leader), or send the request to an actor on a node"
+            + " that hosts a replica", false));
+        return;
+      }
+      CompletableFuture.runAsync(answer, blocking).whenComplete((v, error) -> {
+        if (error != null) {
+          r.answer(refusal(error));
+        }
+      });
+      return;
+    }
     if (!linearizable) {
       answer.run();
       return;
@@ -149,55 +177,57 @@ final class ReplicatedRequests {
 
   private void write(Write w) {
     ReplicatedTransaction t = db.begin();
-    apply(t, w.mutations(), w.log());
+    built(t, () -> apply(t, w.mutations(), w.log()));
     t.commit(requestId(w.requestId())).whenComplete((receipt, error) -> replies.tell(w.replyTo(), error == null
         ? committed(w.correlation(), receipt, w.log() != null)
         : writeRefusal(w.correlation(), error, List.of(), 1)));
   }
 
   /**
-   * Reads the expectations in one snapshot (after a read barrier when linearizable), then commits
-   * if they hold. A validation conflict means a commit changed what was read: read again (after
-   * a barrier, so the local replica holds that commit) and try again while the expectations hold.
+   * Commits the mutations with the expectations attached: every replica checks them at the
+   * commit's place in the group's log, so nothing is read here and no read barrier is waited
+   * for. A commit whose expectations did not hold there is answered with what the keys held.
    */
-  private void conditionalWrite(ConditionalWrite c, int attempt, boolean barrier) {
-    read(c, barrier, () -> {
-      ReplicatedTransaction t = db.begin();
-      List<Expectation> failed = new ArrayList<>();
+  private void conditionalWrite(ConditionalWrite c) {
+    ReplicatedTransaction t = db.begin();
+    built(t, () -> {
       for (Expectation e : c.expected()) {
-        byte[] now = t.get(store(e.store()), e.key());
-        if (!Arrays.equals(now, e.value())) {
-          failed.add(new Expectation(e.store(), e.key(), now));
-        }
-      }
-      if (!failed.isEmpty()) {
-        t.abort();
-        replies.tell(c.replyTo(), new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, failed, attempt));
-        return;
+        t.expect(store(e.store()), e.key(), e.value());
       }
       apply(t, c.mutations(), c.log());
-      t.commit(requestId(c.requestId())).whenComplete((receipt, error) -> {
-        if (error == null) {
-          replies.tell(c.replyTo(), committed(c.correlation(), receipt, c.log() != null));
-        } else if (cause(error) instanceof ReplicaConflictException && attempt <= settings.conflictRetries()) {
-          conditionalWrite(c, attempt + 1, true);
-        } else {
-          replies.tell(c.replyTo(), writeRefusal(c.correlation(), error, currentValues(c.expected()), attempt));
-        }
-      });
+    });
+    t.commit(requestId(c.requestId())).whenComplete((receipt, error) -> {
+      if (error == null) {
+        replies.tell(c.replyTo(), committed(c.correlation(), receipt, c.log() != null));
+      } else if (cause(error) instanceof ReplicaExpectationException failed) {
+        replies.tell(c.replyTo(), new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, failedExpectations(c.expected(),
+            failed.actual()), 1));
+      } else {
+        replies.tell(c.replyTo(), writeRefusal(c.correlation(), error, List.of(), 1));
+      }
     });
   }
 
-  private List<Expectation> currentValues(List<Expectation> expected) {
-    try (ReplicatedTransaction t = db.begin()) {
-      List<Expectation> now = new ArrayList<>(expected.size());
-      for (Expectation e : expected) {
-        now.add(new Expectation(e.store(), e.key(), t.get(store(e.store()), e.key())));
-      }
-      return now;
+  /** Runs {@code build} on {@code t}; a request it cannot build (an invalid name) releases the transaction's snapshot. */
+  private static void built(ReplicatedTransaction t, Runnable build) {
+    try {
+      build.run();
     } catch (RuntimeException e) {
-      return List.of();
+      t.abort();
+      throw e;
     }
+  }
+
+  /** The expectations that did not hold, each with what its key held at the commit's place in the log. */
+  private static List<Expectation> failedExpectations(List<Expectation> expected, List<byte[]> actual) {
+    List<Expectation> failed = new ArrayList<>();
+    for (int i = 0; i < expected.size() && i < actual.size(); i++) {
+      Expectation e = expected.get(i);
+      if (!Arrays.equals(e.value(), actual.get(i))) {
+        failed.add(new Expectation(e.store(), e.key(), actual.get(i)));
+      }
+    }
+    return failed;
   }
 
   private static void apply(ReplicatedTransaction t, List<Mutation> mutations, LogEntries log) {
@@ -319,6 +349,11 @@ final class ReplicatedRequests {
    * retained when negative); positions are commit indexes, the same on every replica.
    */
   private void openFeed(OpenChangeFeed f) {
+    if (!replica) {
+      f.answer(new Failed(FailureReason.INVALID_REQUEST, "replicated database '" + db.name() + "': this node holds no"
+          + " replica, so it has no change feed; open the feed through an actor on a node that hosts a replica", false));
+      return;
+    }
     ReplicaChangeFeed feed = db.changes(f.log(), f.afterPosition());
     SourceRef<ChangeRecord> ref = Source.unfoldResourceAsync(
             () -> CompletableFuture.completedFuture(feed),

@@ -54,7 +54,7 @@ class ReplicatedActorDocsExampleTest {
       ReplicaNode node = nodes.get(0);
       ActorSystem<Void> system = kit.system();
       // docs: actor
-      ActorRef<DatabaseProtocol.Command> shop = system.systemActorOf(
+      ActorRef<DatabaseProtocol.Request> shop = system.systemActorOf(
           ReplicatedDatabaseActor.create(node.host(group)), "shop", Props.empty()); // one per node with a replica
       CompletionStage<DatabaseProtocol.WriteReply> written = AskPattern.ask(shop,
           replyTo -> new DatabaseProtocol.Write(List.of(Mutation.put("apples".getBytes(UTF_8), "9".getBytes(UTF_8))),
