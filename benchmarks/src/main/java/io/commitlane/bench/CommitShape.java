@@ -17,11 +17,13 @@ record CommitShape(int keys, Kind kind) {
      */
     READ_MODIFY_WRITE,
     /**
-     * As {@link #READ_MODIFY_WRITE} after a read barrier ({@code ReplicatedDatabase.sync()}): what
-     * a replicated database actor's {@code ConditionalWrite} does with linearizable reads, its
-     * default. commitlane only; etcd's read is linearizable already.
+     * Reads the key from the replica of the client's node as it is ({@code ReadConsistency.LOCAL}),
+     * then commits a write that expects the value read, checked by every replica at the commit's
+     * place in the log ({@code ReplicatedTransaction.expect}): what a replicated database actor's
+     * {@code ConditionalWrite} sends. A read that was behind fails the commit's expectation, counted
+     * as a conflict. commitlane only.
      */
-    BARRIER_READ_MODIFY_WRITE
+    EXPECTING_READ_MODIFY_WRITE
   }
 
   static final CommitShape ONE_KEY = new CommitShape(1, Kind.BLIND);

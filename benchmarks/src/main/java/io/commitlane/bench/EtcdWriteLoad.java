@@ -129,7 +129,7 @@ final class EtcdWriteLoad implements AutoCloseable {
     try {
       write = switch (shape.kind()) {
         case BLIND -> keys.length == 1 ? kv.put(keys[0], value).thenApply(r -> true) : putAll(kv, keys, value);
-        case READ_MODIFY_WRITE, BARRIER_READ_MODIFY_WRITE -> readModifyWrite(kv, keys[0], value);
+        case READ_MODIFY_WRITE, EXPECTING_READ_MODIFY_WRITE -> readModifyWrite(kv, keys[0], value);
       };
     } catch (RuntimeException e) {
       failed.increment();

@@ -1,7 +1,9 @@
 package io.commitlane.bench;
 
 import io.commitlane.replication.CommitReceipt;
+import io.commitlane.replication.ReadConsistency;
 import io.commitlane.replication.ReplicaConflictException;
+import io.commitlane.replication.ReplicaExpectationException;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicatedTransaction;
 import java.nio.ByteBuffer;
@@ -25,7 +27,7 @@ import org.HdrHistogram.Recorder;
  * client {@code c} through the handle of node {@code clientNodes[c]}. A commit that fails (its node
  * stopped, no leader within the request timeout) is begun again after a short pause through the
  * next running node; one that conflicts (a read-modify-write whose key changed) is counted and the
- * chain goes on with the next. Latency is timed from the first call (a read barrier's, or {@code
+ * chain goes on with the next. Latency is timed from the first call (a local read's, or {@code
  * begin()}) to the receipt.
  *
  * <p>The next commit of a chain is begun in the previous one's completion, on the replica node's
@@ -34,6 +36,8 @@ import org.HdrHistogram.Recorder;
  */
 final class ReplicatedWriteLoad implements AutoCloseable {
   private static final long RETRY_PAUSE_MILLIS = 10;
+  /** The store {@code ReplicatedTransaction.put(key, value)} writes. */
+  private static final String STORE = "default";
 
   private final ReplicaLoopback cluster;
   /** Per chain: the node it commits through now. */
@@ -205,8 +209,9 @@ final class ReplicatedWriteLoad implements AutoCloseable {
     long begin = System.nanoTime();
     CompletionStage<CommitReceipt> commit;
     try {
-      commit = shape.kind() == CommitShape.Kind.BARRIER_READ_MODIFY_WRITE
-          ? db.sync().thenCompose(index -> transact(db, keys, value)) // on the node's completion thread, as the actor does
+      commit = shape.kind() == CommitShape.Kind.EXPECTING_READ_MODIFY_WRITE
+          ? db.get(STORE, keys[0], ReadConsistency.LOCAL)
+              .thenCompose(old -> expecting(db, keys[0], old, value)) // on the node's completion thread, as the actor does
           : transact(db, keys, value);
     } catch (RuntimeException e) {
       // the node stopped under this chain (its replica closed): go on through the next one
@@ -222,7 +227,7 @@ final class ReplicatedWriteLoad implements AutoCloseable {
         committed.increment();
         acks.accept(now);
         next(chain);
-      } else if (unwrap(error) instanceof ReplicaConflictException) {
+      } else if (unwrap(error) instanceof ReplicaConflictException || unwrap(error) instanceof ReplicaExpectationException) {
         conflicted.increment();
         next(chain);
       } else {
@@ -246,6 +251,14 @@ final class ReplicatedWriteLoad implements AutoCloseable {
       t.put(key, value);
     }
     return t.commit();
+  }
+
+  /** A write of {@code key} that holds only if it still holds {@code old} at its place in the log. */
+  private static CompletionStage<CommitReceipt> expecting(ReplicatedDatabase db, byte[] key, byte[] old, byte[] value) {
+    if (old != null) {
+      value[0] = (byte) (old[0] + 1);
+    }
+    return db.begin().expect(STORE, key, old).put(key, value).commit();
   }
 
   private static Throwable unwrap(Throwable error) {

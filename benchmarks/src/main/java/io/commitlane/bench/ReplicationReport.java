@@ -120,7 +120,7 @@ final class ReplicationReport {
         s -> s.rates().committed(), 2.0, true, "commits/s");
     goal(out, ThroughputLoad.SIXTEEN_KEYS, ReplicationThroughput.REPLICATED_EIGHT, ReplicationThroughput.ETCD_EIGHT,
         s -> s.rates().committed(), 4.0, true, "commits/s");
-    for (String rmw : List.of(ReplicationThroughput.REPLICATED_RMW, ReplicationThroughput.REPLICATED_BARRIER_RMW)) {
+    for (String rmw : List.of(ReplicationThroughput.REPLICATED_RMW, ReplicationThroughput.REPLICATED_EXPECTING_RMW)) {
       List<Double> ratios = new ArrayList<>();
       for (ReplicationThroughput.Sample c : throughput) {
         if (c.load().equals(ThroughputLoad.CONDITIONAL.label()) && c.variant().equals(rmw)) {

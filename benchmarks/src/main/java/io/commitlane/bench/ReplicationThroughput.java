@@ -26,8 +26,9 @@ import org.apache.pekko.cluster.typed.Cluster;
  *   <li>8 clients x 8, 8 clients x 32 in flight, and 4 clients x 8 in flight of 16-key commits
  *       (etcd: one {@code Txn} of 16 puts), client {@code c} on node (member) {@code c % 3};
  *   <li>a read-modify-write of one key through a follower, one in flight: on the follower's
- *       replica as it is, after a read barrier (what a replicated database actor's {@code
- *       ConditionalWrite} does with linearizable reads), and etcd's linearizable {@code Get} then
+ *       replica as it is inside the transaction, as a local read then a write expecting the value
+ *       read (what a replicated database actor's {@code ConditionalWrite} sends, checked in the
+ *       log), and etcd's linearizable {@code Get} then
  *       {@code Txn} conditional on the key's revision. The 1 x 1 blind commit is its yardstick.
  * </ul>
  *
@@ -45,7 +46,7 @@ final class ReplicationThroughput {
   static final String ETCD_EIGHT = "etcd, 3 members, clients on every member";
   static final String OWNER_EIGHT = "single owner, clients on every node";
   static final String REPLICATED_RMW = "replicated, read of the follower's replica as it is";
-  static final String REPLICATED_BARRIER_RMW = "replicated, read barrier first (an actor's ConditionalWrite)";
+  static final String REPLICATED_EXPECTING_RMW = "replicated, local read then a write expecting it (an actor's ConditionalWrite)";
   static final String ETCD_RMW = "etcd, linearizable Get then a Txn on its revision";
   /** The single-owner cluster's one database ({@link ShardedWriteLoad} names them {@code bench-<i>}). */
   private static final String OWNED = "bench-0";
@@ -90,7 +91,7 @@ final class ReplicationThroughput {
     List<String> v = new ArrayList<>();
     if (load.equals(ThroughputLoad.CONDITIONAL)) {
       v.add(REPLICATED_RMW);
-      v.add(REPLICATED_BARRIER_RMW);
+      v.add(REPLICATED_EXPECTING_RMW);
       if (etcd) {
         v.add(ETCD_RMW);
       }
@@ -132,7 +133,7 @@ final class ReplicationThroughput {
     return switch (variant) {
       case REPLICATED_ONE -> ETCD_ONE;
       case REPLICATED_EIGHT -> ETCD_EIGHT;
-      case REPLICATED_RMW, REPLICATED_BARRIER_RMW -> ETCD_RMW;
+      case REPLICATED_RMW, REPLICATED_EXPECTING_RMW -> ETCD_RMW;
       default -> null;
     };
   }
@@ -177,8 +178,8 @@ final class ReplicationThroughput {
     int[] clients = load.throughFollower()
         ? new int[] {(replicas.awaitLeader(DRAIN) + 1) % replicas.size()}
         : ReplicatedWriteLoad.spread(load.clients(), replicas.size(), -1);
-    CommitShape shape = variant.equals(REPLICATED_BARRIER_RMW)
-        ? new CommitShape(1, CommitShape.Kind.BARRIER_READ_MODIFY_WRITE) : load.shape();
+    CommitShape shape = variant.equals(REPLICATED_EXPECTING_RMW)
+        ? new CommitShape(1, CommitShape.Kind.EXPECTING_READ_MODIFY_WRITE) : load.shape();
     CpuWindow cpu = new CpuWindow();
     RaftMetricsWindow raft = new RaftMetricsWindow();
     try (ReplicatedWriteLoad l = new ReplicatedWriteLoad(replicas, clients, load.inFlight(), Long.MAX_VALUE, shape).start()) {

@@ -60,7 +60,7 @@ class ReplicationEtcdPeerTest {
 
     List<String> csv = Files.readAllLines(out.resolve("replication.csv"));
     List<String> variants = List.of(ReplicationThroughput.REPLICATED_ONE, ReplicationThroughput.ETCD_ONE, ReplicationThroughput.REPLICATED_EIGHT,
-        ReplicationThroughput.ETCD_EIGHT, ReplicationThroughput.REPLICATED_RMW, ReplicationThroughput.REPLICATED_BARRIER_RMW,
+        ReplicationThroughput.ETCD_EIGHT, ReplicationThroughput.REPLICATED_RMW, ReplicationThroughput.REPLICATED_EXPECTING_RMW,
         ReplicationThroughput.ETCD_RMW);
     assertEquals(1 + variants.size(), csv.size(), "a header and a row per variant: " + csv);
     for (String v : variants) {
