@@ -17,8 +17,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = "Ask every replica of each database, all at once, for its role, leader, term, last, committed"
         + " and applied log indexes and latest snapshot, and print them with each replica's lag behind the leader's"
-        + " commit index. A replica that does not answer within 5 s (frozen or cut off; a stopped one refuses at once)"
-        + " is reported as such. Exit code 0: every database has a leader, every replica answered and the group's"
+        + " commit index. A replica that has not answered 5 s after the first replica answered (frozen or cut off; a"
+        + " stopped one refuses at once) is reported as such; this process's own start, shared by every replica, does"
+        + " not count against them. Exit code 0: every database has a leader, every replica answered and the group's"
         + " members are --peers and --listeners, 1: otherwise, 2: bad arguments.")
 final class ReplicaStatusCommand implements Callable<Integer> {
   @Mixin

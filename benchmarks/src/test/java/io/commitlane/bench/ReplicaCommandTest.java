@@ -81,6 +81,23 @@ class ReplicaCommandTest {
     }
   }
 
+  /**
+   * An operator's health check polled in a loop: twenty calls, each a new client as the command
+   * line makes, against a healthy group, and every one names the leader and both followers.
+   */
+  @Test
+  void statusIsRightOnTwentyCallsInARowAgainstAHealthyGroup() throws Exception {
+    try (ReplicaLoopback nodes = new ReplicaLoopback(dir, 3, s -> s)) {
+      nodes.awaitLeader(Duration.ofSeconds(30));
+      nodes.database(0).begin().put("k".getBytes(), "v".getBytes()).commit().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      awaitEveryReplicaFollowing(List.of(nodes.database(0), nodes.database(1), nodes.database(2)));
+      String peers = nodes.group().voters().stream().map(p -> p.id() + "=" + p.host() + ":" + p.port()).collect(Collectors.joining(","));
+      for (int i = 0; i < 20; i++) {
+        assertHealthy(CliRun.of("replica", "status", "--peers", peers, "--database", ReplicaLoopback.DATABASE), "call " + i);
+      }
+    }
+  }
+
   /** Closes the nodes at once: each close waits about a second for Ratis's log worker. */
   private static void closeAll(List<ReplicaNode> nodes) throws InterruptedException {
     List<Thread> closing = new ArrayList<>();
