@@ -60,7 +60,7 @@ class DeploymentGuideTest {
   @Test
   void theGuidesSettingsAndCommandsRunAGroupAClientAndARestart() throws Exception {
     String guide = Files.readString(GUIDE);
-    int[] ports = HostProcess.freePorts(NODES.size());
+    int[] ports = ReplicaStatusEndpoint.freePortPairs(NODES.size()); // the Raft port and the status endpoint's
 
     // Each machine: its address and port on loopback, its directories under the test's.
     String settings = fence(guide, "<!-- deployment: settings", "hocon");
