@@ -1,6 +1,7 @@
 package io.commitlane.bench;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.replication.ForeignReplicaDirectoryException;
 import io.commitlane.replication.MembershipMismatchException;
@@ -9,8 +10,10 @@ import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
+import io.commitlane.storage.InvalidSettingsException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -51,11 +54,20 @@ final class ReplicaRunCommand implements Callable<Integer> {
     List<ReplicaPeer> readers = group.listeners();
     ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
         .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
-    Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
+    if (config != null && !Files.isRegularFile(config)) {
+      throw new Checks.UsageException("--config " + config + " is not a file");
+    }
     PrintWriter out = spec.commandLine().getOut();
+    ReplicaNodeSettings settings;
+    try {
+      Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
+      settings = ReplicaNodeSettings.fromConfig(self, directory, c);
+    } catch (InvalidSettingsException | ConfigException e) {
+      return refused(new IllegalArgumentException((config == null ? "" : config + ": ") + e.getMessage(), e));
+    }
     ReplicaNode node;
     try {
-      node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
+      node = ReplicaNode.start(settings);
     } catch (ForeignReplicaDirectoryException e) {
       return refused(e);
     }

@@ -209,6 +209,23 @@ class ReplicaCommandTest {
     }
   }
 
+  /** A misspelt setting stops the node before it starts, naming the key, without a stack trace; a missing file is a usage error. */
+  @Test
+  void runRefusesAMisspeltSettingNamingItAndAMissingSettingsFile() throws Exception {
+    Path conf = Files.writeString(dir.resolve("replica.conf"), "commitlane.replication { election-timout-min = 500 ms }\n");
+    String[] run = {"replica", "run", "--id", "a", "--peers", "a=127.0.0.1:" + HostProcess.freePorts(1)[0], "--database", "shop",
+        "--dir", dir.resolve("a").toString(), "--config", conf.toString()};
+    CliRun misspelt = CliRun.of(run);
+    assertEquals(1, misspelt.code(), misspelt.out() + misspelt.err());
+    assertTrue(misspelt.err().contains("election-timout-min") && misspelt.err().contains("not a setting"), misspelt.err());
+    assertTrue(!misspelt.err().contains("\tat "), "no stack trace: " + misspelt.err());
+
+    run[run.length - 1] = dir.resolve("missing.conf").toString();
+    CliRun missing = CliRun.of(run);
+    assertEquals(2, missing.code(), missing.out() + missing.err());
+    assertTrue(missing.err().contains("missing.conf is not a file"), missing.err());
+  }
+
   @Test
   void badPeersAreAUsageError() {
     CliRun bad = CliRun.of("replica", "status", "--peers", "n0=localhost", "--database", "db");
