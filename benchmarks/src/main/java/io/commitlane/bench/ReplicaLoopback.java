@@ -40,7 +40,7 @@ final class ReplicaLoopback implements AutoCloseable {
     this.root = root;
     this.tuning = tuning;
     try {
-      for (int port : HostProcess.freePorts(size)) {
+      for (int port : ReplicaStatusEndpoint.freePortPairs(size)) { // each with its status endpoint's port free
         peers.add(new ReplicaPeer("n" + peers.size(), "127.0.0.1", port));
       }
     } catch (IOException e) {

@@ -1,14 +1,19 @@
 package io.commitlane.bench;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.replication.ForeignReplicaDirectoryException;
 import io.commitlane.replication.MembershipMismatchException;
 import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
+import io.commitlane.storage.InvalidSettingsException;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -24,7 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "run", mixinStandardHelpOptions = true,
     description = "Run a replica node: host this node's replica of each database and serve until stopped (Ctrl-C or"
         + " SIGTERM close it; kill -9 loses no acknowledged commit). Settings come from commitlane.replication in"
-        + " --config (defaults: the module's reference.conf). A node refuses to start a replica whose group agreed on"
+        + " --config (defaults: the module's reference.conf). It also serves its replicas' status on its port + 1 (plain TCP), which replica status asks first. A node refuses to start a replica whose group agreed on"
         + " other members than --peers and --listeners, or whose directory holds another node's or another group's"
         + " replica; it says which and exits. Exit code 0: stopped, 1: failed to start or refused, 2: bad arguments.")
 final class ReplicaRunCommand implements Callable<Integer> {
@@ -49,18 +54,41 @@ final class ReplicaRunCommand implements Callable<Integer> {
     List<ReplicaPeer> readers = group.listeners();
     ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
         .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
-    Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
+    if (config != null && !Files.isRegularFile(config)) {
+      throw new Checks.UsageException("--config " + config + " is not a file");
+    }
     PrintWriter out = spec.commandLine().getOut();
+    ReplicaNodeSettings settings;
+    try {
+      Config c = config == null ? ConfigFactory.empty() : ConfigFactory.parseFile(config.toFile());
+      settings = ReplicaNodeSettings.fromConfig(self, directory, c);
+    } catch (InvalidSettingsException | ConfigException e) {
+      return refused(new IllegalArgumentException((config == null ? "" : config + ": ") + e.getMessage(), e));
+    }
     ReplicaNode node;
     try {
-      node = ReplicaNode.start(ReplicaNodeSettings.fromConfig(self, directory, c));
+      node = ReplicaNode.start(settings);
     } catch (ForeignReplicaDirectoryException e) {
       return refused(e);
     }
+    ReplicaStatusEndpoint endpoint = null;
+    try {
+      endpoint = ReplicaStatusEndpoint.serve(self);
+    } catch (IOException e) {
+      spec.commandLine().getErr().println("commitlane replica run: no status endpoint on port " + ReplicaStatusEndpoint.port(self)
+          + " (" + e.getMessage() + "); replica status asks this node over gRPC instead, which takes longer");
+      spec.commandLine().getErr().flush();
+    }
     for (ReplicationGroup g : group.groups()) {
       try {
-        node.host(g);
+        ReplicatedDatabase db = node.host(g);
+        if (endpoint != null) {
+          endpoint.add(db);
+        }
       } catch (MembershipMismatchException | ForeignReplicaDirectoryException e) {
+        if (endpoint != null) {
+          endpoint.close();
+        }
         node.close();
         return refused(e);
       }
@@ -68,7 +96,11 @@ final class ReplicaRunCommand implements Callable<Integer> {
     }
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
+    ReplicaStatusEndpoint serving = endpoint;
     Thread hook = new Thread(() -> {
+      if (serving != null) {
+        serving.close();
+      }
       node.close();
       stopped.countDown();
     }, "commitlane-replica-shutdown");

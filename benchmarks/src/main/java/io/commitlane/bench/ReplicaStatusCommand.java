@@ -1,12 +1,17 @@
 package io.commitlane.bench;
 
 import io.commitlane.replication.MembershipMismatchException;
+import io.commitlane.replication.ReplicaPeer;
 import io.commitlane.replication.ReplicaReport;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -15,10 +20,12 @@ import picocli.CommandLine.Spec;
 
 /** Each replica of each named database as it answers now. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = "Ask every replica of each database, all at once, for its role, leader, term, last, committed"
+    description = "Ask every replica of each database, all at once (through the status endpoint a node started by"
+        + " replica run serves on its port + 1, else over gRPC), for its role, leader, term, last, committed"
         + " and applied log indexes and latest snapshot, and print them with each replica's lag behind the leader's"
-        + " commit index. A replica that does not answer within 5 s (frozen or cut off; a stopped one refuses at once)"
-        + " is reported as such. Exit code 0: every database has a leader, every replica answered and the group's"
+        + " commit index. A replica that has not answered 5 s after the first replica answered (frozen or cut off; a"
+        + " stopped one refuses at once) is reported as such; this process's own start, shared by every replica, does"
+        + " not count against them. Exit code 0: every database has a leader, every replica answered and the group's"
         + " members are --peers and --listeners, 1: otherwise, 2: bad arguments.")
 final class ReplicaStatusCommand implements Callable<Integer> {
   @Mixin
@@ -31,8 +38,22 @@ final class ReplicaStatusCommand implements Callable<Integer> {
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
     boolean healthy = true;
+    List<ReplicaPeer> members = new ArrayList<>(group.voters());
+    members.addAll(group.listeners());
     for (ReplicationGroup g : group.groups()) {
-      List<ReplicaReport> reports;
+      List<ReplicaReport> reports = ReplicaStatusEndpoint.ask(members, g.database());
+      if (reports != null) { // a node's status endpoint answered for the whole group
+        Set<String> agreed = reports.stream().map(ReplicaReport::replica).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> given = members.stream().map(ReplicaPeer::id).collect(Collectors.toCollection(TreeSet::new));
+        if (!agreed.equals(given)) {
+          out.printf("database %s%nthe group's agreed members are %s, not the given %s: give --peers and --listeners as the"
+              + " group is now%n", g.database(), agreed, given);
+          healthy = false;
+          continue;
+        }
+        healthy &= print(out, g.database(), reports);
+        continue;
+      }
       try (ReplicatedDatabase client = ReplicatedDatabase.connect(g, Duration.ofSeconds(5))) {
         reports = client.groupStatus();
       } catch (MembershipMismatchException e) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicaReport;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
 import java.nio.file.Files;
@@ -81,6 +82,65 @@ class ReplicaCommandTest {
     }
   }
 
+  /**
+   * An operator's health check polled in a loop: twenty calls, each a new client as the command
+   * line makes, against a healthy group, and every one names the leader and both followers.
+   */
+  @Test
+  void statusIsRightOnTwentyCallsInARowAgainstAHealthyGroup() throws Exception {
+    try (ReplicaLoopback nodes = new ReplicaLoopback(dir, 3, s -> s)) {
+      nodes.awaitLeader(Duration.ofSeconds(30));
+      nodes.database(0).begin().put("k".getBytes(), "v".getBytes()).commit().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      awaitEveryReplicaFollowing(List.of(nodes.database(0), nodes.database(1), nodes.database(2)));
+      String peers = nodes.group().voters().stream().map(p -> p.id() + "=" + p.host() + ":" + p.port()).collect(Collectors.joining(","));
+      for (int i = 0; i < 20; i++) {
+        assertHealthy(CliRun.of("replica", "status", "--peers", peers, "--database", ReplicaLoopback.DATABASE), "call " + i);
+      }
+    }
+  }
+
+  /**
+   * Nodes that serve their status endpoint (as {@code replica run} does): the command asks a node's
+   * endpoint, which answers for the whole group; twenty calls in a row are right, and a stopped
+   * node is reported as not answering.
+   */
+  @Test
+  void statusThroughTheNodesStatusEndpointsIsRightOnEveryCallAndReportsAStoppedNode() throws Exception {
+    List<ReplicaStatusEndpoint> endpoints = new ArrayList<>();
+    try (ReplicaLoopback nodes = new ReplicaLoopback(dir, 3, s -> s)) {
+      nodes.awaitLeader(Duration.ofSeconds(30));
+      nodes.database(0).begin().put("k".getBytes(), "v".getBytes()).commit().toCompletableFuture().get(60, TimeUnit.SECONDS);
+      List<ReplicatedDatabase> replicas = List.of(nodes.database(0), nodes.database(1), nodes.database(2));
+      awaitEveryReplicaFollowing(replicas);
+      for (int i = 0; i < 3; i++) {
+        ReplicaStatusEndpoint e = ReplicaStatusEndpoint.serve(nodes.group().voters().get(i));
+        e.add(replicas.get(i));
+        endpoints.add(e);
+      }
+      List<ReplicaReport> answered = ReplicaStatusEndpoint.ask(nodes.group().voters(), ReplicaLoopback.DATABASE);
+      assertEquals(3, answered == null ? 0 : answered.size(), "a node's endpoint answers for the group: " + answered);
+      assertEquals(null, ReplicaStatusEndpoint.ask(nodes.group().voters(), "other"), "no node hosts database 'other'");
+      String peers = nodes.group().voters().stream().map(p -> p.id() + "=" + p.host() + ":" + p.port()).collect(Collectors.joining(","));
+      for (int i = 0; i < 20; i++) {
+        assertHealthy(CliRun.of("replica", "status", "--peers", peers, "--database", ReplicaLoopback.DATABASE), "call " + i);
+      }
+
+      endpoints.get(2).close();
+      nodes.stop(2);
+      CliRun missing = CliRun.of("replica", "status", "--peers", peers, "--database", ReplicaLoopback.DATABASE);
+      assertEquals(1, missing.code(), missing.out() + missing.err());
+      ReplicaPeer stopped = nodes.group().voters().get(2);
+      assertTrue(missing.out().lines().anyMatch(l -> l.startsWith(stopped.id()) && l.contains("no answer")), missing.out());
+
+      String wrong = peers + ",n9=127.0.0.1:1";
+      CliRun other = CliRun.of("replica", "status", "--peers", wrong, "--database", ReplicaLoopback.DATABASE);
+      assertEquals(1, other.code(), other.out() + other.err());
+      assertTrue(other.out().contains("agreed members"), other.out());
+    } finally {
+      endpoints.forEach(ReplicaStatusEndpoint::close);
+    }
+  }
+
   /** Closes the nodes at once: each close waits about a second for Ratis's log worker. */
   private static void closeAll(List<ReplicaNode> nodes) throws InterruptedException {
     List<Thread> closing = new ArrayList<>();
@@ -147,6 +207,23 @@ class ReplicaCommandTest {
       assertEquals(1, status.code(), status.out() + status.err());
       assertTrue(status.out().contains("agreed members"), status.out());
     }
+  }
+
+  /** A misspelt setting stops the node before it starts, naming the key, without a stack trace; a missing file is a usage error. */
+  @Test
+  void runRefusesAMisspeltSettingNamingItAndAMissingSettingsFile() throws Exception {
+    Path conf = Files.writeString(dir.resolve("replica.conf"), "commitlane.replication { election-timout-min = 500 ms }\n");
+    String[] run = {"replica", "run", "--id", "a", "--peers", "a=127.0.0.1:" + HostProcess.freePorts(1)[0], "--database", "shop",
+        "--dir", dir.resolve("a").toString(), "--config", conf.toString()};
+    CliRun misspelt = CliRun.of(run);
+    assertEquals(1, misspelt.code(), misspelt.out() + misspelt.err());
+    assertTrue(misspelt.err().contains("election-timout-min") && misspelt.err().contains("not a setting"), misspelt.err());
+    assertTrue(!misspelt.err().contains("\tat "), "no stack trace: " + misspelt.err());
+
+    run[run.length - 1] = dir.resolve("missing.conf").toString();
+    CliRun missing = CliRun.of(run);
+    assertEquals(2, missing.code(), missing.out() + missing.err());
+    assertTrue(missing.err().contains("missing.conf is not a file"), missing.err());
   }
 
   @Test

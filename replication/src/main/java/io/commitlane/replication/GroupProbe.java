@@ -1,6 +1,9 @@
 package io.commitlane.replication;
 
 import java.io.IOException;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,18 +30,26 @@ import org.apache.ratis.util.TimeDuration;
 
 /**
  * Asks replicas over the network, through Ratis's admin API, which groups they host and how each
- * is doing: every replica at once, each given {@link #TIMEOUT} to answer.
+ * is doing: every replica at once; once one has answered, each other has {@link #TIMEOUT} more
+ * to answer.
  *
  * <p>Why: the first question a process asks also pays for loading and starting gRPC and Netty
- * and for opening the connection, measured at 0.6-3.8 s on a loaded 2-core machine, and a
- * healthy replica must not be reported as not answering because of it. So the deadline is
- * generous (only a replica that is frozen or cut off ever waits it out; a stopped one refuses
- * the connection at once), the replicas are asked in parallel, and one client per replica is kept
- * for the probe's life, so a check polled in a loop reuses warm connections.
+ * and for opening the connection, measured at 0.6-3.8 s on a loaded 2-core machine and more on a
+ * busier one, and a healthy replica must not be reported as not answering because of it. That
+ * cost is the asking process's, shared by every replica it asks, so the clock that decides "no
+ * answer" starts when the first replica answered (or refused: a stopped replica refuses the
+ * connection at once): by then this process's client is running, and a replica still silent
+ * {@link #TIMEOUT} later is frozen or cut off. Until a first answer the probe waits up to {@link
+ * #FIRST_ANSWER}. Host names are resolved once, before the question, and the client is given the
+ * literal address, so no name resolution runs inside a question's deadline. One client per replica
+ * is kept for the probe's life, so a check polled in a loop reuses warm connections.
  */
 final class GroupProbe implements AutoCloseable {
   /** How long one replica has to answer one question. */
   static final Duration TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long the probe waits for the first answer of any replica: its own start and the first connections. */
+  static final Duration FIRST_ANSWER = Duration.ofSeconds(20);
 
   /** The group the probe's clients name: any but Ratis's reserved empty one; no replica hosts it. */
   private static final RaftGroupId CLIENT_GROUP =
@@ -96,17 +107,20 @@ final class GroupProbe implements AutoCloseable {
   }
 
   @FunctionalInterface
-  private interface Question<T> {
+  interface Question<T> {
     T ask(RaftPeer peer) throws IOException;
   }
 
   @FunctionalInterface
-  private interface NoAnswer<T> {
+  interface NoAnswer<T> {
     T of(RaftPeer peer, String error);
   }
 
-  /** Asks every peer at once; a peer that has not answered within the timeout is reported as such. */
-  private <T> List<T> ask(List<RaftPeer> peers, Question<T> question, NoAnswer<T> noAnswer) {
+  /**
+   * Asks every peer at once; a peer that has not answered {@link #TIMEOUT} after the first answer
+   * (or {@link #FIRST_ANSWER} after the question, when none answered) is reported as such.
+   */
+  <T> List<T> ask(List<RaftPeer> peers, Question<T> question, NoAnswer<T> noAnswer) {
     List<CompletableFuture<T>> asked = new ArrayList<>(peers.size());
     for (RaftPeer peer : peers) {
       asked.add(CompletableFuture.supplyAsync(() -> {
@@ -117,14 +131,23 @@ final class GroupProbe implements AutoCloseable {
         }
       }, askers));
     }
-    // A little past the calls' own deadline: a call that times out reports its own error.
-    long deadline = System.nanoTime() + TIMEOUT.toNanos() + TimeUnit.MILLISECONDS.toNanos(500);
+    // The clock for "no answer" starts once any replica answered: this process's client is running by then.
+    long deadline = System.nanoTime() + FIRST_ANSWER.toNanos();
+    try {
+      CompletableFuture.anyOf(asked.toArray(new CompletableFuture<?>[0])).get(FIRST_ANSWER.toNanos(), TimeUnit.NANOSECONDS);
+      deadline = System.nanoTime() + TIMEOUT.toNanos();
+    } catch (TimeoutException | ExecutionException | CancellationException e) {
+      // none answered within FIRST_ANSWER: each is reported below
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     List<T> answers = new ArrayList<>(peers.size());
     for (int i = 0; i < peers.size(); i++) {
       try {
         answers.add(asked.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
       } catch (TimeoutException | CancellationException e) {
-        answers.add(noAnswer.of(peers.get(i), "no answer within " + TIMEOUT.toMillis() + " ms"));
+        answers.add(noAnswer.of(peers.get(i), "no answer within " + TIMEOUT.toMillis() + " ms of the first replica's answer"
+            + " (or within " + FIRST_ANSWER.toSeconds() + " s, when none answered)"));
       } catch (ExecutionException e) {
         answers.add(noAnswer.of(peers.get(i), String.valueOf(e.getCause())));
       } catch (InterruptedException e) {
@@ -141,12 +164,35 @@ final class GroupProbe implements AutoCloseable {
     }
     return clients.computeIfAbsent(peer.getId() + "@" + peer.getAddress(), key -> {
       RaftProperties p = new RaftProperties();
-      RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
-      // Admin questions name their group; the client's own group only carries the peer's address.
+      // The probe decides when a replica has not answered (see ask); a call's own deadline only bounds it.
+      RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(FIRST_ANSWER.plus(TIMEOUT).toMillis(), TimeUnit.MILLISECONDS));
+      // Admin questions name their group; the client's own group only carries the peer's address, a literal one.
       return RaftClient.newBuilder().setProperties(p)
-          .setRaftGroup(RaftGroup.valueOf(CLIENT_GROUP, RaftPeer.newBuilder(peer).build()))
+          .setRaftGroup(RaftGroup.valueOf(CLIENT_GROUP, RaftPeer.newBuilder(peer).setAddress(literal(peer.getAddress())).build()))
           .setRetryPolicy(RetryPolicies.noRetry()).build();
     });
+  }
+
+  /**
+   * {@code host:port} with the host as a literal IP address, resolved here once, so gRPC's name
+   * resolver has nothing to look up; unchanged when it does not resolve (the question then says why).
+   */
+  static String literal(String address) {
+    int colon = address.lastIndexOf(':');
+    if (colon <= 0) {
+      return address;
+    }
+    String host = address.substring(0, colon);
+    if (host.startsWith("[") && host.endsWith("]")) {
+      return address; // an IPv6 literal already
+    }
+    try {
+      InetAddress resolved = InetAddress.getByName(host);
+      String ip = resolved.getHostAddress();
+      return (resolved instanceof Inet6Address ? "[" + ip + "]" : ip) + address.substring(colon);
+    } catch (UnknownHostException e) {
+      return address;
+    }
   }
 
   @Override

@@ -376,6 +376,7 @@ public final class ReplicaNode implements AutoCloseable {
     if (!running(id)) {
       return;
     }
+    starting.stopping(id); // the leader's entries are turned away quietly while it closes
     try {
       RaftClientReply reply = server.groupManagement(GroupManagementRequest.newRemove(
           adminClient, server.getId(), adminCalls.incrementAndGet(), id, false, false));
@@ -385,6 +386,8 @@ public final class ReplicaNode implements AutoCloseable {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot stop the replica of group " + id.getUuid(), e);
+    } finally {
+      starting.stopped(id);
     }
   }
 
@@ -412,6 +415,7 @@ public final class ReplicaNode implements AutoCloseable {
   /** Stops the Raft server and closes every replica's database; handles fail afterwards. */
   @Override
   public void close() {
+    starting.closing(); // the leaders' entries are turned away quietly while the replicas close
     for (ReplicatedDatabase db : hosted.values()) {
       db.close();
     }

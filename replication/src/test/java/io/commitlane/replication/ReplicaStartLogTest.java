@@ -96,6 +96,127 @@ class ReplicaStartLogTest {
     assertEquals(List.of(), errors, "logged at ERROR while a listener started");
   }
 
+  /**
+   * With the logging replication.md gives, a listener that is used the moment it is hosted (reads
+   * of every consistency, a commit through it, its status), then stopped and started again and
+   * used at once again, puts nothing at ERROR in the log.
+   */
+  @Test
+  void aListenerUsedAsSoonAsItIsHostedOrRestartedLogsNoError() throws Exception {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    Logger ratis = context.getLogger("org.apache.ratis");
+    Logger ordered = context.getLogger("org.apache.ratis.client.impl.OrderedAsync");
+    Level ratisBefore = ratis.getLevel();
+    Level orderedBefore = ordered.getLevel();
+    ratis.setLevel(Level.ERROR); // as replication.md gives
+    ordered.setLevel(Level.OFF);
+    ListAppender<ILoggingEvent> events = new ListAppender<>();
+    events.setContext(context);
+    events.start();
+    root.addAppender(events);
+    List<ReplicaNode> nodes = new ArrayList<>();
+    try {
+      List<ReplicaPeer> voters = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        voters.add(new ReplicaPeer("v" + i, "127.0.0.1", ReplicaCluster.freePort()));
+      }
+      ReplicaPeer reader = new ReplicaPeer("reader", "127.0.0.1", ReplicaCluster.freePort());
+      ReplicationGroup group = new ReplicationGroup("orders", voters).withListeners(reader);
+      ReplicatedDatabase first = null;
+      for (ReplicaPeer v : voters) {
+        ReplicaNode node = ReplicaNode.start(settings(v));
+        nodes.add(node);
+        ReplicatedDatabase db = node.host(group);
+        first = first == null ? db : first;
+      }
+      first.begin().put("k".getBytes(UTF_8), "v".getBytes(UTF_8)).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      for (int round = 0; round < 2; round++) {
+        ReplicaNode node = ReplicaNode.start(settings(reader));
+        nodes.add(node);
+        ReplicatedDatabase listener = node.host(group);
+        CompletableFuture<?> linearizable = listener.get(io.commitlane.storage.Store.DEFAULT, "k".getBytes(UTF_8), ReadConsistency.LINEARIZABLE)
+            .toCompletableFuture();
+        CompletableFuture<?> local = listener.get(io.commitlane.storage.Store.DEFAULT, "k".getBytes(UTF_8), ReadConsistency.LOCAL)
+            .toCompletableFuture();
+        CompletableFuture<?> committed = listener.begin().put(("r" + round).getBytes(UTF_8), "v".getBytes(UTF_8)).commit()
+            .toCompletableFuture();
+        listener.status();
+        linearizable.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        local.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        committed.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        listener.sync().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        nodes.remove(node);
+        node.close();
+      }
+    } finally {
+      ReplicaCluster.closeAll(new ArrayList<>(nodes));
+      root.detachAppender(events);
+      ratis.setLevel(ratisBefore);
+      ordered.setLevel(orderedBefore);
+    }
+    List<String> errors = seen(events).stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
+        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
+    assertEquals(List.of(), errors, "logged at ERROR while a listener started and was used");
+  }
+
+  /**
+   * A follower's node stopped while its leader goes on: Ratis takes about a second to close a
+   * replica, and the leader's heartbeats keep arriving meanwhile. With the logging replication.md
+   * gives, nothing at ERROR.
+   */
+  @Test
+  void aFollowerStoppedWhileItsLeaderSendsToItLogsNoError() throws Exception {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+    Logger ratis = context.getLogger("org.apache.ratis");
+    Logger ordered = context.getLogger("org.apache.ratis.client.impl.OrderedAsync");
+    Level ratisBefore = ratis.getLevel();
+    Level orderedBefore = ordered.getLevel();
+    ratis.setLevel(Level.ERROR); // as replication.md gives
+    ordered.setLevel(Level.OFF);
+    ListAppender<ILoggingEvent> events = new ListAppender<>();
+    events.setContext(context);
+    events.start();
+    root.addAppender(events);
+    List<ReplicaNode> nodes = new ArrayList<>();
+    try {
+      List<ReplicaPeer> voters = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        voters.add(new ReplicaPeer("v" + i, "127.0.0.1", ReplicaCluster.freePort()));
+      }
+      ReplicationGroup group = new ReplicationGroup("stock", voters);
+      List<ReplicatedDatabase> replicas = new ArrayList<>();
+      for (ReplicaPeer v : voters) {
+        ReplicaNode node = ReplicaNode.start(settings(v));
+        nodes.add(node);
+        replicas.add(node.host(group));
+      }
+      replicas.get(0).begin().put("k".getBytes(UTF_8), "v".getBytes(UTF_8)).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      for (int round = 0; round < 2; round++) {
+        int follower = -1;
+        for (int i = 0; i < nodes.size() && follower < 0; i++) {
+          if (!replicas.get(i).status().role().equals("LEADER")) {
+            follower = i;
+          }
+        }
+        replicas.get(0).sync().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        nodes.get(follower).close(); // the leader heartbeats it while it closes
+        ReplicaNode again = ReplicaNode.start(settings(voters.get(follower)));
+        nodes.set(follower, again);
+        replicas.set(follower, again.host(group));
+      }
+    } finally {
+      ReplicaCluster.closeAll(new ArrayList<>(nodes));
+      root.detachAppender(events);
+      ratis.setLevel(ratisBefore);
+      ordered.setLevel(orderedBefore);
+    }
+    List<String> errors = seen(events).stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
+        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
+    assertEquals(List.of(), errors, "logged at ERROR while a follower stopped");
+  }
+
   private ReplicaNodeSettings settings(ReplicaPeer peer) {
     return ReplicaNodeSettings.of(peer, dir.resolve(peer.id())).withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600));
   }

@@ -24,6 +24,11 @@ import org.apache.ratis.util.ProtoUtils;
  * <p>Replicas found in the node's directory start before the server listens, so only replicas
  * created or restarted while it runs pass through here.
  *
+ * <p>The same holds while replicas stop: Ratis takes about a second to close one, its leader's
+ * heartbeats keep arriving meanwhile, and each would be logged at ERROR with a stack trace
+ * ({@code ServerNotReadyException: ... current state is CLOSING}). A replica being stopped, and
+ * every replica of a node that is closing, turns them away the same way.
+ *
  * <p>INTERNAL API: {@code ReplicaNode} marks a replica around its start; the transport reads it.
  */
 public final class StartingReplicas {
@@ -31,6 +36,8 @@ public final class StartingReplicas {
   public static final String PARAMETER = "commitlane.replication.starting-replicas";
 
   private final Set<RaftGroupId> starting = ConcurrentHashMap.newKeySet();
+  private final Set<RaftGroupId> stopping = ConcurrentHashMap.newKeySet();
+  private volatile boolean closing;
 
   /** Marks {@code group}'s replica as starting, until {@link #started}. */
   public void starting(RaftGroupId group) {
@@ -42,6 +49,21 @@ public final class StartingReplicas {
     starting.remove(group);
   }
 
+  /** {@code group}'s replica is being stopped, until {@link #stopped}: the leader's entries are turned away. */
+  public void stopping(RaftGroupId group) {
+    stopping.add(group);
+  }
+
+  /** Its stop returned (or failed). */
+  public void stopped(RaftGroupId group) {
+    stopping.remove(group);
+  }
+
+  /** The node is closing: every replica's incoming entries are turned away from now on. */
+  public void closing() {
+    closing = true;
+  }
+
   /**
    * {@code server} as the transport sees it: the replication requests that would log an ERROR
    * on a starting replica (appending entries, installing a snapshot) fail at once with {@code
@@ -51,7 +73,7 @@ public final class StartingReplicas {
     // A proxy of the whole interface: the transport calls a dozen of its methods, and only the
     // two kinds of request below need a look.
     InvocationHandler handler = (proxy, method, args) -> {
-      if (args != null && args.length == 1 && !starting.isEmpty()) {
+      if (args != null && args.length == 1 && (closing || !starting.isEmpty() || !stopping.isEmpty())) {
         // Thrown, as Ratis's own check throws it: the transport answers a thrown error on every
         // request, a failed future only on those that carry entries.
         if (args[0] instanceof AppendEntriesRequestProto r && isStarting(r.getServerRequest())) {
@@ -71,11 +93,13 @@ public final class StartingReplicas {
   }
 
   private boolean isStarting(RaftRpcRequestProto request) {
-    return starting.contains(ProtoUtils.toRaftGroupId(request.getRaftGroupId()));
+    RaftGroupId group = ProtoUtils.toRaftGroupId(request.getRaftGroupId());
+    return closing || starting.contains(group) || stopping.contains(group);
   }
 
-  private static ServerNotReadyException notReady(RaftRpcRequestProto request) {
-    return new ServerNotReadyException(ProtoUtils.toRaftGroupId(request.getRaftGroupId())
-        + ": this replica is starting; the leader retries once it is up");
+  private ServerNotReadyException notReady(RaftRpcRequestProto request) {
+    RaftGroupId group = ProtoUtils.toRaftGroupId(request.getRaftGroupId());
+    return new ServerNotReadyException(group + (starting.contains(group)
+        ? ": this replica is starting; the leader retries once it is up" : ": this replica is stopping"));
   }
 }
