@@ -125,7 +125,8 @@ public final class DurableStates {
     if (old == null || old.position() < 0) {
       return CompletableFuture.completedFuture(null);
     }
-    return store.positions().settledThrough(old.position()).thenApplyAsync(v -> null, store.executor());
+    CompletableFuture<Void> settled = store.positions().settledThrough(old.position()).toCompletableFuture();
+    return settled.isDone() ? settled : settled.thenApplyAsync(v -> null, store.executor());
   }
 
   private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
