@@ -65,12 +65,4 @@ class PluginSettingsTest {
         """);
     assertEquals(Path.of("/d"), PluginSettings.read(c, "commitlane-persistence.journal").path());
   }
-
-  @Test
-  void theJournalRecoversWithoutPekkosReplayFilterSinceItRefusesASecondWriter() {
-    Config c = config("commitlane-persistence.path = \"/d\"");
-    assertEquals("off", c.getString("commitlane-persistence.journal.replay-filter.mode"),
-        "no interleaved writers to repair: a recovery needs no filter actor between the journal and the entity");
-    assertEquals(Path.of("/d"), PluginSettings.read(c, "commitlane-persistence.journal").path());
-  }
 }
