@@ -30,16 +30,22 @@ public final class PersistenceCrashWorkload implements CrashWorkload {
     Map<String, String> o = CrashWorkload.options(args);
     int entities = Integer.parseInt(o.getOrDefault("entities", "8"));
     int states = Integer.parseInt(o.getOrDefault("states", "4"));
+    // The states start upserting once an entity's first event is acknowledged: otherwise, on a busy machine, they can
+    // use up every acknowledgement before the entities have recovered, and the kill would test no event.
+    java.util.concurrent.CompletableFuture<Void> firstEvent = new java.util.concurrent.CompletableFuture<>();
     ActorSystem<Void> system = ActorSystem.create(Behaviors.setup(ctx -> {
       for (int i = 0; i < entities; i++) {
-        ctx.spawn(CrashEntity.create("entity-" + i, true,
-            w -> reporter.acknowledged("event:" + w.id() + ":" + w.lastSequenceNr() + ":" + w.events())), "entity-" + i);
+        ctx.spawn(CrashEntity.create("entity-" + i, true, w -> {
+          reporter.acknowledged("event:" + w.id() + ":" + w.lastSequenceNr() + ":" + w.events());
+          firstEvent.complete(null);
+        }), "entity-" + i);
       }
       return Behaviors.empty();
     }), "crash", PluginSystem.config(dir.resolve("db"), config(dir, o.get("append"), o.get("wal"))));
     @SuppressWarnings("unchecked")
     CommitlaneDurableStateStore<Object> store = DurableStateStoreRegistry.get(system.classicSystem())
         .getDurableStateStoreFor(CommitlaneDurableStateStore.class, CommitlaneDurableStateStore.IDENTIFIER);
+    firstEvent.join();
     for (int i = 0; i < states; i++) {
       upsert(store, "state-" + i, 1, reporter);
     }

@@ -24,8 +24,10 @@ import org.apache.pekko.persistence.state.exception.DeleteRevisionException;
  *
  * <p>An upsert of revision r is one commit conditional on the stored object (revision r - 1, or absent for r = 1):
  * a stale revision fails with {@link RevisionConflictException} and changes nothing. A tagged object has one entry in
- * the change index ({@code C tag position}), moved to a new commit position by every upsert or deletion in the same
- * commit, so {@code changes} emits the newest change of each object, in commit order, resumable by offset.
+ * the change index ({@code C tag position}) per change, written in the same commit; the entry of the object's
+ * previous change stays until its next change (then settled), so {@code changes} emits the newest change of each
+ * object, in commit order, resumable by offset, and never passes an object by on the strength of a change a crash
+ * could still take back.
  */
 @InternalApi
 public final class DurableStates {
@@ -102,12 +104,29 @@ public final class DurableStates {
       if (old == null) {
         return CompletableFuture.completedFuture(Done.getInstance());
       }
-      StoreWrite w = new StoreWrite().expect(key, stored).remove(key);
-      if (old.position() >= 0) {
-        w.remove(Keys.change(Keys.utf8("tag", old.tag()), old.position()));
+      if (!old.indexed()) {
+        return store.write(new StoreWrite().expect(key, stored).remove(key)).thenApply(v -> Done.getInstance());
       }
-      return store.write(w).thenApply(v -> Done.getInstance());
+      // The object had a change in the index: leave a record at revision 0 (read as absent) that keeps that entry as
+      // stale until this removal settles, so a query waits for it rather than passing the object by.
+      return afterSettled(old).thenCompose(v -> store.positions().during(1, at -> {
+        StoreWrite w = new StoreWrite().expect(key, stored)
+            .put(key, new StateRecord(0, at, System.currentTimeMillis(), "", null, old.entry()).encode());
+        if (old.stale().length > 0) {
+          w.remove(old.stale());
+        }
+        return store.write(w);
+      })).thenApply(v -> Done.getInstance());
     }, store.executor()).thenCompose(s -> s);
+  }
+
+  /** Completes (on the plugin executor) once the commit of {@code old}'s newest change has settled. */
+  private CompletionStage<Void> afterSettled(StateRecord old) {
+    if (old == null || old.position() < 0) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> settled = store.positions().settledThrough(old.position()).toCompletableFuture();
+    return settled.isDone() ? settled : settled.thenApplyAsync(v -> null, store.executor());
   }
 
   private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
@@ -124,8 +143,7 @@ public final class DurableStates {
             : new RevisionConflictException(persistenceId, current, revision));
       }
       String newTag = deletion ? (old == null ? "" : old.tag()) : tag;
-      int positions = newTag.isEmpty() ? 0 : 1;
-      if (positions == 0) {
+      if (newTag.isEmpty() && (old == null || !old.indexed())) {
         StoreWrite untagged;
         try {
           untagged = build(pid, key, stored, old, revision, newTag, value, -1);
@@ -135,7 +153,10 @@ public final class DurableStates {
         return store.write(untagged)
             .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
       }
-      return store.positions().during(1, at -> store.write(build(pid, key, stored, old, revision, newTag, value, at)))
+      // A change of an object waits for its previous change to settle: only then may that change's stale entry go.
+      return afterSettled(old)
+          .thenCompose(ready -> store.positions().during(1, at -> store.write(build(pid, key, stored, old, revision, newTag,
+              value, at))))
           .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
     }, store.executor()).thenCompose(s -> s);
   }
@@ -158,12 +179,15 @@ public final class DurableStates {
 
   private StoreWrite build(byte[] pid, byte[] key, byte[] stored, StateRecord old, long revision, String tag, Serialized value,
       long position) {
-    StateRecord r = new StateRecord(revision, position, System.currentTimeMillis(), tag, value);
+    // The previous change's own entry stays (as this record's stale entry) until the next change of the object, so a
+    // query that meets it while this change is unsettled waits for it; the entry before that one goes now.
+    byte[] keep = old == null || position < 0 ? StateRecord.NONE : old.entry();
+    StateRecord r = new StateRecord(revision, position, System.currentTimeMillis(), tag, value, keep);
     StoreWrite w = new StoreWrite().expect(key, stored).put(key, r.encode());
-    if (old != null && old.position() >= 0) {
-      w.remove(Keys.change(Keys.utf8("tag", old.tag()), old.position()));
+    if (old != null && old.stale().length > 0) {
+      w.remove(old.stale());
     }
-    if (position >= 0) {
+    if (position >= 0 && !tag.isEmpty()) {
       w.put(Keys.change(Keys.utf8("tag", tag), position), pid);
     }
     if (w.bytes() > store.maxWriteBytes()) {
@@ -187,8 +211,9 @@ public final class DurableStates {
     Executor executor = store.executor();
     long[] bound = {-1};
     FollowSource.Reader<DurableStateChange<Object>> reader = cursor -> {
+      long settled = store.positions().watermark(); // read before the index: every position below it is settled
       if (bound[0] < 0 || live) {
-        bound[0] = store.positions().watermark();
+        bound[0] = settled;
       }
       long from = (Long) cursor;
       List<KeyValue> page = from + 1 >= bound[0] ? List.of()
@@ -198,8 +223,13 @@ public final class DurableStates {
         long position = Keys.number(kv.key());
         String pid = Keys.string(kv.value(), 0, kv.value().length);
         StateRecord r = StateRecord.decode(store.get(Keys.state(kv.value())));
+        if (r != null && r.position() != position && r.position() >= settled) {
+          // Changed again by a commit not settled yet, which a crash can still take back: passing this entry by now
+          // would let a consumer save an offset beyond the change that is then the object's state. Wait for it.
+          return new FollowSource.Page<>(out, position - 1, true, true);
+        }
         if (r == null || r.position() != position) {
-          continue; // changed again since: its newer entry comes later
+          continue; // changed again since, and settled: its newer entry comes later (or it left this tag)
         }
         Offset o = Offset.sequence(position);
         out.add(r.deleted() ? new DeletedDurableState<>(pid, r.revision(), o, r.timestamp())
@@ -208,6 +238,6 @@ public final class DurableStates {
       long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
       return new FollowSource.Page<>(out, next, page.size() < pageSize);
     };
-    return new FollowSource<>(after, reader, executor, live ? store.positions()::subscribe : null);
+    return new FollowSource<>(after, reader, executor, store.positions()::subscribe, live);
   }
 }

@@ -30,8 +30,15 @@ import org.apache.pekko.stream.stage.GraphStageLogic;
  */
 @InternalApi
 public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
-  /** One page: the elements to emit, the cursor after it, and whether it reached the end of what is there now. */
-  public record Page<T>(List<T> elements, Object next, boolean caughtUp) {}
+  /**
+   * One page: the elements to emit, the cursor after it, whether it reached the end of what is there now, and whether
+   * it stopped before an entry it may read only after the next commit signal (a current query too waits for it).
+   */
+  public record Page<T>(List<T> elements, Object next, boolean caughtUp, boolean waiting) {
+    public Page(List<T> elements, Object next, boolean caughtUp) {
+      this(elements, next, caughtUp, false);
+    }
+  }
 
   /** A cursor after which there is nothing more to read, live or not: the source completes once it emitted the rest. */
   public static final Object END = new Object();
@@ -48,12 +55,24 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
   private final Executor executor;
   /** Subscribes a signal listener and gives the unsubscribe; null for a current query. */
   private final Function<Runnable, Runnable> subscribe;
+  private final boolean live;
 
   public FollowSource(Object start, Reader<T> reader, Executor executor, Function<Runnable, Runnable> subscribe) {
+    this(start, reader, executor, subscribe, subscribe != null);
+  }
+
+  /**
+   * @param subscribe subscribes a commit signal listener and gives the unsubscribe (null: none, for a current query
+   *     whose pages never wait)
+   * @param live whether the query follows new commits once caught up, or completes
+   */
+  public FollowSource(Object start, Reader<T> reader, Executor executor, Function<Runnable, Runnable> subscribe,
+      boolean live) {
     this.start = start;
     this.reader = reader;
     this.executor = executor;
     this.subscribe = subscribe;
+    this.live = live;
   }
 
   @Override
@@ -70,6 +89,7 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
       /** Something may have committed since the last read that caught up. */
       private boolean stale = true;
       private boolean caughtUp;
+      private boolean waiting;
       private Runnable unsubscribe;
       private AsyncCallback<Page<T>> pageRead;
       private AsyncCallback<Throwable> readFailed;
@@ -107,7 +127,7 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
         if (reading) {
           return;
         }
-        if (cursor == END || (caughtUp && subscribe == null)) {
+        if (cursor == END || (caughtUp && !live && !waiting)) {
           completeStage();
         } else if (!caughtUp || stale) {
           read();
@@ -131,6 +151,7 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
         reading = false;
         cursor = page.next();
         caughtUp = page.caughtUp();
+        waiting = page.waiting();
         buffer.addAll(page.elements());
         if (isAvailable(out)) {
           if (!buffer.isEmpty()) {

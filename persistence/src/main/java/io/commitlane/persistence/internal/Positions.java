@@ -43,6 +43,8 @@ public final class Positions {
   private final TreeMap<Long, Long> unsettled = new TreeMap<>();
   private volatile long watermark;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+  /** Guarded by this: stages completed once the watermark passes their position. */
+  private final TreeMap<Long, List<CompletableFuture<Void>>> settledWaiters = new TreeMap<>();
 
   private record Claim(int count, CompletableFuture<Long> start) {}
 
@@ -108,17 +110,34 @@ public final class Positions {
     });
   }
 
+  /** Completes once {@code position} is settled (the watermark is above it): at once if it is. */
+  public CompletionStage<Void> settledThrough(long position) {
+    synchronized (this) {
+      if (watermark > position) {
+        return CompletableFuture.completedFuture(null);
+      }
+      CompletableFuture<Void> f = new CompletableFuture<>();
+      settledWaiters.computeIfAbsent(position, p -> new ArrayList<>()).add(f);
+      return f;
+    }
+  }
+
   /** Settle the claim starting at {@code start}: its commit was acknowledged or failed. */
   public void settle(long start) {
     boolean advanced;
+    List<CompletableFuture<Void>> settled = new ArrayList<>();
     synchronized (this) {
       unsettled.remove(start);
       long w = unsettled.isEmpty() ? next : unsettled.firstKey();
       advanced = w > watermark;
       if (advanced) {
         watermark = w;
+        java.util.Map<Long, List<CompletableFuture<Void>>> passed = settledWaiters.headMap(w, false);
+        passed.values().forEach(settled::addAll);
+        passed.clear();
       }
     }
+    settled.forEach(f -> f.complete(null));
     if (advanced) {
       for (Runnable listener : listeners) {
         listener.run();

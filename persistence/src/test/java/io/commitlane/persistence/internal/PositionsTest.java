@@ -86,4 +86,18 @@ class PositionsTest {
     reservations.get(1).complete(null);
     assertEquals(0, again.join());
   }
+
+  @Test
+  void settledThroughCompletesOnceTheWatermarkPassesThePosition() {
+    Positions p = new Positions(0, this::reserve);
+    CompletableFuture<Long> a = p.claim(1).toCompletableFuture();
+    reservations.get(0).complete(null);
+    long b = p.claim(1).toCompletableFuture().join();
+    CompletableFuture<Void> throughB = p.settledThrough(b).toCompletableFuture();
+    p.settle(b);
+    assertFalse(throughB.isDone(), "b settled, but a below it did not: the watermark has not passed b");
+    p.settle(a.join());
+    assertTrue(throughB.isDone());
+    assertTrue(p.settledThrough(b).toCompletableFuture().isDone(), "already passed: at once");
+  }
 }
