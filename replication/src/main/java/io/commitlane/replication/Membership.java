@@ -93,6 +93,9 @@ final class Membership {
       throw new InvalidSettingsException(List.of(new SettingError("listeners", peer.id(), "not a voter already")));
     }
     if (listeners.stream().noneMatch(p -> p.getId().equals(joining.getId()))) {
+      if (division == null) {
+        requireJoined(joining);
+      }
       listeners.add(joining);
       setConfiguration(voters, listeners, "add listener " + peer.id());
     }
