@@ -24,6 +24,9 @@ import java.util.function.Supplier;
  * group's leader answers with, once it agrees with the members the client was given.
  */
 final class Membership {
+  /** How long a node to be added is asked whether it hosts the group before it counts as not started. */
+  private static final Duration JOINED_ANSWER = Duration.ofSeconds(5);
+
   private final ReplicationGroup group;
   private final String database;
   private final RaftGroupId groupId;
@@ -94,7 +97,13 @@ final class Membership {
     }
     if (listeners.stream().noneMatch(p -> p.getId().equals(joining.getId()))) {
       if (division == null) {
-        requireJoined(joining);
+        try {
+          requireJoined(joining);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new ReplicaUnavailableException("replicated database '" + database + "': interrupted while asking node "
+              + peer.id() + " whether it joined; nothing was changed", e);
+        }
       }
       listeners.add(joining);
       setConfiguration(voters, listeners, "add listener " + peer.id());
@@ -157,9 +166,19 @@ final class Membership {
    * ReplicaNode#join}, or unreachable) before the configuration changes: the group would wait for
    * a listener that never catches up.
    */
-  private void requireJoined(RaftPeer joining) {
-    List<GroupProbe.Answer> answers = probe.groupsOf(database, List.of(joining));
-    GroupProbe.Answer answer = answers.isEmpty() ? null : answers.get(0);
+  private void requireJoined(RaftPeer joining) throws InterruptedException {
+    // A node that refused a connection moments ago is asked again for a while: the connection to
+    // it backs off after a refusal, and a node started just now may still be opening its port.
+    long deadline = System.nanoTime() + JOINED_ANSWER.toNanos();
+    GroupProbe.Answer answer = null;
+    while (true) {
+      List<GroupProbe.Answer> answers = probe.groupsOf(database, List.of(joining));
+      answer = answers.isEmpty() ? null : answers.get(0);
+      if ((answer != null && answer.reachable()) || System.nanoTime() > deadline) {
+        break;
+      }
+      Thread.sleep(200); // the connection's reconnect backoff, not a race with the node
+    }
     if (answer == null || !answer.reachable()) {
       throw new ReplicaUnavailableException("replicated database '" + database + "': node " + joining.getId() + " at "
           + joining.getAddress() + " did not answer (" + (answer == null ? "no answer" : answer.error())
