@@ -9,11 +9,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-/** Replicated databases on Apache Ratis: {@code ./commitlane replica run|status ...}. */
+/** Replicated databases on Apache Ratis: {@code ./commitlane replica run|status|add|remove ...}. */
 @Command(name = "replica", mixinStandardHelpOptions = true,
-    description = "Replicated databases on Apache Ratis: run a replica node, or print each replica's role, leader,"
-        + " term, indexes and lag. Exit code 0: done, 1: failed, 2: bad arguments.",
-    subcommands = {ReplicaRunCommand.class, ReplicaStatusCommand.class})
+    description = "Replicated databases on Apache Ratis: run a replica node, print each replica's role, leader,"
+        + " term, indexes and lag, or add and remove a node. Exit code 0: done, 1: failed, 2: bad arguments.",
+    subcommands = {ReplicaRunCommand.class, ReplicaStatusCommand.class, ReplicaMembershipCommands.Add.class,
+        ReplicaMembershipCommands.Remove.class})
 final class ReplicaCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

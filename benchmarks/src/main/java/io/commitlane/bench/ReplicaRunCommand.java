@@ -8,6 +8,7 @@ import io.commitlane.replication.MembershipMismatchException;
 import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicaUnavailableException;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
 import io.commitlane.storage.InvalidSettingsException;
@@ -31,10 +32,17 @@ import picocli.CommandLine.Spec;
         + " SIGTERM close it; kill -9 loses no acknowledged commit). Settings come from commitlane.replication in"
         + " --config (defaults: the module's reference.conf). It also serves its replicas' status on its port + 1 (plain TCP), which replica status asks first. A node refuses to start a replica whose group agreed on"
         + " other members than --peers and --listeners, or whose directory holds another node's or another group's"
-        + " replica; it says which and exits. Exit code 0: stopped, 1: failed to start or refused, 2: bad arguments.")
+        + " replica; it says which and exits. With --join instead of --id, a node new to the group hosts empty replicas that join the running group, to be added by replica add; it refuses when no member answers, the group's members are not --peers and --listeners, or its directory holds another group's replica. Exit code 0: stopped, 1: failed to start or refused, 2: bad arguments.")
 final class ReplicaRunCommand implements Callable<Integer> {
-  @Option(names = "--id", required = true, description = "This node's id, one of --peers or --listeners")
+  @Option(names = "--id", description = "This node's id, one of --peers or --listeners")
   String id;
+
+  @Option(names = "--join", paramLabel = "ID=HOST:PORT",
+      description = "Instead of --id: this node, new to the group, with its id and address. It hosts an empty replica of"
+          + " each database that joins the running group --peers and --listeners (the group as it is now, without this"
+          + " node) and takes part once replica add added it; its directory holds no replica of these databases, or the"
+          + " one it joined with before")
+  String join;
 
   @Mixin
   ReplicaGroupOptions group;
@@ -52,8 +60,24 @@ final class ReplicaRunCommand implements Callable<Integer> {
   public Integer call() throws InterruptedException {
     List<ReplicaPeer> voters = group.voters();
     List<ReplicaPeer> readers = group.listeners();
-    ReplicaPeer self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
-        .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
+    if ((id == null) == (join == null)) {
+      throw new Checks.UsageException("give --id (a member of the group) or --join (a node joining it), one of them");
+    }
+    ReplicaPeer self;
+    if (join != null) {
+      List<ReplicaPeer> joining = ReplicaCommand.peers(join, "--join");
+      if (joining.size() != 1) {
+        throw new Checks.UsageException("--join: give this node alone, id=host:port");
+      }
+      self = joining.get(0);
+      if (Stream.concat(voters.stream(), readers.stream()).anyMatch(p -> p.id().equals(self.id()))) {
+        throw new Checks.UsageException("--join " + self.id() + " is one of --peers or --listeners already: start a member"
+            + " with --id, and give --join the group as it is now, without this node");
+      }
+    } else {
+      self = Stream.concat(voters.stream(), readers.stream()).filter(p -> p.id().equals(id)).findFirst()
+          .orElseThrow(() -> new Checks.UsageException("--id " + id + " is not one of --peers or --listeners"));
+    }
     if (config != null && !Files.isRegularFile(config)) {
       throw new Checks.UsageException("--config " + config + " is not a file");
     }
@@ -81,18 +105,23 @@ final class ReplicaRunCommand implements Callable<Integer> {
     }
     for (ReplicationGroup g : group.groups()) {
       try {
-        ReplicatedDatabase db = node.host(g);
+        ReplicatedDatabase db = join != null ? node.join(g) : node.host(g);
         if (endpoint != null) {
           endpoint.add(db);
         }
-      } catch (MembershipMismatchException | ForeignReplicaDirectoryException e) {
+      } catch (MembershipMismatchException | ForeignReplicaDirectoryException | ReplicaUnavailableException e) {
         if (endpoint != null) {
           endpoint.close();
         }
         node.close();
         return refused(e);
       }
-      out.printf("hosting %s as %s at %s:%d in %s%n", g.database(), self.id(), self.host(), self.port(), directory);
+      if (join != null) {
+        out.printf("joined %s as %s at %s:%d in %s: waiting to be added (replica add --node %s=%s:%d)%n", g.database(), self.id(),
+            self.host(), self.port(), directory, self.id(), self.host(), self.port());
+      } else {
+        out.printf("hosting %s as %s at %s:%d in %s%n", g.database(), self.id(), self.host(), self.port(), directory);
+      }
     }
     out.flush();
     CountDownLatch stopped = new CountDownLatch(1);

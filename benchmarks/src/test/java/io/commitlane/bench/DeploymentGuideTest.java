@@ -33,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * and port turned into a loopback address and a free port and each machine's directories into
  * temporary ones. Three nodes run as processes of their own ({@code replica run}, as {@code
  * ./commitlane} runs it); the status command finds the group healthy, the client snippet commits
- * and reads through it, a stopped node is reported, and the same start command brings it back.
+ * and reads through it, a stopped node is reported, and the same start command brings it back. Then
+ * a fourth node joins, is added (four voters, a commit reaches it) and removed (three again), by the
+ * guide's membership commands, run from this process, which hosts no replica.
  */
 class DeploymentGuideTest {
   private static final Path GUIDE = Path.of("..", "docs", "deployment.md");
@@ -58,9 +60,9 @@ class DeploymentGuideTest {
   }
 
   @Test
-  void theGuidesSettingsAndCommandsRunAGroupAClientAndARestart() throws Exception {
+  void theGuidesSettingsAndCommandsRunAGroupAClientARestartAndAMembershipChange() throws Exception {
     String guide = Files.readString(GUIDE);
-    int[] ports = ReplicaStatusEndpoint.freePortPairs(NODES.size()); // the Raft port and the status endpoint's
+    int[] ports = ReplicaStatusEndpoint.freePortPairs(NODES.size() + 1); // the Raft port and the status endpoint's; d joins later
 
     // Each machine: its address and port on loopback, its directories under the test's.
     String settings = fence(guide, "<!-- deployment: settings", "hocon");
@@ -126,12 +128,67 @@ class DeploymentGuideTest {
     awaitLine("c", "hosting shop as c at 127.0.0.1:");
     CliRun back = awaitHealthy(statusArgs);
     assertEquals(3, back.out().lines().filter(l -> l.contains(" LEADER ") || l.contains(" FOLLOWER ")).count(), back.out());
+
+    // A fourth node joins with an empty replica, is added from this process (a client), and takes commits.
+    Path machineD = Files.createDirectories(dir.resolve("d"));
+    Path settingsD = machineD.resolve(settingsPath.substring(1));
+    Files.createDirectories(settingsD.getParent());
+    Files.writeString(settingsD, settings);
+    String join = oneLine(fence(guide, "<!-- deployment: join", "bash"));
+    running.put("d", startNode("d", machineD, localize(join, ports, machineD)));
+    awaitLine("d", "joined shop as d at 127.0.0.1:" + ports[3]);
+    CliRun add = CliRun.of(args(localize(oneLine(fence(guide, "<!-- deployment: add", "bash")), ports, dir)));
+    assertEquals(0, add.code(), add.out() + add.err());
+    assertTrue(add.out().contains("database shop: added d at 127.0.0.1:" + ports[3] + " as a voter"), add.out());
+    String[] fourArgs = args(localize(oneLine(fence(guide, "<!-- deployment: status-after-add", "bash")), ports, dir));
+    CliRun four = awaitHealthy(fourArgs);
+    assertEquals(1, four.out().lines().filter(l -> l.contains(" LEADER ")).count(), four.out());
+    assertEquals(3, four.out().lines().filter(l -> l.contains(" FOLLOWER ")).count(), four.out());
+    List<ReplicaPeer> fourVoters = ReplicaCommand.peers(fourArgs[Arrays.asList(fourArgs).indexOf("--peers") + 1]);
+    long index;
+    try (ReplicatedDatabase shop = ReplicatedDatabase.connect(new ReplicationGroup("shop", fourVoters), Duration.ofSeconds(10))) {
+      ReplicatedTransaction t = shop.begin();
+      t.put("order/2".getBytes(UTF_8), "placed".getBytes(UTF_8));
+      index = t.commit("order-2".getBytes(UTF_8)).toCompletableFuture().get(30, TimeUnit.SECONDS).index();
+    }
+    awaitApplied(fourArgs, "d", index);
+
+    // The old member list is refused by name, both lists in the message; then d is removed and the group is three again.
+    CliRun stale = CliRun.of(args(localize(oneLine(fence(guide, "<!-- deployment: remove", "bash")), ports, dir)
+        .replace(",d=127.0.0.1:" + ports[3], "").replace("--node d", "--node c")));
+    assertEquals(1, stale.code(), stale.out() + stale.err());
+    assertTrue(stale.err().contains("agreed members") && stale.err().contains("d=127.0.0.1:" + ports[3]), stale.err());
+    CliRun remove = CliRun.of(args(localize(oneLine(fence(guide, "<!-- deployment: remove", "bash")), ports, dir)));
+    assertEquals(0, remove.code(), remove.out() + remove.err());
+    assertTrue(remove.out().contains("database shop: removed d"), remove.out());
+    Process d = running.remove("d");
+    d.destroy();
+    assertTrue(d.waitFor(60, TimeUnit.SECONDS), "node d ended after SIGTERM");
+    CliRun three = awaitHealthy(statusArgs);
+    assertEquals(3, three.out().lines().filter(l -> l.contains(" LEADER ") || l.contains(" FOLLOWER ")).count(), three.out());
+  }
+
+  /** Until the status command shows {@code replica} has applied {@code index}: a follower applies after the majority acknowledged. */
+  private static void awaitApplied(String[] statusArgs, String replica, long index) throws InterruptedException {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    CliRun last = null;
+    while (System.nanoTime() < deadline) {
+      last = CliRun.of(statusArgs);
+      for (String line : last.out().lines().toList()) {
+        String[] columns = line.trim().split("\\s+");
+        if (columns.length == 9 && columns[0].equals(replica) && columns[6].matches("\\d+") && Long.parseLong(columns[6]) >= index) {
+          return;
+        }
+      }
+      Thread.sleep(200); // the replica applies on its own schedule
+    }
+    throw new AssertionError("replica " + replica + " did not apply index " + index + " within " + WAIT + ": " + last.out() + last.err());
   }
 
   /** A command of the guide for one machine: addresses to loopback with the test's ports, absolute paths under {@code machine}. */
   private static String localize(String command, int[] ports, Path machine) {
     String local = command;
-    for (int i = 0; i < NODES.size(); i++) {
+    for (int i = 0; i < ports.length; i++) {
       local = local.replace("10.0.0." + (i + 1) + ":7001", "127.0.0.1:" + ports[i]);
     }
     return local.replace("/var/lib/", machine + "/var/lib/").replace("/etc/", machine + "/etc/");

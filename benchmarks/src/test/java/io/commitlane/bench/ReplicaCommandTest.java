@@ -1,6 +1,7 @@
 package io.commitlane.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.replication.ReplicaNode;
@@ -231,5 +232,37 @@ class ReplicaCommandTest {
     CliRun bad = CliRun.of("replica", "status", "--peers", "n0=localhost", "--database", "db");
     assertEquals(2, bad.code(), bad.out() + bad.err());
     assertTrue(bad.err().contains("is not id=host:port"), bad.err());
+  }
+
+  @Test
+  void membershipCommandsTellAMistakeOnTheCommandLineFromARefusalByTheGroup() throws Exception {
+    int[] ports = HostProcess.freePorts(2);
+    String peers = "a=127.0.0.1:" + ports[0] + ",b=127.0.0.1:" + ports[1];
+    CliRun neither = CliRun.of("replica", "run", "--peers", peers, "--database", "shop", "--dir", "unused");
+    assertEquals(2, neither.code(), neither.out() + neither.err());
+    assertTrue(neither.err().contains("give --id (a member of the group) or --join"), neither.err());
+    CliRun both = CliRun.of("replica", "run", "--id", "a", "--join", "d=127.0.0.1:7001", "--peers", peers, "--database", "shop",
+        "--dir", "unused");
+    assertEquals(2, both.code(), both.out() + both.err());
+    CliRun joinAMember = CliRun.of("replica", "run", "--join", "a=127.0.0.1:7001", "--peers", peers, "--database", "shop", "--dir", "unused");
+    assertEquals(2, joinAMember.code(), joinAMember.out() + joinAMember.err());
+    assertTrue(joinAMember.err().contains("is one of --peers or --listeners already"), joinAMember.err());
+
+    CliRun badNode = CliRun.of("replica", "add", "--peers", peers, "--database", "shop", "--node", "d");
+    assertEquals(2, badNode.code(), badNode.out() + badNode.err());
+    assertTrue(badNode.err().contains("--node: 'd' is not id=host:port"), badNode.err());
+    CliRun addAMember = CliRun.of("replica", "add", "--peers", peers, "--database", "shop", "--node", "b=127.0.0.1:7001");
+    assertEquals(2, addAMember.code(), addAMember.out() + addAMember.err());
+    assertTrue(addAMember.err().contains("is a member already"), addAMember.err());
+    CliRun removeAStranger = CliRun.of("replica", "remove", "--peers", peers, "--database", "shop", "--node", "z");
+    assertEquals(2, removeAStranger.code(), removeAStranger.out() + removeAStranger.err());
+    assertTrue(removeAStranger.err().contains("--node z is not one of --peers or --listeners"), removeAStranger.err());
+
+    // No member runs: the group cannot be changed, said plainly, exit 1, no stack trace.
+    CliRun nobody = CliRun.of("replica", "remove", "--peers", peers, "--database", "shop", "--node", "b");
+    assertEquals(1, nobody.code(), nobody.out() + nobody.err());
+    assertTrue(nobody.err().startsWith("commitlane replica remove: database shop: ") && nobody.err().contains("no member of"),
+        nobody.err());
+    assertFalse(nobody.err().contains("\tat "), nobody.err());
   }
 }

@@ -10,8 +10,9 @@ import io.commitlane.storage.CommitlaneException;
  * rather than guessed.
  *
  * <p>Give the node the group as {@link #agreed()} has it (after a membership change, its members
- * now), or, if {@link #given()} is right, change the group's membership through a replica that
- * has it ({@link ReplicatedDatabase#addReplica}, {@link ReplicatedDatabase#removeReplica}).
+ * now), or, if {@link #given()} is right, change the group's membership, from a replica or a client
+ * given the group as it is now ({@link ReplicatedDatabase#addReplica}, {@link
+ * ReplicatedDatabase#removeReplica}; {@code ./commitlane replica add|remove}).
  */
 public final class MembershipMismatchException extends CommitlaneException {
   private final ReplicationGroup given;
@@ -20,7 +21,7 @@ public final class MembershipMismatchException extends CommitlaneException {
   MembershipMismatchException(ReplicationGroup given, ReplicationGroup agreed, String where, String refused) {
     super("replicated database '" + given.database() + "': " + refused + " was given " + given.members()
         + ", but the group's agreed members (" + where + ") are " + agreed.members()
-        + "; give it the group's members, or change the membership through a replica of the group");
+        + "; give it the group's members, or change the membership (replica add or remove) with the group as it is now");
     this.given = given;
     this.agreed = agreed;
   }

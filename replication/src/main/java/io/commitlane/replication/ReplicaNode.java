@@ -213,6 +213,8 @@ public final class ReplicaNode implements AutoCloseable {
    *
    * @throws ReplicaUnavailableException if no member of the group answered: there is nothing to join yet
    * @throws MembershipMismatchException if the running group's members are not {@code group}'s
+   * @throws ForeignReplicaDirectoryException if this node's directory holds a replica of another
+   *     group of the database: a node joins with none, or with the one it joined with before
    */
   public ReplicatedDatabase join(ReplicationGroup group) {
     InvalidReplicaRequestException.required(group, "group");
@@ -222,12 +224,18 @@ public final class ReplicaNode implements AutoCloseable {
         return existing;
       }
       Stored mine = storedReplica(group.database());
+      List<RaftPeer> members = others(group);
       if (mine != null) { // restarted before it was added: it waits for the leader again
+        RunningGroup running = RunningGroup.of(group.database(), probe.groupsOf(group.database(), members));
+        if (running != null && !running.id().equals(mine.id())) {
+          throw new ForeignReplicaDirectoryException(mine.directory(), "holds " + describe(group, mine) + ", but the group's replicas "
+              + running.hostedBy() + " run group " + running.id().getUuid() + " with " + running.members().members()
+              + ": a node joins with no replica of the database in its directory; move this one away, then join");
+        }
         RaftServer.Division d = running(mine.id()) ? division(mine.id()) : start(mine.id(), RaftGroup.valueOf(mine.id()), false);
         adoptIfUnstamped(group, mine);
         return keep(group, mine.id(), d);
       }
-      List<RaftPeer> members = others(group);
       RunningGroup running = RunningGroup.of(group.database(), probe.groupsOf(group.database(), members));
       if (running == null) {
         throw new ReplicaUnavailableException("replicated database '" + group.database() + "': no member of " + group.members()

@@ -80,7 +80,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
     this.requestTimeout = requestTimeout;
     this.attemptTimeout = attemptTimeout;
     client.set(newClient(knownLeader()));
-    this.membership = new Membership(group.database(), groupId, division, client::get, probe);
+    this.membership = new Membership(group, groupId, division, client::get, probe);
   }
 
   /** A client whose first request goes to {@code leader} (null: Ratis's choice). */
@@ -423,9 +423,13 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}) or be
    * one of the group's listeners, to the voters: first as a listener that catches up, then as a
    * voter once it holds what the leader had committed when it started. Blocks until the new
-   * configuration is committed. Called on a node that holds a replica.
+   * configuration is committed. Works on a replica's handle and on a client's ({@link
+   * ReplicatedDatabase#connect}); a client first checks that the group's members are those it was
+   * given, and that the node hosts a replica of the group (else it changes nothing).
    *
-   * @throws ReplicaUnavailableException if the group refused the change or it did not complete in {@code timeout}
+   * @throws ReplicaUnavailableException if the group refused the change or it did not complete in
+   *     {@code timeout}, or (on a client) the node hosts no replica of the group or no leader answered
+   * @throws MembershipMismatchException on a client, if the group's members are not those it was given
    */
   public void addReplica(ReplicaPeer peer, Duration timeout) throws InterruptedException {
     InvalidReplicaRequestException.required(peer, "peer");
@@ -437,7 +441,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
    * Adds {@code peer}, which must already host an empty replica ({@link ReplicaNode#join}), as a
    * non-voting listener: it receives and applies every commit (local reads, change feeds) without
    * counting toward the majority. Returns once the configuration is committed; the listener
-   * catches up in the background. Called on a node that holds a replica.
+   * catches up in the background. Works on a replica's handle and on a client's.
    */
   public void addListener(ReplicaPeer peer) {
     InvalidReplicaRequestException.required(peer, "peer");
@@ -447,7 +451,11 @@ public final class ReplicatedDatabase implements AutoCloseable {
   /**
    * Removes the replica on node {@code id}, a voter or a listener, from the group; its node can
    * then be retired (its files are no longer needed). Removing the leader makes another replica
-   * lead. Keep an odd number of voters: the group needs a majority of them to commit.
+   * lead. Keep an odd number of voters: the group needs a majority of them to commit. Works on a
+   * replica's handle and on a client's.
+   *
+   * @throws ReplicaUnavailableException if the group refused the change or no replica answered
+   * @throws MembershipMismatchException on a client, if the group's members are not those it was given
    */
   public void removeReplica(String id) {
     if (InvalidReplicaRequestException.required(id, "replica id").isBlank()) {

@@ -78,6 +78,73 @@ class ReplicaMembershipTest {
   }
 
   @Test
+  void aClientHandleAddsAJoinedReplicaAndRemovesItRefusingANodeThatDidNotJoinAndAStaleMemberList() throws Exception {
+    try (ReplicaCluster cluster = new ReplicaCluster(dir, 3, s -> s
+        .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600)))) {
+      cluster.awaitLeader(WAIT);
+      CommitReceipt last = null;
+      for (int i = 0; i < 20; i++) {
+        last = cluster.database(0).begin().put(b("k" + i), b("v" + i)).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      }
+      ReplicaPeer newcomer = new ReplicaPeer("n3", "127.0.0.1", ReplicaCluster.freePort());
+      ReplicationGroup four = new ReplicationGroup(ReplicaCluster.DATABASE,
+          List.of(cluster.peer(0), cluster.peer(1), cluster.peer(2), newcomer));
+      try (ReplicatedDatabase client = ReplicatedDatabase.connect(cluster.group(), WAIT)) {
+        // Not started yet: refused before the configuration changes.
+        ReplicaUnavailableException notJoined = assertThrows(ReplicaUnavailableException.class, () -> client.addReplica(newcomer, WAIT));
+        assertTrue(notJoined.getMessage().contains("node n3 at " + newcomer.host() + ":" + newcomer.port()), notJoined.getMessage());
+        assertEquals(List.of("n0", "n1", "n2"), client.groupStatus().stream().map(ReplicaReport::replica).sorted().toList());
+
+        try (ReplicaNode node = ReplicaNode.start(ReplicaNodeSettings.of(newcomer, dir.resolve("n3"))
+            .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600)))) {
+          ReplicatedDatabase joined = node.join(cluster.group());
+          client.addReplica(newcomer, WAIT);
+          ReplicaStatus status = joined.status();
+          assertEquals("FOLLOWER", status.role(), "a voter now: " + status);
+          assertTrue(status.appliedIndex() >= last.index(), "caught up before it votes: " + status);
+          assertArrayEquals(b("v19"), joined.get("default", b("k19"), ReadConsistency.LOCAL).toCompletableFuture().get());
+          assertEquals(List.of("n0", "n1", "n2", "n3"),
+              cluster.database(1).groupStatus().stream().map(ReplicaReport::replica).sorted().toList());
+
+          // The client's list is stale now: the change is refused, naming both lists.
+          MembershipMismatchException stale = assertThrows(MembershipMismatchException.class, () -> client.removeReplica("n3"));
+          assertEquals(four.members(), stale.agreed().members());
+          assertEquals(cluster.group().members(), stale.given().members());
+
+          try (ReplicatedDatabase now = ReplicatedDatabase.connect(four, WAIT)) {
+            now.removeReplica("n3");
+          }
+          assertEquals(List.of("n0", "n1", "n2"),
+              cluster.database(1).groupStatus().stream().map(ReplicaReport::replica).sorted().toList());
+          CommitReceipt after = cluster.database(2).begin().put(b("after"), b("three")).commit().toCompletableFuture()
+              .get(30, TimeUnit.SECONDS);
+          assertTrue(after.index() > last.index());
+        }
+      }
+    }
+  }
+
+  @Test
+  void aNodeRefusesToJoinWithADirectoryHoldingAnotherGroupsReplica() throws Exception {
+    try (ReplicaCluster cluster = new ReplicaCluster(dir, 3, s -> s
+        .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600)))) {
+      cluster.awaitLeader(WAIT);
+      cluster.database(0).begin().put(b("k"), b("v")).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      ReplicaPeer stranger = new ReplicaPeer("n3", "127.0.0.1", ReplicaCluster.freePort());
+      ReplicaNodeSettings settings = ReplicaNodeSettings.of(stranger, dir.resolve("n3"))
+          .withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600));
+      try (ReplicaNode alone = ReplicaNode.start(settings)) { // another deployment: a group of its own, of the same name
+        alone.host(new ReplicationGroup(ReplicaCluster.DATABASE, List.of(stranger)));
+      }
+      try (ReplicaNode node = ReplicaNode.start(settings)) {
+        ForeignReplicaDirectoryException refused = assertThrows(ForeignReplicaDirectoryException.class, () -> node.join(cluster.group()));
+        assertTrue(refused.getMessage().contains("move this one away, then join"), refused.getMessage());
+      }
+      assertEquals(List.of("n0", "n1", "n2"), cluster.database(1).groupStatus().stream().map(ReplicaReport::replica).sorted().toList());
+    }
+  }
+
+  @Test
   void listenersApplyEveryCommitWithoutVotingAndServeLocalReadsAndFeeds() throws Exception {
     List<ReplicaPeer> voters = new java.util.ArrayList<>();
     for (int i = 0; i < 3; i++) {
