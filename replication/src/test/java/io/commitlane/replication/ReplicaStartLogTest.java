@@ -35,18 +35,9 @@ class ReplicaStartLogTest {
 
   @Test
   void aListenerStartingWhileTheLeaderSendsToItLogsNoError() throws Exception {
-    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    Logger ratis = context.getLogger("org.apache.ratis");
-    Logger ordered = context.getLogger("org.apache.ratis.client.impl.OrderedAsync");
-    Level ratisBefore = ratis.getLevel();
-    Level orderedBefore = ordered.getLevel();
-    ratis.setLevel(Level.WARN); // WARN, not replication.md's ERROR: the test watches for the leader's entries arriving
-    ordered.setLevel(Level.OFF); // as replication.md advises
-    ListAppender<ILoggingEvent> events = new ListAppender<>();
-    events.setContext(context);
-    events.start();
-    root.addAppender(events);
+    // WARN, not replication.md's ERROR: the test watches for the leader's entries arriving.
+    RatisLog log = new RatisLog(Level.WARN);
+    ListAppender<ILoggingEvent> events = log.events;
     List<ReplicaNode> nodes = new ArrayList<>();
     ExecutorService hosting = Executors.newSingleThreadExecutor();
     try {
@@ -87,13 +78,9 @@ class ReplicaStartLogTest {
     } finally {
       hosting.shutdownNow();
       ReplicaCluster.closeAll(new ArrayList<>(nodes));
-      root.detachAppender(events);
-      ratis.setLevel(ratisBefore);
-      ordered.setLevel(orderedBefore);
+      log.close();
     }
-    List<String> errors = seen(events).stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
-        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
-    assertEquals(List.of(), errors, "logged at ERROR while a listener started");
+    assertEquals(List.of(), log.errors(), "logged at ERROR while a listener started");
   }
 
   /**
@@ -103,18 +90,7 @@ class ReplicaStartLogTest {
    */
   @Test
   void aListenerUsedAsSoonAsItIsHostedOrRestartedLogsNoError() throws Exception {
-    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    Logger ratis = context.getLogger("org.apache.ratis");
-    Logger ordered = context.getLogger("org.apache.ratis.client.impl.OrderedAsync");
-    Level ratisBefore = ratis.getLevel();
-    Level orderedBefore = ordered.getLevel();
-    ratis.setLevel(Level.ERROR); // as replication.md gives
-    ordered.setLevel(Level.OFF);
-    ListAppender<ILoggingEvent> events = new ListAppender<>();
-    events.setContext(context);
-    events.start();
-    root.addAppender(events);
+    RatisLog log = new RatisLog(Level.ERROR); // as replication.md gives
     List<ReplicaNode> nodes = new ArrayList<>();
     try {
       List<ReplicaPeer> voters = new ArrayList<>();
@@ -151,13 +127,9 @@ class ReplicaStartLogTest {
       }
     } finally {
       ReplicaCluster.closeAll(new ArrayList<>(nodes));
-      root.detachAppender(events);
-      ratis.setLevel(ratisBefore);
-      ordered.setLevel(orderedBefore);
+      log.close();
     }
-    List<String> errors = seen(events).stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
-        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
-    assertEquals(List.of(), errors, "logged at ERROR while a listener started and was used");
+    assertEquals(List.of(), log.errors(), "logged at ERROR while a listener started and was used");
   }
 
   /**
@@ -167,18 +139,7 @@ class ReplicaStartLogTest {
    */
   @Test
   void aFollowerStoppedWhileItsLeaderSendsToItLogsNoError() throws Exception {
-    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
-    Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-    Logger ratis = context.getLogger("org.apache.ratis");
-    Logger ordered = context.getLogger("org.apache.ratis.client.impl.OrderedAsync");
-    Level ratisBefore = ratis.getLevel();
-    Level orderedBefore = ordered.getLevel();
-    ratis.setLevel(Level.ERROR); // as replication.md gives
-    ordered.setLevel(Level.OFF);
-    ListAppender<ILoggingEvent> events = new ListAppender<>();
-    events.setContext(context);
-    events.start();
-    root.addAppender(events);
+    RatisLog log = new RatisLog(Level.ERROR); // as replication.md gives
     List<ReplicaNode> nodes = new ArrayList<>();
     try {
       List<ReplicaPeer> voters = new ArrayList<>();
@@ -208,17 +169,53 @@ class ReplicaStartLogTest {
       }
     } finally {
       ReplicaCluster.closeAll(new ArrayList<>(nodes));
-      root.detachAppender(events);
-      ratis.setLevel(ratisBefore);
-      ordered.setLevel(orderedBefore);
+      log.close();
     }
-    List<String> errors = seen(events).stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
-        .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
-    assertEquals(List.of(), errors, "logged at ERROR while a follower stopped");
+    assertEquals(List.of(), log.errors(), "logged at ERROR while a follower stopped");
   }
 
   private ReplicaNodeSettings settings(ReplicaPeer peer) {
     return ReplicaNodeSettings.of(peer, dir.resolve(peer.id())).withElectionTimeouts(Duration.ofMillis(300), Duration.ofMillis(600));
+  }
+
+  /**
+   * Every log event while it is open, with {@code org.apache.ratis} at a given level and Ratis's
+   * ordered-client logger off (as replication.md advises); closing restores both levels.
+   */
+  private static final class RatisLog implements AutoCloseable {
+    private final Logger root;
+    private final Logger ratis;
+    private final Logger ordered;
+    private final Level ratisBefore;
+    private final Level orderedBefore;
+    final ListAppender<ILoggingEvent> events = new ListAppender<>();
+
+    RatisLog(Level ratisLevel) {
+      LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+      root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+      ratis = context.getLogger("org.apache.ratis");
+      ordered = context.getLogger("org.apache.ratis.client.impl.OrderedAsync");
+      ratisBefore = ratis.getLevel();
+      orderedBefore = ordered.getLevel();
+      ratis.setLevel(ratisLevel);
+      ordered.setLevel(Level.OFF);
+      events.setContext(context);
+      events.start();
+      root.addAppender(events);
+    }
+
+    /** Each event at ERROR or above, as its logger and message. */
+    List<String> errors() {
+      return seen(events).stream().filter(e -> e.getLevel().isGreaterOrEqual(Level.ERROR))
+          .map(e -> e.getLoggerName() + ": " + e.getFormattedMessage()).toList();
+    }
+
+    @Override
+    public void close() {
+      root.detachAppender(events);
+      ratis.setLevel(ratisBefore);
+      ordered.setLevel(orderedBefore);
+    }
   }
 
   /** What the appender holds now; it appends under its own lock. */

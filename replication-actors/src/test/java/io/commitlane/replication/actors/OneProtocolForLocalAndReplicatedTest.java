@@ -1,5 +1,6 @@
 package io.commitlane.replication.actors;
 
+import io.commitlane.testsupport.LoopbackPorts;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,10 +48,10 @@ import io.commitlane.replication.ReplicaPeer;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
 import io.commitlane.storage.InvalidSettingsException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
+
+
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,7 +94,7 @@ class OneProtocolForLocalAndReplicatedTest {
   void start() {
     List<ReplicaPeer> peers = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", freePort()));
+      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", LoopbackPorts.freePort()));
     }
     group = new ReplicationGroup("accounts", peers);
     kit = ActorTestKit.create("one-protocol");
@@ -112,14 +113,6 @@ class OneProtocolForLocalAndReplicatedTest {
     kit.shutdownTestKit();
     client.close();
     nodes.forEach(ReplicaNode::close);
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static byte[] b(String s) {
@@ -277,7 +270,7 @@ class OneProtocolForLocalAndReplicatedTest {
   void aReplicatedDatabaseChosenBySettingsOnANodeThatHostsItsReplica() {
     // A group of one voter, so that this node's replica leads once the actor has started it.
     Config config = ConfigFactory.parseString("commitlane.database { kind = replicated, replicated { database = ledger,"
-        + " voters = [\"solo=127.0.0.1:" + freePort() + "\"], node = solo, directory = \""
+        + " voters = [\"solo=127.0.0.1:" + LoopbackPorts.freePort() + "\"], node = solo, directory = \""
         + dir.resolve("solo").toString().replace("\\", "/") + "\" } }");
     ActorRef<Request> hosted = kit.spawn(ConfiguredDatabaseActor.create(config));
     theSameRequestsGetTheSameReplies(hosted, "configured-hosting");

@@ -1,5 +1,6 @@
 package io.commitlane.replication.actors;
 
+import io.commitlane.testsupport.LoopbackPorts;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -51,10 +52,10 @@ import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicationGroup;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.KeyValue;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
+
+
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -92,7 +93,7 @@ class ReplicatedDatabaseActorTest {
   void start() {
     List<ReplicaPeer> peers = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", freePort()));
+      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", LoopbackPorts.freePort()));
     }
     ReplicationGroup group = new ReplicationGroup("orders", peers);
     kit = ActorTestKit.create("replicated");
@@ -110,14 +111,6 @@ class ReplicatedDatabaseActorTest {
   void stop() {
     kit.shutdownTestKit();
     nodes.forEach(ReplicaNode::close);
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static byte[] b(String s) {

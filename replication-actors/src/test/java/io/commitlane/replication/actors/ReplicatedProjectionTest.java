@@ -1,5 +1,6 @@
 package io.commitlane.replication.actors;
 
+import io.commitlane.testsupport.LoopbackPorts;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -20,10 +21,10 @@ import io.commitlane.replication.ReplicaUnavailableException;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicatedTransaction;
 import io.commitlane.replication.ReplicationGroup;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+
+
+
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +66,7 @@ class ReplicatedProjectionTest {
   void start() {
     List<ReplicaPeer> peers = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
-      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", freePort()));
+      peers.add(new ReplicaPeer("n" + i, "127.0.0.1", LoopbackPorts.freePort()));
     }
     ReplicationGroup group = new ReplicationGroup("shop", peers);
     kit = ActorTestKit.create("projections");
@@ -81,14 +82,6 @@ class ReplicatedProjectionTest {
   void stop() {
     kit.shutdownTestKit();
     nodes.forEach(ReplicaNode::close);
-  }
-
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 
   private static <T> T await(CompletionStage<T> stage) throws Exception {
