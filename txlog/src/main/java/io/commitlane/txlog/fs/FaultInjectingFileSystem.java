@@ -137,6 +137,10 @@ public final class FaultInjectingFileSystem implements LogFileSystem {
         } else {
           file.write(ByteBuffer.allocate((int) (size - durable)), durable);
         }
+      } catch (java.nio.file.NoSuchFileException renamedMeanwhile) {
+        // A thread of the crashed process renamed or deleted it between the check and the open (a
+        // flushed-position file replaced by its temporary one): gone from this name, as after a
+        // power loss a moment later.
       }
     }
   }
