@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -98,19 +99,28 @@ class ProjectionFailureTest {
       Projection<LogRecord, Transaction> p = LocalProjection.of(db, "counts", Orders.LOG, failingOnK3(db, 2))
           .withSettings(ProjectionSettings.defaults().withMaxBatchRecords(4).withOnHandlerFailure(HandlerFailure.RETRY)
               .withRestartBackoff(QUICK, -1));
-      Pair<ProjectionControl, CompletionStage<ProjectionBatch<LogRecord>>> run = LoggingTestKit
+      // A sink that keeps consuming: Sink.head would cancel the projection once the last batch passed,
+      // racing the status read below.
+      CompletableFuture<ProjectionBatch<LogRecord>> reachedLast = new CompletableFuture<>();
+      ProjectionControl run = LoggingTestKit
           .warn("its handler failed on the batch of 4 records after position").withOccurrences(2)
           .expect(testKit.system(), () -> {
-            var started = p.source().filter(b -> b.position() == last).toMat(Sink.head(), Keep.both()).run(testKit.system());
-            started.second().toCompletableFuture().orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
-            return started;
+            ProjectionControl control = p.source()
+                .toMat(Sink.foreach(b -> {
+                  if (b.position() == last) {
+                    reachedLast.complete(b);
+                  }
+                }), Keep.left())
+                .run(testKit.system());
+            reachedLast.orTimeout(30, java.util.concurrent.TimeUnit.SECONDS).join();
+            return control;
           });
-      ProjectionStatus status = run.first().status();
+      ProjectionStatus status = run.status();
       assertEquals(2, status.restarts());
       assertEquals(0, status.conflicts());
       assertTrue(status.lastError().contains("cannot project order of k3"), status.lastError());
       assertEquals(ProjectionState.RUNNING, status.state());
-      assertEquals(Done.getInstance(), await(run.first().stop()));
+      assertEquals(Done.getInstance(), await(run.stop()));
       assertEquals(Orders.expected(db, testKit.system()), Orders.counts(db), "the retried batch applied once");
     }
   }
