@@ -120,6 +120,7 @@ class ReplicaCommandTest {
       }
       List<ReplicaReport> answered = ReplicaStatusEndpoint.ask(nodes.group().voters(), ReplicaLoopback.DATABASE);
       assertEquals(3, answered == null ? 0 : answered.size(), "a node's endpoint answers for the group: " + answered);
+      awaitEveryReplicaAnswering(nodes.group().voters());
       assertEquals(null, ReplicaStatusEndpoint.ask(nodes.group().voters(), "other"), "no node hosts database 'other'");
       String peers = nodes.group().voters().stream().map(p -> p.id() + "=" + p.host() + ":" + p.port()).collect(Collectors.joining(","));
       for (int i = 0; i < 20; i++) {
@@ -164,6 +165,23 @@ class ReplicaCommandTest {
         throw new AssertionError("no healthy group within 60 s: " + replicas.stream().map(ReplicatedDatabase::status).toList());
       }
       Thread.sleep(20); // an election runs on Ratis's own timers
+    }
+  }
+
+  /**
+   * Waits until a node's endpoint reports every replica answering: a node's connections to the
+   * others may still be in gRPC's reconnect backoff from the group's start, which the first calls
+   * would otherwise report as a replica not answering.
+   */
+  private static void awaitEveryReplicaAnswering(List<ReplicaPeer> voters) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    List<ReplicaReport> reports = ReplicaStatusEndpoint.ask(voters, ReplicaLoopback.DATABASE);
+    while (reports == null || reports.size() != voters.size() || reports.stream().anyMatch(r -> r.error() != null)) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not every replica answered within 60 s: " + reports);
+      }
+      Thread.sleep(50); // the reconnect backoff runs on gRPC's own timers
+      reports = ReplicaStatusEndpoint.ask(voters, ReplicaLoopback.DATABASE);
     }
   }
 

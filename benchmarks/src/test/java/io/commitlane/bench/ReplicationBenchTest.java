@@ -62,14 +62,16 @@ class ReplicationBenchTest {
   @Test
   void catchUpAndSoakReportHowTheReplicaCaughtUpAndTheLogSize() throws Exception {
     Path out = dir.resolve("out");
-    CliRun run = CliRun.of("replication", "--parts", "catch-up,soak", "--catch-up-commits", "1500", "--catch-up-in-flight", "96",
-        "--soak-seconds", "4", "--sample-seconds", "1", "--snapshot-every", "1000", "--log-segment-kib", "64", "--out", out.toString());
+    // Few commits in flight and a snapshot every 100 entries: commits in flight together share Raft
+    // entries, and the leader must still snapshot and purge past what the stopped follower holds.
+    CliRun run = CliRun.of("replication", "--parts", "catch-up,soak", "--catch-up-commits", "1500", "--catch-up-in-flight", "8",
+        "--soak-seconds", "4", "--sample-seconds", "1", "--snapshot-every", "100", "--log-segment-kib", "64", "--out", out.toString());
     assertEquals(0, run.code(), run.out() + run.err());
     String json = Files.readString(out.resolve("replication.json"));
     assertEquals(1500, number(json, "commits"), json);
     assertTrue(number(json, "caughtUpSeconds") > 0, json);
     assertTrue(number(json, "afterAppliedIndex") >= number(json, "leaderApplied"), "applied as far as the leader: " + json);
-    // 1,500 commits are more than a snapshot's worth of entries: the leader purged what the follower lacked.
+    // 1,500 commits fill more than a snapshot's worth of entries: the leader purged what the follower lacked.
     assertTrue(number(json, "leaderLogStartIndex") > number(json, "matchAtStop") + 1, json);
     assertEquals("snapshot", string(json, "mode"), json);
     assertTrue(number(json, "afterSnapshotIndex") >= number(json, "leaderSnapshotIndex"), json);
