@@ -45,7 +45,7 @@ class CrashRecoveryTest {
   /**
    * Repeated kills at seeded random acknowledgement counts, reopening the same database each time:
    * 10 rounds in every append mode on every build (each a JVM of its own), half of them with
-   * scanning transactions. A soak run ({@code -Dcommitlane.soak=true}, {@link SoakOnly}) runs 20 in
+   * scanning transactions. A soak run ({@code -Dsoak=true}, {@link SoakOnly}) runs 20 in
    * the default mode, the first 10 of them the same as the build's.
    */
   @Test

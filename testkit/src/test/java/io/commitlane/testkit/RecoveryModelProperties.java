@@ -84,7 +84,7 @@ class RecoveryModelProperties {
     checkACleanReopen(seed, walOn, append, commitThreads, mode);
   }
 
-  /** The long version of the property above, run with {@code -Dcommitlane.soak=true} ({@link SoakOnly}). */
+  /** The long version of the property above, run with {@code -Dsoak=true} ({@link SoakOnly}). */
   @Property(tries = 950, seed = "20261203")
   @AddLifecycleHook(SoakOnly.class)
   void aCleanReopenYieldsExactlyTheLastCommittedStateInASoakRun(@ForAll long seed, @ForAll boolean walOn,
