@@ -118,9 +118,13 @@ final class GroupProbe implements AutoCloseable {
 
   /**
    * Asks every peer at once; a peer that has not answered {@link #TIMEOUT} after the first answer
-   * (or {@link #FIRST_ANSWER} after the question, when none answered) is reported as such.
+   * (or {@link #FIRST_ANSWER} after the question, when none answered) is reported as such. No
+   * peers (a one-node group asking its other members) is no question: no first answer to wait for.
    */
   <T> List<T> ask(List<RaftPeer> peers, Question<T> question, NoAnswer<T> noAnswer) {
+    if (peers.isEmpty()) {
+      return List.of();
+    }
     List<CompletableFuture<T>> asked = new ArrayList<>(peers.size());
     for (RaftPeer peer : peers) {
       asked.add(CompletableFuture.supplyAsync(() -> {

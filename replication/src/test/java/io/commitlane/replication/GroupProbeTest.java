@@ -1,6 +1,7 @@
 package io.commitlane.replication;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -50,6 +51,20 @@ class GroupProbeTest {
       assertTrue(answers.get(2).startsWith("no answer from n2: no answer within 5000 ms of the first replica's answer"), answers.get(2));
     } finally {
       frozen.countDown();
+    }
+  }
+
+  /**
+   * A node of a one-node group asks no other member which group runs: with nobody asked there is
+   * no first answer to wait {@link GroupProbe#FIRST_ANSWER} for, and hosting such a group must not
+   * wait it out (the deadline here is a quarter of it, far above the microseconds the answer takes).
+   */
+  @Test
+  void askingNoReplicaAnswersAtOnceWithNoAnswers() {
+    try (GroupProbe probe = new GroupProbe("test")) {
+      List<String> answers = assertTimeoutPreemptively(GroupProbe.FIRST_ANSWER.dividedBy(4), () -> probe.ask(List.<RaftPeer>of(),
+          p -> "answered " + p.getId(), (p, error) -> "no answer from " + p.getId() + ": " + error));
+      assertEquals(List.of(), answers);
     }
   }
 

@@ -44,6 +44,7 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.ShrinkingMode;
 import net.jqwik.api.statistics.Statistics;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -69,11 +70,53 @@ class RecoveryModelProperties {
     system.terminate();
   }
 
-  @Property(tries = 950, seed = "20261203") // with the 50 of the request-id property below: 1,000 histories
+  /**
+   * 300 histories on every build: about 12 for each of the 24 configurations (WAL, append mode,
+   * commit threads, pipeline), and the coverage check below fails the property unless each
+   * configuration ran histories with every kind of step (a clean reopen, a flush, a plain write,
+   * a merged write group) and with one and with several logs. The long version runs 950 histories
+   * ({@link #aCleanReopenYieldsExactlyTheLastCommittedStateInASoakRun}).
+   */
+  @Property(tries = 300, seed = "20261203")
   void aCleanReopenYieldsExactlyTheLastCommittedState(@ForAll long seed, @ForAll boolean walOn,
       @ForAll("appendModes") String append, @ForAll @IntRange(min = 1, max = 2) int commitThreads,
       @ForAll("pipelineModes") String mode) throws IOException {
+    checkACleanReopen(seed, walOn, append, commitThreads, mode);
+  }
+
+  /** The long version of the property above, run with {@code -Dsoak=true} ({@link SoakOnly}). */
+  @Property(tries = 950, seed = "20261203")
+  @AddLifecycleHook(SoakOnly.class)
+  void aCleanReopenYieldsExactlyTheLastCommittedStateInASoakRun(@ForAll long seed, @ForAll boolean walOn,
+      @ForAll("appendModes") String append, @ForAll @IntRange(min = 1, max = 2) int commitThreads,
+      @ForAll("pipelineModes") String mode) throws IOException {
+    checkACleanReopen(seed, walOn, append, commitThreads, mode);
+  }
+
+  /** What each configuration's histories held, for the coverage check. */
+  private static final String HISTORIES = "histories of each configuration";
+  private static final List<String> STEP_KINDS = List.of("a clean reopen", "a flush", "a plain write", "a merged write group",
+      "one log", "several logs");
+
+  private void checkACleanReopen(long seed, boolean walOn, String append, int commitThreads, String mode) throws IOException {
     RecoveryHistory history = RecoveryHistory.generate(seed);
+    String configuration = configuration(walOn, append, commitThreads, mode);
+    for (String kind : stepKinds(history)) {
+      Statistics.label(HISTORIES).collect(configuration, kind);
+    }
+    Statistics.label(HISTORIES).coverage(coverage -> {
+      for (boolean wal : List.of(true, false)) {
+        for (String a : APPEND_MODES) {
+          for (int threads = 1; threads <= 2; threads++) {
+            for (String m : PIPELINE_MODES) {
+              for (String kind : STEP_KINDS) {
+                coverage.check(configuration(wal, a, threads, m), kind).count(n -> n > 0);
+              }
+            }
+          }
+        }
+      }
+    });
     Path dir = Files.createTempDirectory(scratch(), "recovery-model");
     try {
       PipelineSettings settings = RecoveryCrashWorkload.settings(system, walOn, append, commitThreads, mode);
@@ -395,15 +438,41 @@ class RecoveryModelProperties {
         .withFallback(system.settings().config()));
   }
 
+  private static final List<String> PIPELINE_MODES = List.of("threads", "two-lane");
+  private static final List<String> APPEND_MODES = List.of("serialized", "leaderless", "actor");
+
   /** The default pipeline, and the two-lane one (log appends and RocksDB writes on different threads). */
   @Provide
   Arbitrary<String> pipelineModes() {
-    return Arbitraries.of("threads", "two-lane");
+    return Arbitraries.of(PIPELINE_MODES);
   }
 
   @Provide
   Arbitrary<String> appendModes() {
-    return Arbitraries.of("serialized", "leaderless", "actor");
+    return Arbitraries.of(APPEND_MODES);
+  }
+
+  private static String configuration(boolean walOn, String append, int commitThreads, String mode) {
+    return "WAL " + (walOn ? "on" : "off") + ", " + append + ", " + commitThreads + " commit thread(s), " + mode;
+  }
+
+  /** Which of {@link #STEP_KINDS} {@code h} holds. */
+  private static List<String> stepKinds(RecoveryHistory h) {
+    List<String> kinds = new ArrayList<>();
+    if (h.steps().stream().anyMatch(s -> s instanceof Reopen)) {
+      kinds.add("a clean reopen");
+    }
+    if (h.steps().stream().anyMatch(s -> s instanceof RecoveryHistory.Flush)) {
+      kinds.add("a flush");
+    }
+    if (h.steps().stream().anyMatch(s -> s instanceof RecoveryHistory.PlainWrite)) {
+      kinds.add("a plain write");
+    }
+    if (h.steps().stream().anyMatch(s -> s instanceof RecoveryHistory.Burst b && b.commits().size() > 1)) {
+      kinds.add("a merged write group");
+    }
+    kinds.add(h.logs() == 1 ? "one log" : "several logs");
+    return kinds;
   }
 
   /** Commits succeeded in history order; within a burst keys are disjoint, so order is free there. */
