@@ -67,9 +67,14 @@ final class ReplicaStatusCommand implements Callable<Integer> {
     return healthy ? 0 : Main.FAILED;
   }
 
-  /** Prints one group's table; whether it has a leader and every replica answered. */
+  /**
+   * Prints one group's table; whether it has a leader that every replica answers as follower or listener. A replica
+   * still in an election (a candidate, or a follower that names no or another leader) is not healthy: an operator
+   * waiting for exit 0 before restarting the next node must not take a quorum down with it.
+   */
   static boolean print(PrintWriter out, String database, List<ReplicaReport> reports) {
     long committed = reports.stream().filter(r -> "LEADER".equals(r.role())).mapToLong(ReplicaReport::committedIndex).max().orElse(-1);
+    String leader = reports.stream().filter(r -> "LEADER".equals(r.role())).map(ReplicaReport::replica).findFirst().orElse(null);
     out.printf("database %s%n", database);
     out.printf("%-10s %-9s %-10s %6s %10s %10s %10s %8s %10s%n",
         "replica", "role", "leader", "term", "last", "committed", "applied", "lag", "snapshot");
@@ -83,9 +88,14 @@ final class ReplicaStatusCommand implements Callable<Integer> {
       out.printf("%-10s %-9s %-10s %6d %10d %10d %10d %8s %10d%n", r.replica(), r.role(), r.leader() == null ? "-" : r.leader(),
           r.term(), r.lastIndex(), r.committedIndex(), r.appliedIndex(),
           committed < 0 ? "-" : Long.toString(Math.max(0, committed - r.appliedIndex())), r.snapshotIndex());
+      boolean following = "LEADER".equals(r.role())
+          || (("FOLLOWER".equals(r.role()) || "LISTENER".equals(r.role())) && leader != null && leader.equals(r.leader()));
+      healthy &= following;
     }
     if (committed < 0) {
       out.println("no leader: fewer than a majority of replicas answered or an election is under way");
+    } else if (!healthy) {
+      out.println("not every replica follows leader " + leader + " yet: an election or a restart is under way");
     }
     return healthy;
   }
