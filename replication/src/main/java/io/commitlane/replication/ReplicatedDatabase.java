@@ -344,6 +344,38 @@ public final class ReplicatedDatabase implements AutoCloseable {
   }
 
   /**
+   * The index of the last entry this node's replica applied: everything up to it is committed on
+   * a majority and readable here.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public long appliedIndex() {
+    return replica().applied().applied();
+  }
+
+  /**
+   * Completes once this node's replica has applied the entry at {@code index} (at once if it
+   * has), on the node's completion threads: after a commit's receipt, local reads see it.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public CompletionStage<Void> whenApplied(long index) {
+    return replica().applied().whenAppliedBeyond(index - 1);
+  }
+
+  /**
+   * Runs {@code listener} with the applied index each time this node's replica applies entries,
+   * on the replica's apply thread, after their data is readable: it must only hand over (set a
+   * flag, schedule a task), never block or read. Returns what removes it.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public Runnable onApplied(java.util.function.LongConsumer listener) {
+    InvalidReplicaRequestException.required(listener, "listener");
+    return replica().applied().listen(listener);
+  }
+
+  /**
    * Sends a commit through this handle's {@link CommitBatcher}: alone in its entry when none of
    * the handle's entries waits, else with the commits submitted meanwhile.
    */
