@@ -55,7 +55,8 @@ public final class Snapshots {
   }
 
   public CompletionStage<Optional<SelectedSnapshot>> load(String persistenceId, SnapshotSelectionCriteria criteria) {
-    return CompletableFuture.supplyAsync(() -> {
+    // Recovery starts here: after the barrier, it sees every snapshot saved before, wherever saved.
+    return store.readBarrier().thenApplyAsync(ready -> {
       byte[] pid = Keys.utf8("persistence id", persistenceId);
       if (criteria.maxSequenceNr() < criteria.minSequenceNr() || criteria.maxSequenceNr() < 0) {
         return Optional.<SelectedSnapshot>empty();

@@ -22,6 +22,11 @@ public final class WriteSignals {
     });
   }
 
+  /** Wake every listener: writes were applied whose ids are not known here (a replica applied other nodes' writes). */
+  public void writtenAny() {
+    listeners.values().forEach(set -> set.forEach(Runnable::run));
+  }
+
   void written(String pid) {
     Set<Runnable> set = listeners.get(pid);
     if (set != null) {

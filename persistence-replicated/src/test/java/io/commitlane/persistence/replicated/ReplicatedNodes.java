@@ -1,0 +1,118 @@
+package io.commitlane.persistence.replicated;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.commitlane.persistence.internal.PluginSettings;
+import io.commitlane.persistence.internal.PluginStore;
+import io.commitlane.persistence.internal.PluginStores;
+import io.commitlane.testsupport.LoopbackPorts;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * Three actor systems in this JVM, each a node of a replicated group on loopback ports with the four plugins on
+ * it, each hosting its own replica (voters n1, n2, n3). Closing it terminates every system (their replicas close).
+ */
+final class ReplicatedNodes implements AutoCloseable {
+  static final String JOURNAL = "commitlane-persistence.journal";
+  static final String GROUP = "events";
+
+  final List<ActorTestKit> kits = new ArrayList<>();
+  final List<PluginStores.Lease> leases = new ArrayList<>();
+  private final List<Integer> ports = new ArrayList<>();
+
+  ReplicatedNodes(Path dir) {
+    for (int i = 0; i < 3; i++) {
+      ports.add(LoopbackPorts.freePort());
+    }
+    for (int i = 0; i < 3; i++) {
+      kits.add(ActorTestKit.create("node" + (i + 1), config(dir, i)));
+    }
+    // Every node's plugins open their replica: a majority must be up before the first write commits.
+    List<CompletableFuture<PluginStores.Lease>> opening = new ArrayList<>();
+    for (ActorTestKit kit : kits) {
+      opening.add(PluginStores.get(kit.system()).acquire(PluginSettings.read(kit.system().settings().config(), JOURNAL))
+          .toCompletableFuture());
+    }
+    opening.forEach(o -> leases.add(await(o)));
+  }
+
+  String voters() {
+    List<String> v = new ArrayList<>();
+    for (int i = 0; i < ports.size(); i++) {
+      v.add("\"n" + (i + 1) + "=127.0.0.1:" + ports.get(i) + "\"");
+    }
+    return v.stream().collect(Collectors.joining(", "));
+  }
+
+  Config config(Path dir, int node) {
+    return ConfigFactory.parseString("""
+        pekko.persistence.journal.plugin = "commitlane-persistence.journal"
+        pekko.persistence.snapshot-store.plugin = "commitlane-persistence.snapshot-store"
+        pekko.persistence.state.plugin = "commitlane-persistence.state"
+        pekko.loglevel = WARNING
+        commitlane-persistence.replicated {
+          database = %s
+          voters = [%s]
+          node = n%d
+          directory = "%s"
+        }
+        """.formatted(GROUP, voters(), node + 1, dir.resolve("n" + (node + 1)).toString().replace("\\", "/")))
+        .withFallback(ConfigFactory.load()).resolve();
+  }
+
+  ActorSystem<Void> system(int node) {
+    return kits.get(node).system();
+  }
+
+  /** Node {@code node}'s store (the journal's, shared by every plugin of that node). */
+  PluginStore store(int node) {
+    return leases.get(node).store();
+  }
+
+  static <T> T await(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = e.getCause();
+      throw c instanceof RuntimeException re ? re : new IllegalStateException(c);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The cause {@code stage} fails with (fails the test if it succeeds). */
+  static Throwable failure(CompletionStage<?> stage) {
+    try {
+      Object v = stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+      throw new AssertionError("expected a failure, got " + v);
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable c = e.getCause();
+      while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
+        c = c.getCause();
+      }
+      return c;
+    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    for (PluginStores.Lease l : leases) {
+      l.release();
+    }
+    for (ActorTestKit kit : kits) {
+      kit.shutdownTestKit();
+      kit.system().getWhenTerminated().toCompletableFuture().orTimeout(Duration.ofSeconds(30).toSeconds(), TimeUnit.SECONDS).join();
+    }
+  }
+}
