@@ -5,7 +5,4 @@
  * {@link io.commitlane.persistence.replicated.internal.ReplicatedPluginStore}: writes through Raft with their
  * expectations checked in log order, positions assigned by the log, reads of the local replica after a read barrier.
  */
-@InternalApi
 package io.commitlane.persistence.replicated.internal;
-
-import io.commitlane.annotation.InternalApi;
