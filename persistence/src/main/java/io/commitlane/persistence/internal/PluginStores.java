@@ -89,7 +89,8 @@ public final class PluginStores implements Extension {
     boolean first = false;
     synchronized (this) {
       if (shutDown) {
-        return CompletableFuture.failedFuture(new io.commitlane.storage.DatabaseClosedException(settings.path()));
+        return CompletableFuture.failedFuture(new io.commitlane.storage.DatabaseClosedException(
+            settings.path() != null ? settings.path() : Path.of(settings.pluginId())));
       }
       shared = open.get(settings.storeKey());
       if (shared == null) {
