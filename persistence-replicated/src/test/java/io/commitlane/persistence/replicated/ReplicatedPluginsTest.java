@@ -2,6 +2,7 @@ package io.commitlane.persistence.replicated;
 
 import static io.commitlane.persistence.replicated.ReplicatedNodes.await;
 import static io.commitlane.persistence.replicated.ReplicatedNodes.failure;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +14,8 @@ import io.commitlane.persistence.internal.EventJournal;
 import io.commitlane.persistence.internal.PayloadCodec;
 import io.commitlane.persistence.internal.StoreWrite;
 import io.commitlane.persistence.javadsl.CommitlaneReadJournal;
+import io.commitlane.replication.InvalidReplicaRequestException;
+import io.commitlane.replication.ReplicatedDatabase;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -192,5 +195,27 @@ class ReplicatedPluginsTest {
     assertEquals(Optional.of("opened"), read.value());
     await(states(2).upsertObject("account", 2, "credited", "accounts"));
     assertEquals(Optional.of("credited"), await(states(0).getObject("account")).value());
+  }
+
+  @Test
+  void theLargestWriteReplicatesToEveryNode() {
+    byte[] key = "largest-write".getBytes(StandardCharsets.UTF_8);
+    byte[] value = new byte[(int) nodes.store(0).maxWriteBytes() - key.length];
+    java.util.Arrays.fill(value, (byte) 7);
+    await(nodes.store(0).write(new StoreWrite().put(key, value)));
+    for (int node = 1; node < 3; node++) {
+      await(nodes.store(node).readBarrier());
+      assertTrue(java.util.Arrays.equals(value, nodes.store(node).get(key)), "node " + node + " holds the write");
+    }
+  }
+
+  @Test
+  void aCommitLargerThanTheLogCarriesIsRefusedAndTheGroupGoesOn() {
+    byte[] key = "too-large".getBytes(StandardCharsets.UTF_8);
+    Throwable refused = failure(nodes.store(0).write(new StoreWrite().put(key, new byte[ReplicatedDatabase.MAX_COMMIT_BYTES])));
+    assertInstanceOf(InvalidReplicaRequestException.class, refused);
+    await(nodes.store(0).write(new StoreWrite().put(key, new byte[] {1})));
+    await(nodes.store(1).readBarrier());
+    assertArrayEquals(new byte[] {1}, nodes.store(1).get(key));
   }
 }

@@ -29,8 +29,11 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  */
 @InternalApi
 public final class ReplicatedPluginStoreFactory implements PluginStoreFactory {
-  /** The largest write: well inside a Raft log segment and a gRPC message. */
-  private static final long MAX_WRITE_BYTES = 32L << 20;
+  /**
+   * The largest write's keys and values: half the largest replicated commit, leaving room for the commit's encoding
+   * (store names, lengths, position stamps) of writes of many small changes.
+   */
+  static final long MAX_WRITE_BYTES = ReplicatedDatabase.MAX_COMMIT_BYTES / 2;
 
   @Override
   public CompletionStage<PluginStore> open(PluginSettings settings, ActorSystem<?> system, Executor executor) {
