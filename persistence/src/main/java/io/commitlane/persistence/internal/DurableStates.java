@@ -203,7 +203,7 @@ public final class DurableStates {
     if (w.bytes() > store.maxWriteBytes()) {
       throw new WriteTooLargeException("the durable state of \"" + Keys.string(pid, 0, pid.length) + "\" takes " + w.bytes()
           + " bytes, more than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes); nothing"
-          + " was written. Raise commitlane.txlog.max-segment-size");
+          + " was written. Store a smaller state" + store.largerWrites());
     }
     return w;
   }

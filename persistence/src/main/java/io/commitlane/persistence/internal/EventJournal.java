@@ -131,8 +131,8 @@ public final class EventJournal {
     }
     if (bytes > store.maxWriteBytes()) {
       throw new WriteTooLargeException("events " + first + ".." + last + " of \"" + pid + "\" take " + bytes + " bytes, more"
-          + " than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes, one transaction-log"
-          + " record); nothing was written. Persist smaller events, or raise commitlane.txlog.max-segment-size");
+          + " than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes); nothing was written."
+          + " Persist smaller events" + store.largerWrites());
     }
     return new Prepared(pid, pidBytes, first, last, events, encoded, tagged);
   }

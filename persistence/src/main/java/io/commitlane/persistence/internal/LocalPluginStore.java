@@ -165,6 +165,11 @@ public final class LocalPluginStore implements PluginStore {
   }
 
   @Override
+  public String largerWrites() {
+    return log == null ? "" : ", or raise commitlane.txlog.max-segment-size (a commit is one transaction-log record)";
+  }
+
+  @Override
   public String describe() {
     return "database " + db.path();
   }

@@ -51,6 +51,11 @@ public interface PluginStore {
   /** The largest {@link StoreWrite#bytes()} one write may carry (a transaction-log record must hold it). */
   long maxWriteBytes();
 
+  /** How to allow larger writes, for messages: ", or ..." (empty when nothing can). */
+  default String largerWrites() {
+    return "";
+  }
+
   /** Where the data lives, for messages. */
   String describe();
 

@@ -46,7 +46,7 @@ public final class Snapshots {
       if (w.bytes() > store.maxWriteBytes()) {
         throw new WriteTooLargeException("the snapshot " + metadata.sequenceNr() + " of \"" + metadata.persistenceId()
             + "\" takes " + w.bytes() + " bytes, more than the largest commit of " + store.describe() + " ("
-            + store.maxWriteBytes() + " bytes); nothing was written. Raise commitlane.txlog.max-segment-size");
+            + store.maxWriteBytes() + " bytes); nothing was written. Save a smaller snapshot" + store.largerWrites());
       }
     } catch (Exception e) {
       return CompletableFuture.failedFuture(e);
