@@ -198,6 +198,18 @@ class ReplicatedPluginsTest {
   }
 
   @Test
+  void aNodeReadsBackItsOwnWritesAtOnceLeaderOrFollower() {
+    // Each upsert reads the stored revision on its own node: on a follower, right after its own previous upsert.
+    for (int node = 0; node < 3; node++) {
+      String id = "chain-" + node;
+      for (long revision = 1; revision <= 5; revision++) {
+        await(states(node).upsertObject(id, revision, "r" + revision, ""));
+      }
+      assertEquals(5L, await(states(node).getObject(id)).revision());
+    }
+  }
+
+  @Test
   void theLargestWriteReplicatesToEveryNode() {
     byte[] key = "largest-write".getBytes(StandardCharsets.UTF_8);
     byte[] value = new byte[(int) nodes.store(0).maxWriteBytes() - key.length];

@@ -31,8 +31,10 @@ import org.apache.pekko.Done;
  * <ul>
  *   <li><b>Writes</b> go through Raft: one replicated transaction per write, its expectations ({@code H} of a
  *       persistence id, {@code D} of a durable object) checked by every replica at the commit's place in the log, so a
- *       second writer of an id on another node is refused in log order, never interleaved. A write completes once this
- *       node's replica has applied it: what a plugin wrote, it reads back here.
+ *       second writer of an id on another node is refused in log order, never interleaved. A write completes when the
+ *       leader answers (a majority holds it); this node's reads after it wait until its replica applied it, so what a
+ *       plugin wrote it reads back here. (Waiting in the write instead would cost a follower's write up to a heartbeat
+ *       on a quiet group, which is when a follower learns that the leader committed; most writes are not read back.)
  *   <li><b>Positions</b> are assigned by the log ({@link LogPositions}): the write's position references become
  *       positioned puts that every replica fills in identically as it applies the commit. Everything a replica applied
  *       is committed on a majority, so the watermark is the first position after the applied index, and it moves (and
@@ -56,6 +58,8 @@ public final class ReplicatedPluginStore implements PluginStore {
   /** The last applied index published to the positions and signals. */
   private final AtomicLong applied = new AtomicLong();
   private final AtomicBoolean publishing = new AtomicBoolean();
+  /** The highest index of a write this store acknowledged: its reads wait until the replica applied it. */
+  private final AtomicLong written = new AtomicLong();
   private final AtomicLong inFlight = new AtomicLong();
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private volatile boolean closing;
@@ -102,13 +106,23 @@ public final class ReplicatedPluginStore implements PluginStore {
     }
   }
 
+  /** Before a read (on the plugin executor, where reads block): wait until the replica applied this store's writes. */
+  private void readOwnWrites() {
+    long need = written.get();
+    if (db.appliedIndex() < need) {
+      join(db.whenApplied(need));
+    }
+  }
+
   @Override
   public byte[] get(byte[] key) {
+    readOwnWrites();
     return join(db.get(STORE, key, ReadConsistency.LOCAL));
   }
 
   @Override
   public List<byte[]> multiGet(List<byte[]> keys) {
+    readOwnWrites();
     ReplicatedTransaction t = db.begin();
     try {
       List<byte[]> out = new ArrayList<>(keys.size());
@@ -124,6 +138,7 @@ public final class ReplicatedPluginStore implements PluginStore {
   @Override
   public List<KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) {
     KeyRange range = (to == null ? KeyRange.all().from(from) : KeyRange.between(from, to)).limit(limit);
+    readOwnWrites();
     ReplicatedTransaction t = db.begin();
     try {
       return t.list(STORE, reverse ? range.reverse() : range);
@@ -162,9 +177,7 @@ public final class ReplicatedPluginStore implements PluginStore {
           t.putPositioned(STORE, c.key(), c.value(), stamps);
         }
       }
-      // Complete once this replica applied it: the plugins read back what they wrote (a follower applies a moment
-      // after the leader answers).
-      committed = t.commit().thenCompose(receipt -> db.whenApplied(receipt.index()));
+      committed = t.commit().thenApply(receipt -> written.accumulateAndGet(receipt.index(), Math::max));
     } catch (RuntimeException e) {
       t.abort();
       committed = CompletableFuture.failedFuture(e);
