@@ -210,6 +210,21 @@ class ReplicatedPluginsTest {
   }
 
   @Test
+  void aReadBarrierSeesEveryWriteAcknowledgedBeforeItWasAskedForEvenWhenBarriersShareRoundTrips() {
+    List<java.util.concurrent.CompletableFuture<byte[]>> seen = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      byte[] key = ("barrier-" + i).getBytes(StandardCharsets.UTF_8);
+      await(nodes.store(0).write(new StoreWrite().put(key, new byte[] {(byte) i})));
+      // Asked for after the write was acknowledged, while earlier barriers may still be in flight.
+      seen.add(nodes.store(2).readBarrier()
+          .thenApplyAsync(v -> nodes.store(2).get(key), nodes.store(2).executor()).toCompletableFuture());
+    }
+    for (int i = 0; i < seen.size(); i++) {
+      assertArrayEquals(new byte[] {(byte) i}, await(seen.get(i)), "barrier " + i);
+    }
+  }
+
+  @Test
   void theLargestWriteReplicatesToEveryNode() {
     byte[] key = "largest-write".getBytes(StandardCharsets.UTF_8);
     byte[] value = new byte[(int) nodes.store(0).maxWriteBytes() - key.length];

@@ -61,6 +61,11 @@ public final class ReplicatedPluginStore implements PluginStore {
   /** The highest index of a write this store acknowledged: its reads wait until the replica applied it. */
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong inFlight = new AtomicLong();
+  /** Guards the two fields below. */
+  private final Object barriers = new Object();
+  private boolean barrierInFlight;
+  /** The requests that wait for the barrier after the one in flight; null when none does. */
+  private CompletableFuture<Void> nextBarrier;
   private final CompletableFuture<Void> drained = new CompletableFuture<>();
   private volatile boolean closing;
 
@@ -214,9 +219,51 @@ public final class ReplicatedPluginStore implements PluginStore {
         executor);
   }
 
+  /**
+   * Barriers share round trips, like a group commit: a request that comes while one barrier is in flight cannot use it
+   * (the leader may have answered it before the request came), so it waits for the next, which starts when the one in
+   * flight completes and serves every request that came meanwhile. A rebalance that recovers many entities at once
+   * costs two barriers, not one per entity.
+   */
   @Override
   public CompletionStage<Void> readBarrier() {
-    return db.sync().thenApplyAsync(index -> null, executor);
+    synchronized (barriers) {
+      if (barrierInFlight) {
+        if (nextBarrier == null) {
+          nextBarrier = new CompletableFuture<>();
+        }
+        return nextBarrier;
+      }
+      barrierInFlight = true;
+    }
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    startBarrier(mine);
+    return mine;
+  }
+
+  private void startBarrier(CompletableFuture<Void> waiters) {
+    CompletionStage<Long> sync;
+    try {
+      sync = db.sync();
+    } catch (RuntimeException e) {
+      sync = CompletableFuture.failedFuture(e);
+    }
+    sync.whenCompleteAsync((index, e) -> {
+      CompletableFuture<Void> next;
+      synchronized (barriers) {
+        next = nextBarrier;
+        nextBarrier = null;
+        barrierInFlight = next != null;
+      }
+      if (next != null) {
+        startBarrier(next);
+      }
+      if (e == null) {
+        waiters.complete(null);
+      } else {
+        waiters.completeExceptionally(unwrap(e));
+      }
+    }, executor);
   }
 
   @Override
