@@ -133,11 +133,20 @@ public final class DurableStates {
 
   private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
       boolean deletion) {
+    return change(persistenceId, pid, revision, tag, value, deletion, false);
+  }
+
+  private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
+      boolean deletion, boolean afterBarrier) {
     return CompletableFuture.supplyAsync(() -> {
       byte[] key = Keys.state(pid);
       byte[] stored = store.get(key);
       StateRecord old = StateRecord.decode(stored);
       long current = old == null ? 0 : old.revision();
+      if (current < revision - 1 && !afterBarrier) {
+        // An older revision than the caller's may be a stale view (a replica behind its group): decide after a barrier.
+        return store.readBarrier().thenCompose(ready -> change(persistenceId, pid, revision, tag, value, deletion, true));
+      }
       if (current != revision - 1) {
         return CompletableFuture.<Done>failedFuture(deletion
             ? new DeleteRevisionException("cannot delete \"" + persistenceId + "\" at revision " + revision + ": the stored"

@@ -288,7 +288,8 @@ public final class EventJournal {
     }
     return chain(pid, () -> {
       highestWritten.remove(pid); // the delete moves H's deletedTo
-      return CompletableFuture.supplyAsync(() -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s);
+      // After the barrier: the highest sequence number it reads is current, wherever the events were written.
+      return store.readBarrier().thenApplyAsync(v -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s);
     });
   }
 

@@ -116,7 +116,17 @@ public final class ReplicatedPluginStore implements PluginStore {
     long need = written.get();
     if (db.appliedIndex() < need) {
       join(db.whenApplied(need));
+      catchUp();
     }
+  }
+
+  /**
+   * Publish what the replica applied now, on this thread: the watermark a query reads next is at least what this
+   * read (or barrier) waited for, not what the publishing task has reached.
+   */
+  private void catchUp() {
+    appliedOnReplica(db.appliedIndex());
+    positions.advanceTo(LogPositions.after(applied.get()));
   }
 
   @Override
@@ -259,6 +269,7 @@ public final class ReplicatedPluginStore implements PluginStore {
         startBarrier(next);
       }
       if (e == null) {
+        catchUp();
         waiters.complete(null);
       } else {
         waiters.completeExceptionally(unwrap(e));
