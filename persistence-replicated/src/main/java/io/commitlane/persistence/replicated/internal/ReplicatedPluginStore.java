@@ -85,6 +85,7 @@ public final class ReplicatedPluginStore implements PluginStore {
     this.applied.set(start);
     this.positions = Positions.assignedByLog(LogPositions.after(start));
     this.stopListening = db.onApplied(this::appliedOnReplica);
+    appliedOnReplica(db.appliedIndex()); // what it applied before the listener was there
   }
 
   /** On the replica's apply thread: hand over only. One publication runs at a time and takes the newest index. */
