@@ -61,6 +61,14 @@ class LayeringTest {
       .because("the Pekko Persistence plugins are built on the public Java API (CommitlaneDatabase, Transaction, KeyRange),"
           + " not on the actor protocol, so changes to the protocol never reach them");
 
+  static final ArchRule LOCAL_PERSISTENCE_CARRIES_NO_REPLICATION = noClasses()
+      .that().resideInAnyPackage("io.commitlane.persistence", "io.commitlane.persistence.internal..",
+          "io.commitlane.persistence.javadsl..", "io.commitlane.persistence.scaladsl..")
+      .should().dependOnClassesThat().resideInAnyPackage("io.commitlane.replication..", "org.apache.ratis..",
+          "io.commitlane.persistence.replicated..")
+      .because("a service on local databases does not carry Raft: the replicated store is the persistence-replicated"
+          + " module's, found through PluginStoreFactory");
+
   static final ArchRule NO_MODULE_CYCLES = slices().matching("io.commitlane.(*)..").should().beFreeOfCycles();
 
   @Test
@@ -91,6 +99,11 @@ class LayeringTest {
   @Test
   void replicationImportsNoPekkoAndNoModuleAboveIt() {
     REPLICATION_RUNS_WITHOUT_PEKKO.check(main);
+  }
+
+  @Test
+  void thePersistencePluginsCarryNoReplicationForLocalUsers() {
+    LOCAL_PERSISTENCE_CARRIES_NO_REPLICATION.check(main);
   }
 
   @Test

@@ -22,7 +22,13 @@ public final class CommitlanePersistence {
 
   /** The database directory of the plugin at {@code pluginId}; throws {@code InvalidSettingsException} for bad settings. */
   public static Path path(ActorSystem<?> system, String pluginId) {
-    return PluginSettings.read(system.settings().config(), pluginId).path();
+    PluginSettings settings = PluginSettings.read(system.settings().config(), pluginId);
+    if (settings.replicated() != null) {
+      throw new io.commitlane.storage.InvalidSettingsException(java.util.List.of(
+          new io.commitlane.storage.InvalidSettingsException.SettingError(pluginId + ".replicated", null, "absent for a"
+              + " local database to share: this plugin runs on a replicated database, which has no local path to open")));
+    }
+    return settings.path();
   }
 
   /** The {@code commitlane { }} settings the plugin at {@code pluginId} opens its database with. */

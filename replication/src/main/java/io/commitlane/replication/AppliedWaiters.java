@@ -18,6 +18,7 @@ final class AppliedWaiters {
   /** The smallest index waited on, or Long.MAX_VALUE: the apply thread's fast check. */
   private volatile long lowest = Long.MAX_VALUE;
   private RuntimeException closedWith;
+  private final java.util.List<java.util.function.LongConsumer> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   AppliedWaiters(Executor completions) {
     this.completions = completions;
@@ -60,6 +61,15 @@ final class AppliedWaiters {
     if (index > lowest) {
       release(index);
     }
+    for (java.util.function.LongConsumer l : listeners) {
+      l.accept(index);
+    }
+  }
+
+  /** Runs {@code listener} with the index after every advance, on the apply thread; returns its removal. */
+  Runnable listen(java.util.function.LongConsumer listener) {
+    listeners.add(listener);
+    return () -> listeners.remove(listener);
   }
 
   private void release(long index) {

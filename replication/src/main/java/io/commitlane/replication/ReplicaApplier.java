@@ -225,6 +225,8 @@ final class ReplicaApplier {
     final Map<ByteBuffer, int[]> requests = new HashMap<>();
     /** Logs appended to by earlier slots: a second record of one log at one index would replace the first. */
     final Set<String> logs = new HashSet<>();
+    /** Commit positions used by earlier slots ({@link LogPositions}). */
+    int positions;
     long clock;
 
     EntryWrites(long index, long clock) {
@@ -239,14 +241,29 @@ final class ReplicaApplier {
               + " from an earlier commit of the same entry; send commits that append to one log in separate entries");
         }
       }
+      List<ReplicatedCommit.Write> writes = c.writes();
+      int used = c.positions();
+      if (used > 0) {
+        if (used > LogPositions.PER_ENTRY - positions) {
+          throw new InvalidReplicaRequestException("the commit uses " + used + " positions, more than the " + (LogPositions.PER_ENTRY
+              - positions) + " its entry has left (" + LogPositions.PER_ENTRY + " per entry); send it in an entry of its own");
+        }
+        // Every replica computes the same positions from the log alone: the entry's index and what earlier slots used.
+        long first = LogPositions.first(index) + positions;
+        writes = new ArrayList<>(writes);
+        for (ReplicatedCommit.PositionedPut p : c.positioned()) {
+          writes.add(p.resolve(first));
+        }
+      }
       // Resolve every store first: a name the database refuses refuses this commit before any of its writes is added.
-      List<Store> stores = new ArrayList<>(c.writes().size());
-      for (ReplicatedCommit.Write w : c.writes()) {
+      List<Store> stores = new ArrayList<>(writes.size());
+      for (ReplicatedCommit.Write w : writes) {
         stores.add(applier.store(w.store()));
       }
+      positions += used;
       byte[] version = ReplicaRecords.longValue(index);
-      for (int i = 0; i < c.writes().size(); i++) {
-        ReplicatedCommit.Write w = c.writes().get(i);
+      for (int i = 0; i < writes.size(); i++) {
+        ReplicatedCommit.Write w = writes.get(i);
         if (w.value() == null) {
           batch.remove(stores.get(i), w.key());
         } else {

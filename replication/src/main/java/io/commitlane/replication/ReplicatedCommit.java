@@ -21,7 +21,7 @@ import java.util.Objects;
  */
 record ReplicatedCommit(
     long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys, List<ReadRange> readRanges,
-    List<Write> writes, List<LogAppend> logs, List<Expect> expects) {
+    List<Write> writes, List<LogAppend> logs, List<Expect> expects, List<PositionedPut> positioned) {
 
   /**
    * The first byte of every encoded commit; a replica refuses an entry in a format it does not
@@ -34,6 +34,12 @@ record ReplicatedCommit(
    * that every other commit stays readable by replicas that know formats 1 and 2 only.
    */
   static final byte FORMAT_WITH_EXPECTATIONS = 3;
+  /**
+   * Format 3 (its expectations always present, possibly none) followed by the commit's positioned
+   * puts: written only by a commit that has some, so every other commit keeps its older format.
+   * Not 4, which starts a {@link CommitBatch}.
+   */
+  static final byte FORMAT_WITH_POSITIONS = 5;
   private static final int NULL_BYTES = -1;
 
   ReplicatedCommit {
@@ -42,12 +48,61 @@ record ReplicatedCommit(
     writes = List.copyOf(writes);
     logs = List.copyOf(logs);
     expects = List.copyOf(expects);
+    positioned = List.copyOf(positioned);
   }
 
   /** A commit without expectations. */
   ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
       List<ReadRange> readRanges, List<Write> writes, List<LogAppend> logs) {
     this(snapshotIndex, requestId, proposedAtMillis, readKeys, readRanges, writes, logs, List.of());
+  }
+
+  /** A commit without positioned puts. */
+  ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
+      List<ReadRange> readRanges, List<Write> writes, List<LogAppend> logs, List<Expect> expects) {
+    this(snapshotIndex, requestId, proposedAtMillis, readKeys, readRanges, writes, logs, expects, List.of());
+  }
+
+  /**
+   * A put whose key and value hold commit positions that the applier writes in ({@link
+   * LogPositions}): {@code stamps} say where (8 bytes, big-endian) and which of the commit's
+   * positions (its ordinal) each place gets.
+   */
+  record PositionedPut(String store, byte[] key, byte[] value, List<PositionStamp> stamps) {
+    PositionedPut {
+      Objects.requireNonNull(store, "store");
+      Objects.requireNonNull(key, "key");
+      Objects.requireNonNull(value, "value");
+      stamps = List.copyOf(stamps);
+    }
+
+    /** The put with every stamp's position written in, the commit's first position being {@code first}. */
+    Write resolve(long first) {
+      byte[] k = key.clone();
+      byte[] v = value.clone();
+      for (PositionStamp s : stamps) {
+        java.nio.ByteBuffer.wrap(s.inValue() ? v : k, s.offset(), 8).putLong(first + s.ordinal());
+      }
+      return new Write(store, k, v);
+    }
+
+    /** How many positions the put uses: its largest ordinal plus one (0 without stamps). */
+    int positions() {
+      int n = 0;
+      for (PositionStamp s : stamps) {
+        n = Math.max(n, s.ordinal() + 1);
+      }
+      return n;
+    }
+  }
+
+  /** How many positions the commit uses: its largest ordinal plus one. */
+  int positions() {
+    int n = 0;
+    for (PositionedPut p : positioned) {
+      n = Math.max(n, p.positions());
+    }
+    return n;
   }
 
   /**
@@ -95,7 +150,7 @@ record ReplicatedCommit(
   byte[] encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 32 * writes.size());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
-      out.writeByte(expects.isEmpty() ? FORMAT : FORMAT_WITH_EXPECTATIONS);
+      out.writeByte(!positioned.isEmpty() ? FORMAT_WITH_POSITIONS : expects.isEmpty() ? FORMAT : FORMAT_WITH_EXPECTATIONS);
       out.writeLong(snapshotIndex);
       out.writeLong(proposedAtMillis);
       writeBytes(out, requestId);
@@ -124,12 +179,26 @@ record ReplicatedCommit(
           writeBytes(out, e);
         }
       }
-      if (!expects.isEmpty()) {
+      if (!expects.isEmpty() || !positioned.isEmpty()) {
         out.writeInt(expects.size());
         for (Expect e : expects) {
           out.writeUTF(e.store());
           writeBytes(out, e.key());
           writeBytes(out, e.value());
+        }
+      }
+      if (!positioned.isEmpty()) {
+        out.writeInt(positioned.size());
+        for (PositionedPut p : positioned) {
+          out.writeUTF(p.store());
+          writeBytes(out, p.key());
+          writeBytes(out, p.value());
+          out.writeInt(p.stamps().size());
+          for (PositionStamp st : p.stamps()) {
+            out.writeBoolean(st.inValue());
+            out.writeInt(st.offset());
+            out.writeInt(st.ordinal());
+          }
         }
       }
     } catch (IOException e) {
@@ -147,9 +216,10 @@ record ReplicatedCommit(
   static ReplicatedCommit decode(byte[] entry) {
     try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(entry))) {
       byte format = in.readByte();
-      if (format != FORMAT && format != FORMAT_WITHOUT_LOGS && format != FORMAT_WITH_EXPECTATIONS) {
+      if (format != FORMAT && format != FORMAT_WITHOUT_LOGS && format != FORMAT_WITH_EXPECTATIONS
+          && format != FORMAT_WITH_POSITIONS) {
         throw new MalformedEntryException("entry format " + format + " is not known to this replica (it reads "
-            + FORMAT_WITHOUT_LOGS + ", " + FORMAT + " and " + FORMAT_WITH_EXPECTATIONS + ")");
+            + FORMAT_WITHOUT_LOGS + ", " + FORMAT + ", " + FORMAT_WITH_EXPECTATIONS + " and " + FORMAT_WITH_POSITIONS + ")");
       }
       boolean withLogs = format != FORMAT_WITHOUT_LOGS;
       long snapshot = in.readLong();
@@ -184,16 +254,46 @@ record ReplicatedCommit(
         }
       }
       List<Expect> expects = new ArrayList<>();
-      if (format == FORMAT_WITH_EXPECTATIONS) {
+      if (format == FORMAT_WITH_EXPECTATIONS || format == FORMAT_WITH_POSITIONS) {
         int nExpects = count(in, entry.length);
         for (int i = 0; i < nExpects; i++) {
           expects.add(new Expect(in.readUTF(), required(readBytes(in, entry.length), "expected key"), readBytes(in, entry.length)));
         }
       }
+      List<PositionedPut> positioned = new ArrayList<>();
+      if (format == FORMAT_WITH_POSITIONS) {
+        int nPuts = count(in, entry.length);
+        if (nPuts == 0) {
+          throw new MalformedEntryException("an entry in format " + FORMAT_WITH_POSITIONS + " has no positioned put");
+        }
+        for (int i = 0; i < nPuts; i++) {
+          String store = in.readUTF();
+          byte[] key = required(readBytes(in, entry.length), "positioned key");
+          byte[] value = required(readBytes(in, entry.length), "positioned value");
+          int nStamps = count(in, entry.length);
+          List<PositionStamp> stamps = new ArrayList<>(nStamps);
+          for (int j = 0; j < nStamps; j++) {
+            boolean inValue = in.readBoolean();
+            int offset = in.readInt();
+            int ordinal = in.readInt();
+            int length = inValue ? value.length : key.length;
+            if (offset < 0 || offset > length - 8) {
+              throw new MalformedEntryException("a position stamp at byte " + offset + " does not fit the " + length
+                  + "-byte " + (inValue ? "value" : "key") + " it stamps");
+            }
+            if (ordinal < 0 || ordinal >= LogPositions.PER_ENTRY) {
+              throw new MalformedEntryException("a position stamp's ordinal " + ordinal + " is outside 0.."
+                  + (LogPositions.PER_ENTRY - 1));
+            }
+            stamps.add(new PositionStamp(inValue, offset, ordinal));
+          }
+          positioned.add(new PositionedPut(store, key, value, stamps));
+        }
+      }
       if (in.available() > 0) {
         throw new MalformedEntryException(in.available() + " bytes follow the last log record");
       }
-      return new ReplicatedCommit(snapshot, requestId, proposedAt, keys, ranges, writes, logs, expects);
+      return new ReplicatedCommit(snapshot, requestId, proposedAt, keys, ranges, writes, logs, expects, positioned);
     } catch (EOFException e) {
       throw new MalformedEntryException("entry ends early (" + entry.length + " bytes)");
     } catch (IOException e) {

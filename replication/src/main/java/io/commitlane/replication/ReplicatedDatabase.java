@@ -44,6 +44,14 @@ import org.apache.ratis.util.TimeDuration;
  * transport thread or the common pool.
  */
 public final class ReplicatedDatabase implements AutoCloseable {
+  /**
+   * The largest commit, encoded: inside the leader's append buffer (Ratis's {@code
+   * raft.server.log.appender.buffer.byte-limit}, 4 MiB) with room for the entry's framing. An entry
+   * larger than that buffer is never sent to a follower, so it would stay uncommitted at the head
+   * of the log with every later entry behind it: such a commit is refused before it is sent.
+   */
+  public static final int MAX_COMMIT_BYTES = (4 << 20) - (64 << 10);
+
   /** How often a request to an unreachable group is tried again within its timeout. */
   private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
 
@@ -344,11 +352,49 @@ public final class ReplicatedDatabase implements AutoCloseable {
   }
 
   /**
+   * The index of the last entry this node's replica applied: everything up to it is committed on
+   * a majority and readable here.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public long appliedIndex() {
+    return replica().applied().applied();
+  }
+
+  /**
+   * Completes once this node's replica has applied the entry at {@code index} (at once if it
+   * has), on the node's completion threads: after a commit's receipt, local reads see it.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public CompletionStage<Void> whenApplied(long index) {
+    return replica().applied().whenAppliedBeyond(index - 1);
+  }
+
+  /**
+   * Runs {@code listener} with the applied index each time this node's replica applies entries,
+   * on the replica's apply thread, after their data is readable: it must only hand over (set a
+   * flag, schedule a task), never block or read. Returns what removes it.
+   *
+   * @throws IllegalStateException on a client handle, which holds no replica
+   */
+  public Runnable onApplied(java.util.function.LongConsumer listener) {
+    InvalidReplicaRequestException.required(listener, "listener");
+    return replica().applied().listen(listener);
+  }
+
+  /**
    * Sends a commit through this handle's {@link CommitBatcher}: alone in its entry when none of
    * the handle's entries waits, else with the commits submitted meanwhile.
    */
   CompletionStage<CommitReceipt> propose(ReplicatedCommit commit) {
-    return batcher.submit(commit.encode(), logNames(commit)).thenApply(ReplicatedDatabase::receipt);
+    byte[] encoded = commit.encode();
+    if (encoded.length > MAX_COMMIT_BYTES) {
+      return CompletableFuture.failedFuture(new InvalidReplicaRequestException("the commit takes " + encoded.length
+          + " bytes in the log, more than the largest entry (" + MAX_COMMIT_BYTES + " bytes); nothing was sent. Split it"
+          + " into smaller commits"));
+    }
+    return batcher.submit(encoded, logNames(commit)).thenApply(ReplicatedDatabase::receipt);
   }
 
   private static Set<String> logNames(ReplicatedCommit commit) {

@@ -34,6 +34,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
   /** The entries of the record it appends to each transaction log, by log name. */
   private final Map<String, List<byte[]>> logs = new LinkedHashMap<>();
   private final List<ReplicatedCommit.Expect> expects = new ArrayList<>();
+  private final List<ReplicatedCommit.PositionedPut> positioned = new ArrayList<>();
   private boolean ended;
 
   ReplicatedTransaction(ReplicatedDatabase database, SnapshotReads snapshot) {
@@ -158,6 +159,37 @@ public final class ReplicatedTransaction implements AutoCloseable {
   }
 
   /**
+   * Buffers a put whose key and value receive commit positions ({@link LogPositions}) as every
+   * replica applies the commit: at each of {@code stamps}, 8 bytes are overwritten with the
+   * commit's first position plus the stamp's ordinal. Positions increase in log order and are the
+   * same on every replica: an index keyed by them (a tag's events in commit order) reads the same
+   * everywhere and can be resumed from any position. Ordinals count within this commit; the
+   * commit uses as many positions as its largest ordinal plus one.
+   *
+   * <p>A positioned put is applied after the transaction's other writes and is not visible to its
+   * own reads. It needs every replica of the group to know positioned puts (this version or
+   * later); one that does not refuses the entry.
+   *
+   * @throws InvalidReplicaRequestException if an argument is null, a stamp does not fit its key
+   *     or value, or the commit would use more than {@link LogPositions#PER_ENTRY} positions
+   */
+  public ReplicatedTransaction putPositioned(String store, byte[] key, byte[] value, List<PositionStamp> stamps) {
+    requireOpen();
+    checkWrite(store, key);
+    InvalidReplicaRequestException.required(value, "value");
+    InvalidReplicaRequestException.required(stamps, "stamps");
+    for (PositionStamp s : stamps) {
+      int length = s.inValue() ? value.length : key.length;
+      if (s.offset() > length - 8) {
+        throw new InvalidReplicaRequestException("a position stamp at byte " + s.offset() + " does not fit the " + length
+            + "-byte " + (s.inValue() ? "value" : "key") + "; a position takes 8 bytes");
+      }
+    }
+    positioned.add(new ReplicatedCommit.PositionedPut(store, key.clone(), value.clone(), stamps));
+    return this;
+  }
+
+  /**
    * Makes the commit conditional: it applies only if {@code key} in {@code store} holds {@code
    * value} (is absent, for a null value) at the commit's place in the group's log, before this
    * transaction's own writes. Every replica checks it there, in log order, so it needs no read
@@ -233,7 +265,7 @@ public final class ReplicatedTransaction implements AutoCloseable {
       List<ReplicatedCommit.LogAppend> appends = new ArrayList<>(logs.size());
       logs.forEach((log, entries) -> appends.add(new ReplicatedCommit.LogAppend(log, entries)));
       ReplicatedCommit commit = new ReplicatedCommit(snapshotIndex, requestId == null ? null : requestId.clone(),
-          System.currentTimeMillis(), readKeys, readRanges, list, appends, expects);
+          System.currentTimeMillis(), readKeys, readRanges, list, appends, expects, positioned);
       return database.propose(commit);
     } finally {
       snapshot.close();

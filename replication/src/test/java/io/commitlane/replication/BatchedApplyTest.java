@@ -177,4 +177,91 @@ class BatchedApplyTest {
         .map(ApplyOutcome::kind).toList());
     assertArrayEquals(b("v"), value("k"));
   }
+
+  /** A commit putting {@code prefix + position} = {@code "v" + position}, with {@code n} positions (ordinals 0..n-1). */
+  private static byte[] positioned(String prefix, int n) {
+    List<ReplicatedCommit.PositionedPut> puts = new java.util.ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      byte[] key = java.nio.ByteBuffer.allocate(prefix.length() + 8).put(b(prefix)).array();
+      byte[] value = new byte[9];
+      value[0] = 'v';
+      puts.add(new ReplicatedCommit.PositionedPut("default", key, value,
+          List.of(new PositionStamp(false, prefix.length(), i), new PositionStamp(true, 1, i))));
+    }
+    return new ReplicatedCommit(0, null, 0, List.of(), List.of(), List.of(), List.of(), List.of(), puts).encode();
+  }
+
+  private List<Long> positionsUnder(String prefix) {
+    Store s = db.findStore("default").orElseThrow();
+    List<Long> out = new java.util.ArrayList<>();
+    for (io.commitlane.storage.KeyValue kv : db.list(io.commitlane.storage.KeyRange.prefix(b(prefix)).in(s))) {
+      long inKey = java.nio.ByteBuffer.wrap(kv.key(), prefix.length(), 8).getLong();
+      assertEquals(inKey, java.nio.ByteBuffer.wrap(kv.value(), 1, 8).getLong(), "the value holds the key's position");
+      out.add(inKey);
+    }
+    return out;
+  }
+
+  @Test
+  void positionsFollowLogOrderAcrossSlotsAndEntries() {
+    long p2 = LogPositions.first(2);
+    long p3 = LogPositions.first(3);
+    applier.apply(1, 1, commit(0, null, "x", "old", null));
+    // Slot 1 conflicts: it uses no positions, and slot 2 takes the positions after slot 0's.
+    List<ApplyOutcome> outcomes = applier.applyEntry(1, 2, CommitBatch.encode(List.of(
+        positioned("t", 2), commit(0, "x", "b", "2", null), positioned("t", 3))));
+    assertEquals(List.of(ApplyOutcome.Kind.COMMITTED, ApplyOutcome.Kind.CONFLICTED, ApplyOutcome.Kind.COMMITTED),
+        outcomes.stream().map(ApplyOutcome::kind).toList());
+    assertEquals(ApplyOutcome.Kind.COMMITTED, applier.apply(1, 3, positioned("t", 1)).kind());
+    assertEquals(List.of(p2, p2 + 1, p2 + 2, p2 + 3, p2 + 4, p3), positionsUnder("t"));
+    assertEquals(3, LogPositions.index(p3));
+    assertEquals(p3 + LogPositions.PER_ENTRY, LogPositions.after(3));
+  }
+
+  @Test
+  void positionedCommitsRoundTripTheirFormatAndOlderFormatsStay() {
+    byte[] encoded = positioned("t", 2);
+    assertEquals(ReplicatedCommit.FORMAT_WITH_POSITIONS, encoded[0]);
+    ReplicatedCommit decoded = ReplicatedCommit.decode(encoded);
+    assertEquals(2, decoded.positioned().size());
+    assertEquals(2, decoded.positions());
+    assertEquals(ReplicatedCommit.FORMAT, commit(0, null, "k", "v", null)[0]);
+    assertEquals(ReplicatedCommit.FORMAT_WITH_EXPECTATIONS, expecting("k", null, "v")[0]);
+  }
+
+  @Test
+  void aStampOutsideItsKeyIsAMalformedEntryRefusedEverywhereTheSame() {
+    byte[] good = positioned("t", 1);
+    // The key's stamp offset is written after: store (2 + 7), key (4 + 9), value (4 + 9), count (4), inValue (1).
+    byte[] bad = good.clone();
+    int at = indexOfStamps(bad);
+    java.nio.ByteBuffer.wrap(bad, at + 1, 4).putInt(5); // offset 5 of a 9-byte key: 8 bytes do not fit
+    org.junit.jupiter.api.Assertions.assertThrows(MalformedEntryException.class, () -> ReplicatedCommit.decode(bad));
+    byte[] badOrdinal = good.clone();
+    java.nio.ByteBuffer.wrap(badOrdinal, at + 5, 4).putInt(LogPositions.PER_ENTRY);
+    org.junit.jupiter.api.Assertions.assertThrows(MalformedEntryException.class, () -> ReplicatedCommit.decode(badOrdinal));
+    List<ApplyOutcome> outcomes = applier.applyEntry(1, 1, CommitBatch.encode(List.of(good, bad, commit(0, null, "k", "v", null))));
+    assertEquals(List.of(ApplyOutcome.Kind.COMMITTED, ApplyOutcome.Kind.REFUSED, ApplyOutcome.Kind.COMMITTED),
+        outcomes.stream().map(ApplyOutcome::kind).toList());
+    assertEquals(List.of(LogPositions.first(1)), positionsUnder("t"));
+    org.junit.jupiter.api.Assertions.assertThrows(InvalidReplicaRequestException.class, () -> new PositionStamp(false, 0, -1));
+  }
+
+  /** Where the first stamp of a one-put positioned commit starts (its inValue byte). */
+  private static int indexOfStamps(byte[] encoded) {
+    // The encoded stamps are the last 2 * 9 bytes.
+    return encoded.length - 18;
+  }
+
+  @Test
+  void anEntryOutOfPositionsRefusesTheCommitThatDoesNotFit() {
+    // Ordinal PER_ENTRY - 1 takes the whole entry: a second positioned commit in the same entry does not fit.
+    byte[] key = java.nio.ByteBuffer.allocate(9).put(b("t")).array();
+    byte[] whole = new ReplicatedCommit(0, null, 0, List.of(), List.of(), List.of(), List.of(), List.of(),
+        List.of(new ReplicatedCommit.PositionedPut("default", key, new byte[8],
+            List.of(new PositionStamp(false, 1, LogPositions.PER_ENTRY - 1))))).encode();
+    List<ApplyOutcome> outcomes = applier.applyEntry(1, 1, CommitBatch.encode(List.of(whole, positioned("u", 1))));
+    assertEquals(List.of(ApplyOutcome.Kind.COMMITTED, ApplyOutcome.Kind.REFUSED), outcomes.stream().map(ApplyOutcome::kind).toList());
+    assertEquals(List.of(), positionsUnder("u"));
+  }
 }

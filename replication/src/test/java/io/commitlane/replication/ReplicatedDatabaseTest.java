@@ -67,6 +67,27 @@ class ReplicatedDatabaseTest {
   }
 
   @Test
+  void theLargestCommitReachesEveryReplicaAndALargerOneIsRefusedUnsent() throws Exception {
+    int leader = cluster.awaitLeader(WAIT);
+    int follower = (leader + 1) % 3;
+    // 55 bytes of framing around a one-byte key in the default store: the commit encodes to exactly the largest entry.
+    byte[] largest = new byte[ReplicatedDatabase.MAX_COMMIT_BYTES - 55];
+    java.util.Arrays.fill(largest, (byte) 3);
+    CommitReceipt receipt = await(cluster.database(follower).begin().put(b("L"), largest).commit());
+    cluster.awaitApplied(receipt.index(), WAIT);
+    for (int i = 0; i < 3; i++) {
+      assertArrayEquals(largest, await(cluster.database(i).get("default", b("L"), ReadConsistency.LOCAL)), "replica " + i);
+    }
+    java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+        java.util.concurrent.ExecutionException.class,
+        () -> await(cluster.database(follower).begin().put(b("L"), new byte[largest.length + 1]).commit()));
+    org.junit.jupiter.api.Assertions.assertInstanceOf(InvalidReplicaRequestException.class, refused.getCause());
+    CommitReceipt after = await(cluster.database(follower).begin().put(b("L"), b("small")).commit());
+    cluster.awaitApplied(after.index(), WAIT);
+    assertArrayEquals(b("small"), await(cluster.database(leader).get("default", b("L"), ReadConsistency.LOCAL)));
+  }
+
+  @Test
   void aReadModifyWriteThatLostTheRaceConflictsOnEveryReplica() throws Exception {
     cluster.awaitLeader(WAIT);
     CommitReceipt first = await(cluster.database(0).begin().put(b("counter"), b("0")).commit());

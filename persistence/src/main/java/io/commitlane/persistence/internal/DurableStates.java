@@ -45,7 +45,8 @@ public final class DurableStates {
   public record Stored(Optional<Object> value, long revision) {}
 
   public CompletionStage<Stored> get(String persistenceId) {
-    return CompletableFuture.supplyAsync(() -> {
+    // Recovery of a durable-state entity: after the barrier, it sees every acknowledged change, wherever made.
+    return store.readBarrier().thenApplyAsync(ready -> {
       StateRecord r = StateRecord.decode(store.get(Keys.state(Keys.utf8("persistence id", persistenceId))));
       if (r == null) {
         return new Stored(Optional.empty(), 0L);
@@ -109,14 +110,15 @@ public final class DurableStates {
       }
       // The object had a change in the index: leave a record at revision 0 (read as absent) that keeps that entry as
       // stale until this removal settles, so a query waits for it rather than passing the object by.
-      return afterSettled(old).thenCompose(v -> store.positions().during(1, at -> {
-        StoreWrite w = new StoreWrite().expect(key, stored)
-            .put(key, new StateRecord(0, at, System.currentTimeMillis(), "", null, old.entry()).encode());
+      return afterSettled(old).thenCompose(v -> {
+        StoreWrite w = new StoreWrite().expect(key, stored);
+        w.put(key, new StateRecord(0, 0, System.currentTimeMillis(), "", null, old.entry()).encode(),
+            List.of(new StoreWrite.Stamp(true, StateRecord.POSITION_OFFSET, w.position())));
         if (old.stale().length > 0) {
           w.remove(old.stale());
         }
         return store.write(w);
-      })).thenApply(v -> Done.getInstance());
+      }).thenApply(v -> Done.getInstance());
     }, store.executor()).thenCompose(s -> s);
   }
 
@@ -131,11 +133,20 @@ public final class DurableStates {
 
   private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
       boolean deletion) {
+    return change(persistenceId, pid, revision, tag, value, deletion, false);
+  }
+
+  private CompletionStage<Done> change(String persistenceId, byte[] pid, long revision, String tag, Serialized value,
+      boolean deletion, boolean afterBarrier) {
     return CompletableFuture.supplyAsync(() -> {
       byte[] key = Keys.state(pid);
       byte[] stored = store.get(key);
       StateRecord old = StateRecord.decode(stored);
       long current = old == null ? 0 : old.revision();
+      if (current < revision - 1 && !afterBarrier) {
+        // An older revision than the caller's may be a stale view (a replica behind its group): decide after a barrier.
+        return store.readBarrier().thenCompose(ready -> change(persistenceId, pid, revision, tag, value, deletion, true));
+      }
       if (current != revision - 1) {
         return CompletableFuture.<Done>failedFuture(deletion
             ? new DeleteRevisionException("cannot delete \"" + persistenceId + "\" at revision " + revision + ": the stored"
@@ -146,7 +157,7 @@ public final class DurableStates {
       if (newTag.isEmpty() && (old == null || !old.indexed())) {
         StoreWrite untagged;
         try {
-          untagged = build(pid, key, stored, old, revision, newTag, value, -1);
+          untagged = build(pid, key, stored, old, revision, newTag, value, false);
         } catch (RuntimeException e) {
           return CompletableFuture.<Done>failedFuture(e);
         }
@@ -155,8 +166,7 @@ public final class DurableStates {
       }
       // A change of an object waits for its previous change to settle: only then may that change's stale entry go.
       return afterSettled(old)
-          .thenCompose(ready -> store.positions().during(1, at -> store.write(build(pid, key, stored, old, revision, newTag,
-              value, at))))
+          .thenCompose(ready -> store.write(build(pid, key, stored, old, revision, newTag, value, true)))
           .handle((v, e) -> result(e, persistenceId, revision, deletion)).thenCompose(r -> r);
     }, store.executor()).thenCompose(s -> s);
   }
@@ -177,23 +187,32 @@ public final class DurableStates {
     return CompletableFuture.failedFuture(cause);
   }
 
+  /** The change's write; {@code positioned}: the record (and its change index entry, when tagged) gets a position. */
   private StoreWrite build(byte[] pid, byte[] key, byte[] stored, StateRecord old, long revision, String tag, Serialized value,
-      long position) {
+      boolean positioned) {
     // The previous change's own entry stays (as this record's stale entry) until the next change of the object, so a
     // query that meets it while this change is unsettled waits for it; the entry before that one goes now.
-    byte[] keep = old == null || position < 0 ? StateRecord.NONE : old.entry();
-    StateRecord r = new StateRecord(revision, position, System.currentTimeMillis(), tag, value, keep);
-    StoreWrite w = new StoreWrite().expect(key, stored).put(key, r.encode());
+    byte[] keep = old == null || !positioned ? StateRecord.NONE : old.entry();
+    StateRecord r = new StateRecord(revision, positioned ? 0 : -1, System.currentTimeMillis(), tag, value, keep);
+    StoreWrite w = new StoreWrite().expect(key, stored);
+    if (positioned) {
+      // The record keeps its own position, so its change index entry can be found (and removed) by the next change.
+      int at = w.position();
+      w.put(key, r.encode(), List.of(new StoreWrite.Stamp(true, StateRecord.POSITION_OFFSET, at)));
+      if (!tag.isEmpty()) {
+        byte[] change = Keys.change(Keys.utf8("tag", tag), 0);
+        w.put(change, pid, List.of(new StoreWrite.Stamp(false, change.length - 8, at)));
+      }
+    } else {
+      w.put(key, r.encode());
+    }
     if (old != null && old.stale().length > 0) {
       w.remove(old.stale());
-    }
-    if (position >= 0 && !tag.isEmpty()) {
-      w.put(Keys.change(Keys.utf8("tag", tag), position), pid);
     }
     if (w.bytes() > store.maxWriteBytes()) {
       throw new WriteTooLargeException("the durable state of \"" + Keys.string(pid, 0, pid.length) + "\" takes " + w.bytes()
           + " bytes, more than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes); nothing"
-          + " was written. Raise commitlane.txlog.max-segment-size");
+          + " was written. Store a smaller state" + store.largerWrites());
     }
     return w;
   }

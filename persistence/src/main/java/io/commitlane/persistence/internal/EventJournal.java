@@ -131,8 +131,8 @@ public final class EventJournal {
     }
     if (bytes > store.maxWriteBytes()) {
       throw new WriteTooLargeException("events " + first + ".." + last + " of \"" + pid + "\" take " + bytes + " bytes, more"
-          + " than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes, one transaction-log"
-          + " record); nothing was written. Persist smaller events, or raise commitlane.txlog.max-segment-size");
+          + " than the largest commit of " + store.describe() + " (" + store.maxWriteBytes() + " bytes); nothing was written."
+          + " Persist smaller events" + store.largerWrites());
     }
     return new Prepared(pid, pidBytes, first, last, events, encoded, tagged);
   }
@@ -177,9 +177,7 @@ public final class EventJournal {
           : CompletableFuture.failedFuture(new WriterConflictException(p.pid(), highest.sequenceNr(), p.first()));
     }
     byte[] written = new Highest(p.last(), highest.deletedTo()).encode();
-    int positions = p.tagged() + (stored == null ? 1 : 0);
-    CompletionStage<Void> done = positions == 0 ? store.write(build(p, stored, written, -1))
-        : store.positions().during(positions, start -> store.write(build(p, stored, written, start)));
+    CompletionStage<Void> done = store.write(build(p, stored, written));
     return done.whenComplete((v, e) -> {
       if (e == null) {
         if (highestWritten.size() >= HIGHEST_CACHE_ENTRIES) {
@@ -201,24 +199,28 @@ public final class EventJournal {
     return CompletableFuture.failedFuture(cause);
   }
 
-  private StoreWrite build(Prepared p, byte[] stored, byte[] written, long start) {
+  /** The write of {@code p}: its {@code N} and {@code T} keys and events' positions are filled in by the store. */
+  private StoreWrite build(Prepared p, byte[] stored, byte[] written) {
     StoreWrite w = new StoreWrite().expect(Keys.highest(p.pidBytes()), stored);
-    long position = start;
     if (stored == null) {
-      w.put(Keys.newId(position++), p.pidBytes());
+      byte[] newId = Keys.newId(0);
+      w.put(newId, p.pidBytes(), List.of(new StoreWrite.Stamp(false, newId.length - 8, w.position())));
     }
     for (int i = 0; i < p.events().size(); i++) {
       EventRecord e = p.events().get(i);
       byte[] record = p.encoded().get(i);
-      if (!e.tags().isEmpty()) {
-        long at = position++;
-        EventRecord.setPosition(record, at);
-        byte[] entry = tagEntry(p.pidBytes(), e.sequenceNr());
-        for (String tag : e.tags()) {
-          w.put(Keys.tag(Keys.utf8("tag", tag), at), entry);
-        }
+      byte[] key = Keys.event(p.pidBytes(), e.sequenceNr());
+      if (e.tags().isEmpty()) {
+        w.put(key, record);
+        continue;
       }
-      w.put(Keys.event(p.pidBytes(), e.sequenceNr()), record);
+      int at = w.position();
+      byte[] entry = tagEntry(p.pidBytes(), e.sequenceNr());
+      for (String tag : e.tags()) {
+        byte[] tagKey = Keys.tag(Keys.utf8("tag", tag), 0);
+        w.put(tagKey, entry, List.of(new StoreWrite.Stamp(false, tagKey.length - 8, at)));
+      }
+      w.put(key, record, List.of(new StoreWrite.Stamp(true, EventRecord.POSITION_OFFSET, at)));
     }
     w.put(Keys.highest(p.pidBytes()), written);
     return w;
@@ -233,7 +235,8 @@ public final class EventJournal {
 
   /** The highest sequence number of {@code pid} (0 if it has none); survives deleting every event. */
   public CompletionStage<Long> highestSequenceNr(String pid) {
-    return CompletableFuture.supplyAsync(() -> Highest.decode(store.get(Keys.highest(Keys.utf8("persistence id", pid))))
+    // Recovery reads it first: after the barrier, the events it then replays are as current as it is.
+    return store.readBarrier().thenApplyAsync(v -> Highest.decode(store.get(Keys.highest(Keys.utf8("persistence id", pid))))
         .sequenceNr(), store.executor());
   }
 
@@ -285,7 +288,8 @@ public final class EventJournal {
     }
     return chain(pid, () -> {
       highestWritten.remove(pid); // the delete moves H's deletedTo
-      return CompletableFuture.supplyAsync(() -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s);
+      // After the barrier: the highest sequence number it reads is current, wherever the events were written.
+      return store.readBarrier().thenApplyAsync(v -> deletePage(pidBytes, to), store.executor()).thenCompose(s -> s);
     });
   }
 

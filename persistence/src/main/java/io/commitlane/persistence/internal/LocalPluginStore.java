@@ -87,11 +87,26 @@ public final class LocalPluginStore implements PluginStore {
         drained.complete(null);
       }
     });
-    attempt(write, 1, result);
+    if (write.positions() == 0) {
+      attempt(write, write.changes(), 1, result);
+    } else {
+      // Claimed before the commit starts, settled when it completes: the watermark never passes it unsettled.
+      positions.during(write.positions(), first -> {
+        CompletableFuture<Void> attempted = new CompletableFuture<>();
+        attempt(write, write.resolved(first), 1, attempted);
+        return attempted;
+      }).whenComplete((v, e) -> {
+        if (e == null) {
+          result.complete(null);
+        } else {
+          result.completeExceptionally(EventJournal.unwrap(e));
+        }
+      });
+    }
     return result;
   }
 
-  private void attempt(StoreWrite write, int attempt, CompletableFuture<Void> result) {
+  private void attempt(StoreWrite write, List<Change> changes, int attempt, CompletableFuture<Void> result) {
     Transaction txn = db.begin();
     try {
       for (Expectation e : write.expectations()) {
@@ -102,7 +117,7 @@ public final class LocalPluginStore implements PluginStore {
           return;
         }
       }
-      for (Change c : write.changes()) {
+      for (Change c : changes) {
         if (c.value() == null) {
           txn.remove(store, c.key());
         } else {
@@ -122,7 +137,7 @@ public final class LocalPluginStore implements PluginStore {
       if (cause == null) {
         result.complete(null);
       } else if (cause instanceof ConflictException && attempt < ATTEMPTS) {
-        executor.execute(() -> attempt(write, attempt + 1, result));
+        executor.execute(() -> attempt(write, changes, attempt + 1, result));
       } else {
         result.completeExceptionally(cause);
       }
@@ -150,6 +165,11 @@ public final class LocalPluginStore implements PluginStore {
   }
 
   @Override
+  public String largerWrites() {
+    return log == null ? "" : ", or raise commitlane.txlog.max-segment-size (a commit is one transaction-log record)";
+  }
+
+  @Override
   public String describe() {
     return "database " + db.path();
   }
@@ -159,7 +179,8 @@ public final class LocalPluginStore implements PluginStore {
   }
 
   /** Refuse new writes, let the started ones finish, then close the database handle. */
-  CompletionStage<Done> close() {
+  @Override
+  public CompletionStage<Done> close() {
     closing = true;
     if (inFlight.get() == 0) {
       drained.complete(null);

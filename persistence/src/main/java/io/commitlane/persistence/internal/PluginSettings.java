@@ -23,13 +23,26 @@ import java.util.regex.Pattern;
  * @param durability when a commit is acknowledged: the log's durability
  * @param dispatcher where the plugin's blocking reads and continuations run
  * @param pageSize entries a query or replay reads per range read
+ * @param replicated the {@code replicated} section (the group, this node's replica) when the plugin runs on a
+ *     replicated database, else null; read by the replicated store's factory ({@link PluginStoreFactory})
  */
 @InternalApi
 public record PluginSettings(String pluginId, Path path, String log, boolean wal, Durability durability, String dispatcher,
-    int pageSize) {
+    int pageSize, Config replicated) {
+  /** Settings of a plugin on a local database. */
+  public PluginSettings(String pluginId, Path path, String log, boolean wal, Durability durability, String dispatcher,
+      int pageSize) {
+    this(pluginId, path, log, wal, durability, dispatcher, pageSize, null);
+  }
+
+  /** What plugins sharing one store have in common: the database path, or the replicated section. */
+  public Object storeKey() {
+    return replicated != null ? replicated.root() : path;
+  }
+
   private static final Pattern LOG_NAME = Pattern.compile("[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{0,127}");
   /** The keys of a storage plugin's section this module defines. */
-  static final Set<String> KEYS = Set.of("path", "log", "wal", "durability", "plugin-dispatcher", "page-size");
+  static final Set<String> KEYS = Set.of("path", "log", "wal", "durability", "plugin-dispatcher", "page-size", "replicated");
   /** The Pekko sections whose keys every plugin of a kind inherits (Pekko merges them into the plugin's config). */
   private static final String[] PEKKO_FALLBACKS = {"pekko.persistence.journal-plugin-fallback",
       "pekko.persistence.snapshot-store-plugin-fallback", "pekko.persistence.state-plugin-fallback"};
@@ -54,8 +67,27 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     known.add("class");
     s.refuseUnknown(key -> known.contains(key) || known.contains(key.split("\\.", 2)[0]) || isPekkoKey(s, key),
         key -> "is not a setting of this plugin; known: " + new java.util.TreeSet<>(known));
+    Config replicated = null;
+    if (s.has("replicated")) {
+      try {
+        replicated = s.config().getConfig("replicated");
+      } catch (com.typesafe.config.ConfigException e) {
+        s.error("replicated", s.raw("replicated"), "must be a section naming the replicated group and this node's replica");
+      }
+      if (replicated != null && replicated.isEmpty()) {
+        replicated = null; // an empty section: the local database
+      }
+    }
     String pathText = s.string("path", "", "must be a directory path");
     Path path = null;
+    if (replicated != null) {
+      int pageSize = s.intIn("page-size", 1, 1_000_000, 500);
+      String dispatcher = s.string("plugin-dispatcher", "pekko.persistence.dispatchers.default-plugin-dispatcher",
+          "must name a dispatcher");
+      // The replica's own settings (commitlane.replication) say how it keeps data; path, log, wal and durability are
+      // the local database's and are not used.
+      return new PluginSettings(pluginId, null, null, true, Durability.PROCESS, dispatcher, pageSize, replicated);
+    }
     if (pathText.isBlank()) {
       s.error("path", pathText, "must name the database directory (set " + pluginId + ".path, or commitlane-persistence.path"
           + " for every plugin)");

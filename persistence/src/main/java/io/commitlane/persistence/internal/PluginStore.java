@@ -14,8 +14,9 @@ import java.util.concurrent.Executor;
  *   <li>{@link #write} is all-or-nothing and conditional (expected values, checked at commit: a persistence id's
  *       highest sequence number, a durable object's revision), so two writers of one id can never interleave.
  *   <li>Reads see every acknowledged write.
- *   <li>{@link #positions()} gives commit positions in commit order with a watermark (locally: claimed before the
- *       commit, published when it settles; replicated: the log index, published as entries apply).
+ *   <li>{@link #positions()} gives the watermark of commit positions; a write's positions are assigned by the store
+ *       ({@link StoreWrite#position()}: locally claimed before the commit and published when it settles; replicated:
+ *       assigned by the log as each replica applies the commit, published as entries apply).
  * </ul>
  */
 @InternalApi
@@ -50,6 +51,25 @@ public interface PluginStore {
   /** The largest {@link StoreWrite#bytes()} one write may carry (a transaction-log record must hold it). */
   long maxWriteBytes();
 
+  /** How to allow larger writes, for messages: ", or ..." (empty when nothing can). */
+  default String largerWrites() {
+    return "";
+  }
+
   /** Where the data lives, for messages. */
   String describe();
+
+  /**
+   * Completes (on {@link #executor()}) once reads see every write acknowledged anywhere before the call: what recovery
+   * waits for before it reads (a replicated store asks the group's leader how far it committed and waits until its
+   * replica applied that far; a local store sees every acknowledged write already).
+   */
+  default CompletionStage<Void> readBarrier() {
+    return java.util.concurrent.CompletableFuture.completedFuture(null);
+  }
+
+  /** Refuse new writes, let the started ones finish, then release the database (nothing to release by default). */
+  default CompletionStage<org.apache.pekko.Done> close() {
+    return java.util.concurrent.CompletableFuture.completedFuture(org.apache.pekko.Done.getInstance());
+  }
 }

@@ -38,12 +38,12 @@ public final class PluginStores implements Extension {
 
   private final ActorSystem<?> system;
   /** Guarded by this. */
-  private final Map<Path, Shared> open = new HashMap<>();
+  private final Map<Object, Shared> open = new HashMap<>();
   private boolean shutDown;
 
   private static final class Shared {
     final PluginSettings settings;
-    final CompletableFuture<LocalPluginStore> opened = new CompletableFuture<>();
+    final CompletableFuture<PluginStore> opened = new CompletableFuture<>();
     int leases;
 
     Shared(PluginSettings settings) {
@@ -89,13 +89,16 @@ public final class PluginStores implements Extension {
     boolean first = false;
     synchronized (this) {
       if (shutDown) {
-        return CompletableFuture.failedFuture(new io.commitlane.storage.DatabaseClosedException(settings.path()));
+        return CompletableFuture.failedFuture(new io.commitlane.storage.DatabaseClosedException(
+            settings.path() != null ? settings.path() : Path.of(settings.pluginId())));
       }
-      shared = open.get(settings.path());
+      shared = open.get(settings.storeKey());
       if (shared == null) {
         shared = new Shared(settings);
-        open.put(settings.path(), shared);
+        open.put(settings.storeKey(), shared);
         first = true;
+      } else if (settings.replicated() != null) {
+        // The same replicated section: the same replica, nothing else to agree on.
       } else if (shared.settings.wal() != settings.wal() || shared.settings.durability() != settings.durability()) {
         return CompletableFuture.failedFuture(new IllegalStateException("plugin " + settings.pluginId() + " asks for wal = "
             + (settings.wal() ? "on" : "off") + ", durability = " + settings.durability().name().toLowerCase(java.util.Locale.ROOT)
@@ -141,37 +144,58 @@ public final class PluginStores implements Extension {
   private void open(Shared shared) {
     PluginSettings settings = shared.settings;
     Executor executor = executor(settings);
-    Config config = settings.databaseConfig(system.settings().config());
-    Commitlane.get(system).openAsync(settings.path(), config)
-        .thenCompose(db -> db.createStore(LocalPluginStore.STORE)
-            .thenApplyAsync(store -> new LocalPluginStore(db, store, settings.log(), executor), executor)
-            .whenComplete((store, e) -> {
-              if (e != null) {
-                db.closeAsync();
-              }
-            }))
+    CompletionStage<PluginStore> opening;
+    if (settings.replicated() != null) {
+      opening = replicatedFactory(settings).thenCompose(f -> f.open(settings, system, executor));
+    } else {
+      Config config = settings.databaseConfig(system.settings().config());
+      opening = Commitlane.get(system).openAsync(settings.path(), config)
+          .thenCompose(db -> db.createStore(LocalPluginStore.STORE)
+              .<PluginStore>thenApplyAsync(store -> new LocalPluginStore(db, store, settings.log(), executor), executor)
+              .whenComplete((store, e) -> {
+                if (e != null) {
+                  db.closeAsync();
+                }
+              }));
+    }
+    opening
         .whenComplete((store, e) -> {
           if (e == null) {
             shared.opened.complete(store);
           } else {
             synchronized (this) {
-              open.remove(settings.path(), shared);
+              open.remove(settings.storeKey(), shared);
             }
             Throwable cause = EventJournal.unwrap(e);
-            LOG.error("plugin {} could not open its database {}: {}", settings.pluginId(), settings.path(), cause.toString());
+            LOG.error("plugin {} could not open its database {}: {}", settings.pluginId(),
+                settings.replicated() != null ? "(replicated)" : settings.path(), cause.toString());
             shared.opened.completeExceptionally(cause);
           }
         });
   }
 
+  /**
+   * The factory of replicated stores, found on the class path ({@code commitlane-persistence-replicated}), so that this
+   * module does not depend on the replication module for local users.
+   */
+  private static CompletionStage<PluginStoreFactory> replicatedFactory(PluginSettings settings) {
+    for (PluginStoreFactory f : java.util.ServiceLoader.load(PluginStoreFactory.class, PluginStores.class.getClassLoader())) {
+      return CompletableFuture.completedFuture(f);
+    }
+    return CompletableFuture.failedFuture(new io.commitlane.storage.InvalidSettingsException(List.of(
+        new io.commitlane.storage.InvalidSettingsException.SettingError(settings.pluginId() + ".replicated", null, "needs the module"
+            + " commitlane-persistence-replicated on the class path (add the dependency io.commitlane:"
+            + "commitlane-persistence-replicated), or remove the section to use a local database"))));
+  }
+
   private CompletionStage<Done> release(Shared shared) {
     synchronized (this) {
-      if (--shared.leases > 0 || open.get(shared.settings.path()) != shared) {
+      if (--shared.leases > 0 || open.get(shared.settings.storeKey()) != shared) {
         return CompletableFuture.completedFuture(Done.getInstance());
       }
-      open.remove(shared.settings.path());
+      open.remove(shared.settings.storeKey());
     }
-    return shared.opened.thenCompose(LocalPluginStore::close).exceptionally(e -> Done.getInstance());
+    return shared.opened.thenCompose(PluginStore::close).exceptionally(e -> Done.getInstance());
   }
 
   /** Refuse new writes, let started ones finish, close every database (coordinated shutdown; tests). */
@@ -184,7 +208,7 @@ public final class PluginStores implements Extension {
     }
     List<CompletableFuture<Done>> closing = new ArrayList<>();
     for (Shared s : all) {
-      closing.add(s.opened.thenCompose(LocalPluginStore::close).exceptionally(e -> Done.getInstance()).toCompletableFuture());
+      closing.add(s.opened.thenCompose(PluginStore::close).exceptionally(e -> Done.getInstance()).toCompletableFuture());
     }
     return CompletableFuture.allOf(closing.toArray(new CompletableFuture<?>[0])).thenApply(v -> Done.getInstance());
   }

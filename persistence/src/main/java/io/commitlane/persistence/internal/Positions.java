@@ -48,15 +48,57 @@ public final class Positions {
 
   private record Claim(int count, CompletableFuture<Long> start) {}
 
+  /** Whether positions are assigned elsewhere (a replicated log): no claims, the watermark moves by {@link #advanceTo}. */
+  private final boolean assignedElsewhere;
+
+  /**
+   * Positions a replicated log assigns as it applies commits: nothing is claimed here, and the watermark is what
+   * {@link #advanceTo} says (the first position after the entries applied, all of them settled), starting at {@code
+   * watermark}.
+   */
+  public static Positions assignedByLog(long watermark) {
+    return new Positions(watermark, null, true);
+  }
+
+  private Positions(long reserved, LongFunction<CompletionStage<?>> reserve, boolean assignedElsewhere) {
+    this.next = reserved;
+    this.limit = reserved;
+    this.watermark = reserved;
+    this.reserve = reserve;
+    this.assignedElsewhere = assignedElsewhere;
+  }
+
+  /**
+   * Move the watermark of log-assigned positions to {@code watermark} (no effect if it is not higher), waking what
+   * waits for it and running the listeners on this thread.
+   */
+  public void advanceTo(long watermark) {
+    if (!assignedElsewhere) {
+      throw new IllegalStateException("these positions are claimed here; their watermark moves as claims settle");
+    }
+    List<CompletableFuture<Void>> settled = new ArrayList<>();
+    synchronized (this) {
+      if (watermark <= this.watermark) {
+        return;
+      }
+      this.watermark = watermark;
+      this.next = watermark;
+      java.util.Map<Long, List<CompletableFuture<Void>>> passed = settledWaiters.headMap(watermark, false);
+      passed.values().forEach(settled::addAll);
+      passed.clear();
+    }
+    settled.forEach(f -> f.complete(null));
+    for (Runnable listener : listeners) {
+      listener.run();
+    }
+  }
+
   /**
    * @param reserved the reservation stored at open (0 for a new store): every position below it may have been used
    * @param reserve commits a new reservation (the store's {@code R} key); its stage completes once it is acknowledged
    */
   public Positions(long reserved, LongFunction<CompletionStage<?>> reserve) {
-    this.next = reserved;
-    this.limit = reserved;
-    this.watermark = reserved;
-    this.reserve = reserve;
+    this(reserved, reserve, false);
   }
 
   /** Every position below this is settled (see the class comment). */
@@ -72,6 +114,10 @@ public final class Positions {
 
   /** Claim {@code count} consecutive positions; the stage gives the first. Settle them with {@link #settle}. */
   public CompletionStage<Long> claim(int count) {
+    if (assignedElsewhere) {
+      throw new IllegalStateException("positions are assigned by the replicated log, not claimed: put position references"
+          + " in the write (StoreWrite.position())");
+    }
     if (count < 1 || count > BLOCK / 2) {
       throw new IllegalArgumentException("claim 1.." + BLOCK / 2 + " positions, not " + count);
     }

@@ -46,7 +46,7 @@ public final class Snapshots {
       if (w.bytes() > store.maxWriteBytes()) {
         throw new WriteTooLargeException("the snapshot " + metadata.sequenceNr() + " of \"" + metadata.persistenceId()
             + "\" takes " + w.bytes() + " bytes, more than the largest commit of " + store.describe() + " ("
-            + store.maxWriteBytes() + " bytes); nothing was written. Raise commitlane.txlog.max-segment-size");
+            + store.maxWriteBytes() + " bytes); nothing was written. Save a smaller snapshot" + store.largerWrites());
       }
     } catch (Exception e) {
       return CompletableFuture.failedFuture(e);
@@ -55,7 +55,8 @@ public final class Snapshots {
   }
 
   public CompletionStage<Optional<SelectedSnapshot>> load(String persistenceId, SnapshotSelectionCriteria criteria) {
-    return CompletableFuture.supplyAsync(() -> {
+    // Recovery starts here: after the barrier, it sees every snapshot saved before, wherever saved.
+    return store.readBarrier().thenApplyAsync(ready -> {
       byte[] pid = Keys.utf8("persistence id", persistenceId);
       if (criteria.maxSequenceNr() < criteria.minSequenceNr() || criteria.maxSequenceNr() < 0) {
         return Optional.<SelectedSnapshot>empty();
@@ -98,7 +99,8 @@ public final class Snapshots {
 
   /** Delete the snapshot at {@code metadata}'s sequence number (only if its timestamp matches, unless that is 0). */
   public CompletionStage<Void> delete(SnapshotMetadata metadata) {
-    return CompletableFuture.supplyAsync(() -> {
+    // Deletes read what they delete: after the barrier, they see every snapshot saved before, wherever saved.
+    return store.readBarrier().thenApplyAsync(ready -> {
       byte[] key = Keys.snapshot(Keys.utf8("persistence id", metadata.persistenceId()), metadata.sequenceNr());
       byte[] value = store.get(key);
       if (value == null || (metadata.timestamp() != 0 && SnapshotRecord.timestampOf(value) != metadata.timestamp())) {
@@ -110,7 +112,8 @@ public final class Snapshots {
 
   /** Delete every snapshot of {@code persistenceId} that {@code criteria} selects, a page per commit. */
   public CompletionStage<Void> delete(String persistenceId, SnapshotSelectionCriteria criteria) {
-    return CompletableFuture.supplyAsync(() -> deletePage(persistenceId, criteria), store.executor()).thenCompose(s -> s);
+    return store.readBarrier().thenApplyAsync(ready -> deletePage(persistenceId, criteria), store.executor())
+        .thenCompose(s -> s);
   }
 
   private CompletionStage<Void> deletePage(String persistenceId, SnapshotSelectionCriteria criteria) {

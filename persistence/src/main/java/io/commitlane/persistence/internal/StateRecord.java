@@ -15,6 +15,8 @@ record StateRecord(long revision, long position, long timestamp, String tag, Ser
   private static final byte FORMAT_1 = 1;
   private static final byte FORMAT = 2;
   static final byte[] NONE = new byte[0];
+  /** Where {@link #encode()} puts the position: a write's store fills it in with the commit's position. */
+  static final int POSITION_OFFSET = 1 + 8;
 
   boolean deleted() {
     return value == null;

@@ -22,7 +22,13 @@ public final class WriteSignals {
     });
   }
 
-  void written(String pid) {
+  /** The ids that have listeners now. */
+  public java.util.Set<String> listened() {
+    return java.util.Set.copyOf(listeners.keySet());
+  }
+
+  /** Wake the listeners of {@code pid}: it was written (here, or on another node and applied here). */
+  public void written(String pid) {
     Set<Runnable> set = listeners.get(pid);
     if (set != null) {
       set.forEach(Runnable::run);

@@ -13,9 +13,12 @@
  *   <li>{@link io.commitlane.persistence.internal.PluginStore}: the seam to a database, one conditional
  *       {@link io.commitlane.persistence.internal.StoreWrite} per commit; {@link
  *       io.commitlane.persistence.internal.LocalPluginStore} is the local database's (a transaction on the commit
- *       executors, appended to the plugins' transaction log).
+ *       executors, appended to the plugins' transaction log); a replicated database's store comes from a {@link
+ *       io.commitlane.persistence.internal.PluginStoreFactory} (module persistence-replicated) when the settings hold a
+ *       {@code replicated} section.
  *   <li>{@link io.commitlane.persistence.internal.Positions}: commit positions for the tag and change indexes and their
- *       watermark; queries are {@link io.commitlane.persistence.internal.FollowSource}s that read below it and wake
+ *       watermark (claimed here for a local store, assigned by the log for a replicated one: a write carries references
+ *       to its positions, which its store fills in); queries are {@link io.commitlane.persistence.internal.FollowSource}s that read below it and wake
  *       when it moves ({@link io.commitlane.persistence.internal.WriteSignals} for queries by persistence id).
  * </ol>
  */

@@ -264,8 +264,14 @@ class DurableStateChangesTest {
       return out;
     }
 
+    /** As a local store does: the write's positions are claimed before it applies and settle when it completes. */
     @Override
     public CompletionStage<Void> write(StoreWrite write) {
+      return write.positions() == 0 ? apply(write, write.changes())
+          : positions.during(write.positions(), first -> apply(write, write.resolved(first)));
+    }
+
+    private CompletionStage<Void> apply(StoreWrite write, List<StoreWrite.Change> changes) {
       CompletableFuture<Void> result = new CompletableFuture<>();
       Held held;
       synchronized (this) {
@@ -276,7 +282,7 @@ class DurableStateChangesTest {
           }
         }
         Map<byte[], byte[]> before = new TreeMap<>(Arrays::compareUnsigned);
-        for (StoreWrite.Change c : write.changes()) {
+        for (StoreWrite.Change c : changes) {
           if (!before.containsKey(c.key())) {
             before.put(c.key(), data.get(c.key()));
           }

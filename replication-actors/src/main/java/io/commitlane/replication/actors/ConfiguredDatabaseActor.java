@@ -72,10 +72,8 @@ public final class ConfiguredDatabaseActor {
   public static final String PATH = "commitlane.database";
   /** Requests held while a replicated database opens. */
   static final int WAITING = 10_000;
-  private static final String CLIENT = "client";
+  private static final String CLIENT = ReplicatedDatabaseSettings.CLIENT;
   private static final Set<String> KEYS = Set.of("kind", "path", "replicated");
-  private static final Set<String> REPLICATED_KEYS =
-      Set.of("database", "voters", "listeners", "node", "directory", "reads", "max-page-bytes");
 
   private ConfiguredDatabaseActor() {}
 
@@ -240,73 +238,9 @@ public final class ConfiguredDatabaseActor {
     if (r == null) {
       check(errors);
     }
-    unknown(r, REPLICATED_KEYS, at, errors);
-    String database = get(errors, at + ".database", () -> r.getString("database"));
-    List<ReplicaPeer> voters = peers(errors, r, at, "voters");
-    List<ReplicaPeer> listeners = r.hasPath("listeners") ? peers(errors, r, at, "listeners") : List.of();
-    String node = r.hasPath("node") ? get(errors, at + ".node", () -> r.getString("node")) : CLIENT;
-    Path directory = null;
-    if (node != null && !node.equals(CLIENT)) {
-      boolean member = voters.stream().anyMatch(p -> p.id().equals(node)) || listeners.stream().anyMatch(p -> p.id().equals(node));
-      if (!member) {
-        errors.add(new SettingError(at + ".node", node, "client, or the id of one of the voters or listeners"));
-      }
-      String dir = get(errors, at + ".directory", () -> r.getString("directory"));
-      directory = dir == null ? null : Path.of(dir);
-    }
-    ReadConsistency reads = ReadConsistency.LINEARIZABLE;
-    if (r.hasPath("reads")) {
-      String value = get(errors, at + ".reads", () -> r.getString("reads"));
-      try {
-        reads = value == null ? reads : ReadConsistency.valueOf(value.toUpperCase(Locale.ROOT));
-      } catch (IllegalArgumentException e) {
-        errors.add(new SettingError(at + ".reads", value, "linearizable or local"));
-      }
-    }
-    Long pageBytes = r.hasPath("max-page-bytes") ? get(errors, at + ".max-page-bytes", () -> r.getBytes("max-page-bytes"))
-        : Long.valueOf(ReplicatedActorSettings.defaults().maxPageBytes());
-    ReplicatedActorSettings actor = null;
-    if (pageBytes != null) {
-      try {
-        actor = new ReplicatedActorSettings(reads, (int) Math.min(Integer.MAX_VALUE, pageBytes));
-      } catch (InvalidSettingsException e) {
-        errors.add(new SettingError(at + ".max-page-bytes", pageBytes, "1 KiB..64 MiB"));
-      }
-    }
-    ReplicationGroup group = null;
-    if (errors.isEmpty()) {
-      try {
-        group = new ReplicationGroup(database, voters, listeners);
-      } catch (InvalidSettingsException e) {
-        e.errors().forEach(x -> errors.add(new SettingError(at + "." + x.field(), x.value(), x.allowed())));
-      } catch (RuntimeException e) {
-        errors.add(new SettingError(at, database, e.getMessage()));
-      }
-    }
+    ReplicatedDatabaseSettings replicated = ReplicatedDatabaseSettings.read(r, at, errors);
     check(errors);
-    return new Settings(null, group, node, directory, actor);
-  }
-
-  /** {@code id=host:port} entries, as {@code ./commitlane replica} takes them. */
-  private static List<ReplicaPeer> peers(List<SettingError> errors, Config r, String at, String key) {
-    List<String> specs = get(errors, at + "." + key, () -> r.getStringList(key));
-    List<ReplicaPeer> peers = new ArrayList<>();
-    if (specs == null) {
-      return peers;
-    }
-    for (String spec : specs) {
-      int eq = spec.indexOf('=');
-      int colon = spec.lastIndexOf(':');
-      try {
-        if (eq < 1 || colon < eq + 2) {
-          throw new IllegalArgumentException();
-        }
-        peers.add(new ReplicaPeer(spec.substring(0, eq), spec.substring(eq + 1, colon), Integer.parseInt(spec.substring(colon + 1))));
-      } catch (IllegalArgumentException e) { // a bad port, or InvalidSettingsException of the peer
-        errors.add(new SettingError(at + "." + key, spec, "id=host:port, for example n1=10.0.0.1:7001"));
-      }
-    }
-    return peers;
+    return new Settings(null, replicated.group(), replicated.node(), replicated.directory(), replicated.actor());
   }
 
   private static void unknown(Config c, Set<String> keys, String at, List<SettingError> errors) {
