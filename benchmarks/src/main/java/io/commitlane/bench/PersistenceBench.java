@@ -29,7 +29,8 @@ import picocli.CommandLine.Option;
         "Loads (--loads): persist-1, persist-100, persist-10000 (entities persisting 100-byte events, events/s, p50/p99 from persist to",
         "its handler, a default-dispatcher probe), persist-all (100 entities, persistAll batches of 10), recover-one (one entity",
         "with --one-events events), recover-many (--many-entities x --many-events), events-by-tag (currentEventsByTag over the",
-        "recover-many events), state-100 (durable-state upserts from 100 entities).",
+        "recover-many events), state-100 (durable-state upserts from 100 entities). With --warmup > 0 a recovery runs once",
+        "unmeasured (a system of its own) before the measured one.",
         "Prints Markdown tables with medians [ranges] and ratios in the same run; writes persistence.md and persistence.json."})
 final class PersistenceBench implements Callable<Integer> {
   static final List<String> LOADS = List.of("persist-1", "persist-100", "persist-10000", "persist-all", "recover-one", "recover-many",

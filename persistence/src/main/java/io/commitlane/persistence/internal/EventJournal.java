@@ -244,13 +244,14 @@ public final class EventJournal {
   public CompletionStage<Void> replay(String pid, long from, long to, long max, Consumer<PersistentRepr> replay) {
     return CompletableFuture.runAsync(() -> {
       byte[] pidBytes = Keys.utf8("persistence id", pid);
+      PayloadCodec.Reuse strings = new PayloadCodec.Reuse();
       long next = Math.max(from, 1);
       long left = max;
       while (left > 0 && next <= to) {
         int want = (int) Math.min(left, pageSize);
         List<KeyValue> page = store.scan(Keys.event(pidBytes, next), upTo(pidBytes, to), false, want);
         for (KeyValue kv : page) {
-          replay.accept(toRepr(pid, EventRecord.decode(Keys.number(kv.key()), kv.value())));
+          replay.accept(toRepr(pid, EventRecord.decode(Keys.number(kv.key()), kv.value(), strings)));
         }
         left -= page.size();
         if (page.size() < want) {

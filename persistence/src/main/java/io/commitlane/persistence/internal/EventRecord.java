@@ -47,6 +47,11 @@ public record EventRecord(long sequenceNr, long timestamp, long position, String
   }
 
   static EventRecord decode(long sequenceNr, byte[] value) {
+    return decode(sequenceNr, value, null);
+  }
+
+  /** {@link #decode(long, byte[])}, its writer UUID and manifests through {@code reuse} (null: none). */
+  static EventRecord decode(long sequenceNr, byte[] value, PayloadCodec.Reuse reuse) {
     ByteBuffer b = ByteBuffer.wrap(value);
     byte format = b.get();
     if (format != FORMAT) {
@@ -55,15 +60,21 @@ public record EventRecord(long sequenceNr, long timestamp, long position, String
     }
     long timestamp = b.getLong();
     long position = b.getLong();
-    String writer = PayloadCodec.getString(b);
-    String adapter = PayloadCodec.getString(b);
-    Serialized payload = PayloadCodec.getSerialized(b);
+    String writer = reuse == null ? PayloadCodec.getString(b) : reuse.get(b, PayloadCodec.Reuse.WRITER);
+    String adapter = reuse == null ? PayloadCodec.getString(b) : reuse.get(b, PayloadCodec.Reuse.ADAPTER);
+    Serialized payload = PayloadCodec.getSerialized(b, reuse);
     int n = b.getInt();
-    List<String> tags = new ArrayList<>(n);
-    for (int i = 0; i < n; i++) {
-      tags.add(PayloadCodec.getString(b));
+    List<String> tags;
+    if (n == 0) {
+      tags = List.of();
+    } else {
+      List<String> read = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        read.add(PayloadCodec.getString(b));
+      }
+      tags = List.copyOf(read);
     }
     Serialized metadata = b.get() == 1 ? PayloadCodec.getSerialized(b) : null;
-    return new EventRecord(sequenceNr, timestamp, position, writer, adapter, payload, List.copyOf(tags), metadata);
+    return new EventRecord(sequenceNr, timestamp, position, writer, adapter, payload, tags, metadata);
   }
 }

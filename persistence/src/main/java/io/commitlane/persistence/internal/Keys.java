@@ -51,22 +51,40 @@ public final class Keys {
     if (name == null || name.isEmpty()) {
       throw new InvalidNameException("the " + what + " is " + (name == null ? "null" : "empty") + ": give a non-empty " + what);
     }
-    CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder()
-        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
     byte[] bytes;
-    try {
-      ByteBuffer b = encoder.encode(CharBuffer.wrap(name));
-      bytes = Arrays.copyOfRange(b.array(), b.position(), b.limit());
-    } catch (CharacterCodingException e) {
-      throw new InvalidNameException("the " + what + " \"" + printable(name) + "\" is not well-formed Unicode (it holds an"
-          + " unpaired surrogate), so it has no lossless UTF-8 form and could share keys with another " + what
-          + ": use a well-formed string");
+    if (!hasSurrogate(name)) {
+      bytes = name.getBytes(StandardCharsets.UTF_8); // lossless: only an unpaired surrogate has no UTF-8 form
+    } else {
+      bytes = strictUtf8(what, name);
     }
     if (bytes.length > MAX_NAME_BYTES) {
       throw new InvalidNameException("the " + what + " is " + bytes.length + " UTF-8 bytes long; at most " + MAX_NAME_BYTES
           + " are allowed: use a shorter " + what);
     }
     return bytes;
+  }
+
+  private static boolean hasSurrogate(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.isSurrogate(s.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The UTF-8 bytes of a name holding surrogates: refused unless every one is paired. */
+  private static byte[] strictUtf8(String what, String name) {
+    CharsetEncoder encoder = StandardCharsets.UTF_8.newEncoder()
+        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    try {
+      ByteBuffer b = encoder.encode(CharBuffer.wrap(name));
+      return Arrays.copyOfRange(b.array(), b.position(), b.limit());
+    } catch (CharacterCodingException e) {
+      throw new InvalidNameException("the " + what + " \"" + printable(name) + "\" is not well-formed Unicode (it holds an"
+          + " unpaired surrogate), so it has no lossless UTF-8 form and could share keys with another " + what
+          + ": use a well-formed string");
+    }
   }
 
   static String string(byte[] bytes, int from, int length) {

@@ -1,5 +1,7 @@
 package io.commitlane.persistence.internal;
 
+import io.commitlane.actors.AdmissionTicket;
+import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.persistence.internal.StoreWrite.Change;
@@ -23,7 +25,10 @@ import org.apache.pekko.Done;
  * executors (never the caller's thread), every write appended to the plugins' transaction log when one is set
  * (that is what keeps it across a crash with RocksDB's WAL off), expectations checked by tracked reads that the
  * commit validates: a concurrent change of an expected key is a conflict, and the write is tried again, where the
- * expectation then decides.
+ * expectation then decides. A write that finds the database's commit queue full waits in the database's line for a
+ * place (first come, first served, nothing polls) and is then built again and committed into that place: more
+ * entities writing at once than the queue holds slow down, they do not fail (which would open Pekko's circuit
+ * breaker and stop every entity of the journal).
  */
 @InternalApi
 public final class LocalPluginStore implements PluginStore {
@@ -88,12 +93,12 @@ public final class LocalPluginStore implements PluginStore {
       }
     });
     if (write.positions() == 0) {
-      attempt(write, write.changes(), 1, result);
+      attempt(write, write.changes(), 1, result, null);
     } else {
       // Claimed before the commit starts, settled when it completes: the watermark never passes it unsettled.
       positions.during(write.positions(), first -> {
         CompletableFuture<Void> attempted = new CompletableFuture<>();
-        attempt(write, write.resolved(first), 1, attempted);
+        attempt(write, write.resolved(first), 1, attempted, null);
         return attempted;
       }).whenComplete((v, e) -> {
         if (e == null) {
@@ -106,13 +111,16 @@ public final class LocalPluginStore implements PluginStore {
     return result;
   }
 
-  private void attempt(StoreWrite write, List<Change> changes, int attempt, CompletableFuture<Void> result) {
+  /** One try of {@code write}: into the place {@code ticket} holds, or (null) into the queue if it has room. */
+  private void attempt(StoreWrite write, List<Change> changes, int attempt, CompletableFuture<Void> result,
+      AdmissionTicket ticket) {
     Transaction txn = db.begin();
     try {
       for (Expectation e : write.expectations()) {
         byte[] actual = txn.get(store, e.key());
         if (!Arrays.equals(actual, e.value())) {
           txn.abort();
+          giveBack(ticket);
           result.completeExceptionally(new ConditionFailedException(e.key(), actual));
           return;
         }
@@ -129,19 +137,39 @@ public final class LocalPluginStore implements PluginStore {
       }
     } catch (RuntimeException e) {
       txn.abort();
+      giveBack(ticket);
       result.completeExceptionally(e);
       return;
     }
-    db.commit(txn).whenComplete((r, failure) -> {
+    (ticket == null ? db.commit(txn) : db.commit(txn, ticket)).whenComplete((r, failure) -> {
       Throwable cause = EventJournal.unwrap(failure);
       if (cause == null) {
         result.complete(null);
+      } else if (cause instanceof CommitQueueFullException) {
+        whenAdmitted(write, changes, attempt, result); // nothing was admitted: the same try, once there is a place
       } else if (cause instanceof ConflictException && attempt < ATTEMPTS) {
-        executor.execute(() -> attempt(write, changes, attempt + 1, result));
+        executor.execute(() -> attempt(write, changes, attempt + 1, result, null));
       } else {
         result.completeExceptionally(cause);
       }
     });
+  }
+
+  /**
+   * Join the database's line for a place in its commit queue; once one is held, build {@code write} again (its
+   * expectations read anew) and commit it into that place, on the plugin dispatcher (the grant runs on the thread
+   * that freed the place, which must only hand the news over).
+   */
+  private void whenAdmitted(StoreWrite write, List<Change> changes, int attempt, CompletableFuture<Void> result) {
+    CompletableFuture<Void> granted = new CompletableFuture<>();
+    AdmissionTicket ticket = db.awaitAdmission(() -> granted.complete(null));
+    granted.thenRunAsync(() -> attempt(write, changes, attempt, result, ticket), executor);
+  }
+
+  private static void giveBack(AdmissionTicket ticket) {
+    if (ticket != null) {
+      ticket.cancel();
+    }
   }
 
   @Override

@@ -82,7 +82,7 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     Path path = null;
     if (replicated != null) {
       int pageSize = s.intIn("page-size", 1, 1_000_000, 500);
-      String dispatcher = s.string("plugin-dispatcher", "pekko.persistence.dispatchers.default-plugin-dispatcher",
+      String dispatcher = s.string("plugin-dispatcher", "commitlane-persistence.dispatcher",
           "must name a dispatcher");
       // The replica's own settings (commitlane.replication) say how it keeps data; path, log, wal and durability are
       // the local database's and are not used.
@@ -112,7 +112,7 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
       s.error("durability", "fsync", "needs a transaction log (log = <name>): without one, use wal = on and"
           + " commitlane.rocksdb-wal.ack-after-sync = on for synced acknowledgements");
     }
-    String dispatcher = s.string("plugin-dispatcher", "pekko.persistence.dispatchers.default-plugin-dispatcher",
+    String dispatcher = s.string("plugin-dispatcher", "commitlane-persistence.dispatcher",
         "must name a dispatcher");
     int pageSize = s.intIn("page-size", 1, 1_000_000, 500);
     return new PluginSettings(pluginId, path, log.isEmpty() ? null : log, wal, durability, dispatcher, pageSize);
