@@ -1,7 +1,6 @@
 package io.commitlane.replication.actors;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import io.commitlane.actors.DatabaseActor;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Failed;
@@ -24,7 +23,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
@@ -220,10 +218,10 @@ public final class ConfiguredDatabaseActor {
           "missing: give kind = local with a path, or kind = replicated with a replicated { ... } block")));
     }
     Config c = config.getConfig(PATH);
-    unknown(c, KEYS, PATH, errors);
-    String kind = get(errors, PATH + ".kind", () -> c.getString("kind").toLowerCase(Locale.ROOT));
+    ReplicatedDatabaseSettings.unknown(c, KEYS, PATH, errors);
+    String kind = ReplicatedDatabaseSettings.get(errors, PATH + ".kind", () -> c.getString("kind").toLowerCase(Locale.ROOT));
     if ("local".equals(kind)) {
-      String path = get(errors, PATH + ".path", () -> c.getString("path"));
+      String path = ReplicatedDatabaseSettings.get(errors, PATH + ".path", () -> c.getString("path"));
       if (path != null && path.isBlank()) {
         errors.add(new SettingError(PATH + ".path", path, "the database's directory"));
       }
@@ -234,31 +232,13 @@ public final class ConfiguredDatabaseActor {
       errors.add(new SettingError(PATH + ".kind", kind, "local or replicated"));
     }
     String at = PATH + ".replicated";
-    Config r = get(errors, at, () -> c.getConfig("replicated"));
+    Config r = ReplicatedDatabaseSettings.get(errors, at, () -> c.getConfig("replicated"));
     if (r == null) {
       check(errors);
     }
     ReplicatedDatabaseSettings replicated = ReplicatedDatabaseSettings.read(r, at, errors);
     check(errors);
     return new Settings(null, replicated.group(), replicated.node(), replicated.directory(), replicated.actor());
-  }
-
-  private static void unknown(Config c, Set<String> keys, String at, List<SettingError> errors) {
-    for (String key : c.root().keySet()) {
-      if (!keys.contains(key)) {
-        errors.add(new SettingError(at + "." + key, c.getValue(key).unwrapped(), "not a setting; the settings are "
-            + keys.stream().sorted().toList()));
-      }
-    }
-  }
-
-  private static <T> T get(List<SettingError> errors, String key, Supplier<T> value) {
-    try {
-      return value.get();
-    } catch (ConfigException e) {
-      errors.add(new SettingError(key, null, e.getMessage()));
-      return null;
-    }
   }
 
   private static void check(List<SettingError> errors) {

@@ -71,7 +71,7 @@ public record ReplicatedDatabaseSettings(ReplicationGroup group, String node, Pa
   /** Reads the block, adding what is wrong to {@code errors}; the result is meaningful only when none was added. */
   static ReplicatedDatabaseSettings read(Config r, String at, List<SettingError> errors) {
     int before = errors.size();
-    unknown(r, at, errors);
+    unknown(r, KEYS, at, errors);
     String database = get(errors, at + ".database", () -> r.getString("database"));
     List<ReplicaPeer> voters = peers(errors, r, at, "voters");
     List<ReplicaPeer> listeners = r.hasPath("listeners") ? peers(errors, r, at, "listeners") : List.of();
@@ -139,16 +139,18 @@ public record ReplicatedDatabaseSettings(ReplicationGroup group, String node, Pa
     return peers;
   }
 
-  private static void unknown(Config c, String at, List<SettingError> errors) {
+  /** Adds an error for each key of {@code c} that is not one of {@code keys}. */
+  static void unknown(Config c, Set<String> keys, String at, List<SettingError> errors) {
     for (String key : c.root().keySet()) {
-      if (!KEYS.contains(key)) {
+      if (!keys.contains(key)) {
         errors.add(new SettingError(at + "." + key, c.getValue(key).unwrapped(), "not a setting; the settings are "
-            + KEYS.stream().sorted().toList()));
+            + keys.stream().sorted().toList()));
       }
     }
   }
 
-  private static <T> T get(List<SettingError> errors, String key, Supplier<T> value) {
+  /** {@code value}, or null with an error naming {@code key} when the configuration cannot give it. */
+  static <T> T get(List<SettingError> errors, String key, Supplier<T> value) {
     try {
       return value.get();
     } catch (ConfigException e) {
