@@ -2,6 +2,7 @@ package io.commitlane.persistence;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.testsupport.Stages;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
@@ -36,29 +37,12 @@ final class PluginSystem implements AutoCloseable {
   }
 
   static <T> T await(CompletionStage<T> stage) {
-    try {
-      return stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof RuntimeException re ? re : new IllegalStateException(e.getCause());
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return Stages.await(stage, Duration.ofSeconds(20));
   }
 
   /** The cause {@code stage} fails with (fails the test if it succeeds). */
   static Throwable failure(CompletionStage<?> stage) {
-    try {
-      Object v = stage.toCompletableFuture().get(20, TimeUnit.SECONDS);
-      throw new AssertionError("expected a failure, got " + v);
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable c = e.getCause();
-      while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
-        c = c.getCause();
-      }
-      return c;
-    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-      throw new AssertionError(e);
-    }
+    return Stages.failure(stage, Duration.ofSeconds(20));
   }
 
   @Override

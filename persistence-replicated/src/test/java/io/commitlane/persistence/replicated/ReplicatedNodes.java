@@ -7,6 +7,7 @@ import io.commitlane.persistence.internal.PluginStore;
 import io.commitlane.persistence.internal.PluginStores;
 import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.testsupport.LoopbackPorts;
+import io.commitlane.testsupport.Stages;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -96,30 +97,12 @@ final class ReplicatedNodes implements AutoCloseable {
   }
 
   static <T> T await(CompletionStage<T> stage) {
-    try {
-      return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable c = e.getCause();
-      throw c instanceof RuntimeException re ? re : new IllegalStateException(c);
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
+    return Stages.await(stage, Duration.ofSeconds(30));
   }
 
   /** The cause {@code stage} fails with (fails the test if it succeeds). */
   static Throwable failure(CompletionStage<?> stage) {
-    try {
-      Object v = stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
-      throw new AssertionError("expected a failure, got " + v);
-    } catch (java.util.concurrent.ExecutionException e) {
-      Throwable c = e.getCause();
-      while (c instanceof java.util.concurrent.CompletionException && c.getCause() != null) {
-        c = c.getCause();
-      }
-      return c;
-    } catch (InterruptedException | java.util.concurrent.TimeoutException e) {
-      throw new AssertionError(e);
-    }
+    return Stages.failure(stage, Duration.ofSeconds(30));
   }
 
   @Override
