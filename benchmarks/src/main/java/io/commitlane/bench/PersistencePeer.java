@@ -26,7 +26,8 @@ enum PersistencePeer {
   POSTGRES("postgres", "pekko-persistence-jdbc on a local PostgreSQL server, synchronous_commit = on (its default): WAL flushed"
       + " before the ack", true, true),
   COMMITLANE_REPLICATED("commitlane-replicated", "the plugins on a replicated database: three voters on loopback, all in this JVM"
-      + " (entities on n1; n2 and n3 in two more actor systems): acknowledged once a majority's Raft logs hold it (synced)", true, true);
+      + " (entities on n1, a follower: n2 and n3, two more actor systems, elect the leader before n1 starts, so every write goes"
+      + " to a leader on another node): acknowledged once a majority's Raft logs hold it (synced)", true, true);
 
   final String id;
   final String durability;

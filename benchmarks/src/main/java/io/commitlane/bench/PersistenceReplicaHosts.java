@@ -15,7 +15,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * The replicated peer's other two nodes: a three-voter group on loopback ports (n1, n2, n3), with n2 and n3 each an
  * actor system in this JVM whose persistence plugins hold their replica open (one entity recovered on each opens
  * it). The measured system is n1: the loads create it (and create it again for a recovery) with {@link #config()}, and
- * run every entity there. All three replicas run in this JVM, so they share its CPU and heap; replicas in processes of
+ * run every entity there. n2 and n3 elect the leader before n1 starts, so n1 is a follower and every write goes to
+ * a leader on another node: the case of two entities in three under Cluster Sharding, not the leader's. All three replicas run in this JVM, so they share its CPU and heap; replicas in processes of
  * their own would be fairer.
  */
 final class PersistenceReplicaHosts implements AutoCloseable {
