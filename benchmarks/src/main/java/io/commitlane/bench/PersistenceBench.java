@@ -20,12 +20,15 @@ import picocli.CommandLine.Option;
 /**
  * commitlane's Pekko Persistence plugins against the plugins Pekko users run today, in one run, rotated: Pekko's
  * LevelDB journal, pekko-persistence-jdbc on embedded H2 (WRITE_DELAY=0, and H2's default, which does not survive a
- * kill), and pekko-persistence-jdbc on a local PostgreSQL server this command starts and stops itself.
+ * kill), pekko-persistence-jdbc on a local PostgreSQL server this command starts and stops itself, and commitlane's
+ * plugins on a three-voter replicated database on loopback (every replica in this JVM: {@link PersistenceReplicaHosts}).
  */
 @Command(name = "persistence", mixinStandardHelpOptions = true, sortOptions = false,
     description = {"Pekko Persistence journals in one run, rotated per round: commitlane (process and fsync durability),",
         "Pekko's LevelDB journal, pekko-persistence-jdbc on H2 (file; WRITE_DELAY=0 and H2's default) and on a local PostgreSQL server",
-        "(started with initdb/pg_ctl in a temporary directory on a loopback port when they are installed; else reported as not run).",
+        "(started with initdb/pg_ctl in a temporary directory on a loopback port when they are installed; else reported as not run),",
+        "and commitlane's plugins on a replicated database (commitlane-replicated: three voters on loopback, all in this JVM,",
+        "entities on one node; replicas in processes of their own would be fairer).",
         "Loads (--loads): persist-1, persist-100, persist-10000 (entities persisting 100-byte events, events/s, p50/p99 from persist to",
         "its handler, a default-dispatcher probe), persist-all (100 entities, persistAll batches of 10), recover-one (one entity",
         "with --one-events events), recover-many (--many-entities x --many-events), events-by-tag (currentEventsByTag over the",
@@ -39,7 +42,7 @@ final class PersistenceBench implements Callable<Integer> {
   @Mixin
   TimingOptions timing = new TimingOptions(3, 2, 5);
 
-  @Option(names = "--peers", split = ",", defaultValue = "commitlane,commitlane-fsync,leveldb,h2,h2-default,postgres",
+  @Option(names = "--peers", split = ",", defaultValue = "commitlane,commitlane-fsync,leveldb,h2,h2-default,postgres,commitlane-replicated",
       description = "Journals to run. Default: ${DEFAULT-VALUE}")
   List<String> peers;
 
@@ -111,12 +114,22 @@ final class PersistenceBench implements Callable<Integer> {
             }
             Path d = Files.createDirectories(root.resolve("m" + (++measurement)));
             PersistenceLoads.Result r;
+            PersistenceReplicaHosts replicas = null;
             try {
-              PersistenceLoads l = new PersistenceLoads(peer.config(d, postgres == null ? null : postgres.newDatabase()),
-                  timing.warmup, timing.seconds);
-              r = run(load, l, peer);
+              com.typesafe.config.Config config;
+              if (peer == PersistencePeer.COMMITLANE_REPLICATED) {
+                replicas = PersistenceReplicaHosts.start(d.resolve("replicas"));
+                config = replicas.config();
+              } else {
+                config = peer.config(d, postgres == null ? null : postgres.newDatabase());
+              }
+              r = run(load, new PersistenceLoads(config, timing.warmup, timing.seconds), peer);
             } catch (Exception e) {
               r = new PersistenceLoads.Result(Double.NaN, "", 0, 0, 0, "failed: " + e);
+            } finally {
+              if (replicas != null) {
+                replicas.close();
+              }
             }
             ContentionRunner.deleteRecursively(d);
             results.computeIfAbsent(load, k -> new EnumMap<>(PersistencePeer.class)).computeIfAbsent(peer, k -> new ArrayList<>()).add(r);

@@ -24,7 +24,10 @@ enum PersistencePeer {
   H2("h2", "pekko-persistence-jdbc 1.1.1 on H2 2.5 (file), WRITE_DELAY=0: each commit written before the ack", true, true),
   H2_DEFAULT("h2-default", "pekko-persistence-jdbc on H2 at its default WRITE_DELAY (500 ms): does NOT survive a kill -9", false, true),
   POSTGRES("postgres", "pekko-persistence-jdbc on a local PostgreSQL server, synchronous_commit = on (its default): WAL flushed"
-      + " before the ack", true, true);
+      + " before the ack", true, true),
+  COMMITLANE_REPLICATED("commitlane-replicated", "the plugins on a replicated database: three voters on loopback, all in this JVM"
+      + " (entities on n1, a follower: n2 and n3, two more actor systems, elect the leader before n1 starts, so every write goes"
+      + " to a leader on another node): acknowledged once a majority's Raft logs hold it (synced)", true, true);
 
   final String id;
   final String durability;
@@ -58,7 +61,7 @@ enum PersistencePeer {
   /** The read journal's plugin id. */
   String readJournal() {
     return switch (this) {
-      case COMMITLANE, COMMITLANE_FSYNC -> "commitlane-persistence.query";
+      case COMMITLANE, COMMITLANE_FSYNC, COMMITLANE_REPLICATED -> "commitlane-persistence.query";
       case LEVELDB -> "pekko.persistence.query.journal.leveldb";
       default -> "jdbc-read-journal";
     };
@@ -66,10 +69,12 @@ enum PersistencePeer {
 
   /**
    * The actor system's config for a measurement in {@code dir}; {@code jdbcUrl} is the PostgreSQL database's (null
-   * for the other peers). Creates the JDBC schema first.
+   * for the other peers). Creates the JDBC schema first. The replicated peer's config is its n1's
+   * ({@link PersistenceReplicaHosts#config()}).
    */
   Config config(Path dir, String jdbcUrl) throws IOException, SQLException {
     String plugins = switch (this) {
+      case COMMITLANE_REPLICATED -> throw new IllegalStateException("the replicated peer's config is its replica hosts' n1");
       case COMMITLANE, COMMITLANE_FSYNC -> """
           pekko.persistence.journal.plugin = "commitlane-persistence.journal"
           pekko.persistence.snapshot-store.plugin = "commitlane-persistence.snapshot-store"

@@ -67,7 +67,8 @@ final class PersistenceReport {
         List<PersistenceLoads.Result> rs = e.getValue();
         double m = median(rs, PersistenceLoads.Result::value);
         // fsync'd peers are compared with commitlane's fsync mode, the others with its process mode
-        List<PersistenceLoads.Result> base = e.getKey() == PersistencePeer.POSTGRES && oursFsync != null ? oursFsync : ours;
+        boolean synced = e.getKey() == PersistencePeer.POSTGRES || e.getKey() == PersistencePeer.COMMITLANE_REPLICATED;
+        List<PersistenceLoads.Result> base = synced && oursFsync != null ? oursFsync : ours;
         double b = base == null ? Double.NaN : median(base, PersistenceLoads.Result::value);
         double ratio = time ? m / b : b / m;
         String note = rs.stream().map(PersistenceLoads.Result::note).filter(n -> !n.isEmpty()).findFirst().orElse("");
@@ -75,12 +76,29 @@ final class PersistenceReport {
             e.getKey().survivesKill ? "" : " (does not survive kill -9)",
             fmt(m), fmt(min(rs)), fmt(max(rs)), fmt(median(rs, r -> r.p50Micros() / 1e3)), fmt(median(rs, r -> r.p99Micros() / 1e3)),
             fmt(median(rs, r -> r.probeP99Micros() / 1e3)), e.getKey() == PersistencePeer.COMMITLANE ? "1.00x" : fmtRatio(ratio)
-                + (e.getKey() == PersistencePeer.POSTGRES ? " (fsync mode)" : ""), note));
+                + (synced && oursFsync != null ? " (fsync mode)" : ""), note));
       }
+      goal(load.getKey(), load.getValue()).ifPresent(g -> s.append('\n').append(g).append('\n'));
     }
     s.append(String.format(Locale.ROOT, "%nOne-event entities: %,d events for recover-one; %,d x %,d for recover-many and events-by-tag.%n",
         bench.oneEvents, bench.manyEntities, bench.manyEvents));
     return s.toString();
+  }
+
+  /**
+   * The replicated peer's goal at 100 entities: at least pekko-persistence-jdbc on PostgreSQL's throughput, in the
+   * same run (medians); empty for other loads or when either did not run.
+   */
+  static java.util.Optional<String> goal(String load, Map<PersistencePeer, List<PersistenceLoads.Result>> byPeer) {
+    List<PersistenceLoads.Result> replicated = byPeer.get(PersistencePeer.COMMITLANE_REPLICATED);
+    List<PersistenceLoads.Result> postgres = byPeer.get(PersistencePeer.POSTGRES);
+    if (!load.equals("persist-100") || replicated == null || postgres == null) {
+      return java.util.Optional.empty();
+    }
+    double ratio = median(replicated, PersistenceLoads.Result::value) / median(postgres, PersistenceLoads.Result::value);
+    String verdict = Double.isNaN(ratio) ? "not measured" : ratio >= 1.0 ? "met" : "NOT met";
+    return java.util.Optional.of(String.format(Locale.ROOT, "Goal: commitlane-replicated >= 1.0x JDBC-on-PostgreSQL throughput at"
+        + " 100 entities: %s (%s; three replicas in this JVM)", fmtRatio(ratio), verdict));
   }
 
   String json() {
