@@ -45,7 +45,8 @@ import org.apache.pekko.stream.javadsl.Sink;
  * One node of the sharded process tests in a JVM of its own: a Pekko cluster node on loopback configured by
  * {@code three-node-cluster.conf} (the docs' example, its addresses replaced by the test's ports), hosting a voter
  * replica of the plugins' database and the {@link ShardedRecorder} entities. Arguments: its index (0..2), its replica
- * directory, the three Pekko ports and the three replica ports (comma separated).
+ * directory, the three Pekko ports and the three replica ports (comma separated), and {@code first} (the cluster's
+ * first start) or {@code rejoin} (a restart, joining the others).
  *
  * <p>Commands, one a line on standard input: {@code LOAD n} (keep one {@code Record} in flight to each of the entities
  * {@code e0..e(n-1)}, wherever sharding runs them), {@code HALT} (stop the load; {@code HALTED} once nothing is in
@@ -94,7 +95,8 @@ public final class ShardedNode {
 
   public static void main(String[] args) throws Exception {
     int index = Integer.parseInt(args[0]);
-    ShardedNode node = new ShardedNode(index, config(index, Path.of(args[1]), ports(args[2]), ports(args[3])));
+    boolean rejoin = args.length > 4 && args[4].equals("rejoin");
+    ShardedNode node = new ShardedNode(index, config(index, Path.of(args[1]), ports(args[2]), ports(args[3]), rejoin));
     node.awaitMembersUp(3);
     node.report("READY");
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -105,8 +107,12 @@ public final class ShardedNode {
     node.system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
-  /** The example configuration with this test's loopback addresses, then the test's short failure detection. */
-  static Config config(int index, Path directory, List<Integer> pekkoPorts, List<Integer> replicaPorts) {
+  /**
+   * The example configuration with this test's loopback addresses, then the test's short failure detection. A node
+   * that {@code rejoin}s has only the other nodes as seeds: the first seed of the list, restarted, would form a
+   * cluster of its own if the others did not answer within {@code seed-node-timeout}.
+   */
+  static Config config(int index, Path directory, List<Integer> pekkoPorts, List<Integer> replicaPorts, boolean rejoin) {
     String example = example();
     for (int i = 0; i < 3; i++) {
       example = example.replace("10.0.0." + (i + 1) + ":2551", "127.0.0.1:" + pekkoPorts.get(i))
@@ -118,6 +124,15 @@ public final class ShardedNode {
         commitlane-persistence.replicated.node = n%d
         commitlane-persistence.replicated.directory = "%s"
         """.formatted(pekkoPorts.get(index), index + 1, directory.toString().replace("\\", "/"));
+    if (rejoin) {
+      List<String> others = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        if (i != index) {
+          others.add("\"pekko://" + SYSTEM + "@127.0.0.1:" + pekkoPorts.get(i) + "\"");
+        }
+      }
+      thisNode += "pekko.cluster.seed-nodes = [" + String.join(", ", others) + "]\n";
+    }
     String test = """
         # A node that stops answering for 1.5 s is unreachable; the majority downs it 1 s later.
         pekko.cluster.failure-detector.heartbeat-interval = 300 ms
@@ -125,7 +140,6 @@ public final class ShardedNode {
         pekko.cluster.split-brain-resolver.stable-after = 1 s
         pekko.cluster.gossip-interval = 300 ms
         pekko.cluster.leader-actions-interval = 300 ms
-        pekko.cluster.seed-node-timeout = 2 s
         pekko.cluster.retry-unsuccessful-join-after = 2 s
         pekko.cluster.sharding.number-of-shards = 30
         pekko.cluster.sharding.rebalance-interval = 2 s
@@ -135,6 +149,9 @@ public final class ShardedNode {
         pekko.cluster.sharding.coordinator-failure-backoff = 1 s
         pekko.cluster.sharding.waiting-for-state-timeout = 1 s
         pekko.cluster.sharding.updating-state-timeout = 2 s
+        # A downed node keeps running (its entities too), as a partitioned node's do until it learns it was downed:
+        # the frozen node's late writes reach the journal, which must refuse them.
+        pekko.cluster.run-coordinated-shutdown-when-down = off
         pekko.actor.allow-java-serialization = on
         pekko.actor.warn-about-java-serializer-usage = off
         pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]

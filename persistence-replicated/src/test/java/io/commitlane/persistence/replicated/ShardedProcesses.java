@@ -72,7 +72,8 @@ final class ShardedProcesses implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
         "-Djava.io.tmpdir=" + tmp(node), "-Dlogback.configurationFile=sharded-node-logback.xml",
         "-cp", System.getProperty("java.class.path"), ShardedNode.class.getName(),
-        Integer.toString(node), directory(node).toString(), csv(pekkoPorts), csv(replicaPorts));
+        Integer.toString(node), directory(node).toString(), csv(pekkoPorts), csv(replicaPorts),
+        incarnations[node] == 0 ? "first" : "rejoin");
     pb.redirectErrorStream(true);
     try {
       Process p = pb.start();
