@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -27,19 +28,21 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.ExtendedActorSystem;
-import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.persistence.AtomicWrite;
+import org.apache.pekko.persistence.PersistentRepr;
+import org.apache.pekko.persistence.journal.Tagged;
 import org.apache.pekko.persistence.query.Offset;
 import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.persistence.query.Sequence;
 import org.apache.pekko.stream.javadsl.Sink;
+import scala.jdk.javaapi.CollectionConverters;
 
 /**
  * One node of the sharded process tests in a JVM of its own: a Pekko cluster node on loopback configured by
@@ -52,12 +55,12 @@ import org.apache.pekko.stream.javadsl.Sink;
  * {@code e0..e(n-1)}, wherever sharding runs them), {@code HALT} (stop the load; {@code HALTED} once nothing is in
  * flight), {@code STATE id} (what the entity's running incarnation holds), {@code JOURNAL id} (its events in this
  * node's replica after a read barrier), {@code TAGS file} (this node's current {@code eventsByTag} after a read barrier,
- * written to {@code file}), {@code LATE id} (a write sent straight to the entity's incarnation this node started,
- * bypassing sharding). Reports go to standard output as lines {@code @WORDS$} (the {@code $} tells a whole line
+ * written to {@code file}), {@code LATE id} (the next event of the entity's incarnation on this node, written straight
+ * through this node's journal). Reports go to standard output as lines {@code @WORDS$} (the {@code $} tells a whole line
  * from one cut by a kill): {@code READY}, {@code ACK id seq event} (printed after the reply, so after the persist
  * handler ran), {@code HOST pid seq} (an entity recovered here), {@code HALTED}, {@code STATE id events},
- * {@code JOURNAL id seq:writer:event,...}, {@code TAGS count}, {@code LATE-ACK id seq event} or
- * {@code LATE-NOREPLY id}. Closing standard input ends the node.
+ * {@code JOURNAL id seq:writer:event,...}, {@code TAGS count}, {@code LATE-REFUSED id exception} or
+ * {@code LATE-STORED id seq}. Closing standard input ends the node.
  */
 public final class ShardedNode {
   static final String SYSTEM = "shop";
@@ -72,8 +75,8 @@ public final class ShardedNode {
   private final ExecutorService out = Executors.newSingleThreadExecutor();
   private final AtomicLong counter = new AtomicLong();
   private final String incarnation = Long.toString(ProcessHandle.current().pid());
-  /** The incarnation of each entity this node started last (a frozen node's may have moved on meanwhile). */
-  private final Map<String, ActorRef<ShardedRecorder.Command>> local = new ConcurrentHashMap<>();
+  /** The highest sequence number each entity's incarnation on this node recovered or persisted. */
+  private final Map<String, Long> lastSeq = new ConcurrentHashMap<>();
   private boolean halted = true;
   private int running;
 
@@ -87,10 +90,8 @@ public final class ShardedNode {
     this.store = ReplicatedNodes.await(PluginStores.get(system)
         .acquire(PluginSettings.read(system.settings().config(), ReplicatedNodes.JOURNAL))).store();
     this.sharding = ClusterSharding.get(system);
-    sharding.init(Entity.of(ShardedRecorder.TYPE, ctx -> Behaviors.setup(self -> {
-      local.put(ctx.getEntityId(), self.getSelf());
-      return ShardedRecorder.create(ctx.getEntityId(), recovered -> out.execute(() -> report("HOST " + recovered)));
-    })));
+    sharding.init(Entity.of(ShardedRecorder.TYPE, ctx -> ShardedRecorder.create(ctx.getEntityId(),
+        recovered -> out.execute(() -> report("HOST " + recovered)), seq -> lastSeq.put(ctx.getEntityId(), seq))));
   }
 
   public static void main(String[] args) throws Exception {
@@ -244,20 +245,35 @@ public final class ShardedNode {
   }
 
   /**
-   * Sends a write straight to the entity's incarnation this node started, bypassing sharding: on a node that was
-   * frozen and downed meanwhile, the incarnation that no longer owns the entity.
+   * Writes the next event of the entity's incarnation on this node straight through this node's journal (sequence
+   * number: the highest it recovered or persisted, plus one), as that incarnation's next persist would: on a node that
+   * was frozen and downed meanwhile, a write from the incarnation that no longer owns the entity.
    */
   private void late(String id) {
-    ActorRef<ShardedRecorder.Command> ref = local.get(id);
-    if (ref == null) {
+    Long seq = lastSeq.get(id);
+    if (seq == null) {
       report("LATE-NONE " + id);
       return;
     }
+    String pid = ShardedRecorder.TYPE.name() + "|" + id;
     String event = "late." + incarnation + "." + counter.incrementAndGet();
-    AskPattern.<ShardedRecorder.Command, Long>ask(ref, replyTo -> new ShardedRecorder.Record(event, replyTo),
-            Duration.ofSeconds(5), system.scheduler())
-        .whenCompleteAsync((seq, failure) -> report(failure == null ? "LATE-ACK " + id + " " + seq + " " + event
-            : "LATE-NOREPLY " + id), out);
+    PersistentRepr repr = PersistentRepr.apply(new Tagged(event, CollectionConverters.asScala(Set.of(ShardedRecorder.TAG)).toSet()),
+        seq + 1, pid, "", false, null, "late-writer-" + incarnation);
+    journal().write(List.of(new AtomicWrite(CollectionConverters.asScala(List.of(repr)).toList())))
+        .whenCompleteAsync((results, failure) -> {
+          Throwable cause = failure;
+          while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+            cause = cause.getCause();
+          }
+          if (cause == null && results.get(0).isPresent()) {
+            cause = results.get(0).get();
+          }
+          report(cause == null ? "LATE-STORED " + id + " " + (seq + 1) : "LATE-REFUSED " + id + " " + cause.getClass().getSimpleName());
+        }, out);
+  }
+
+  private EventJournal journal() {
+    return new EventJournal(store, new PayloadCodec((ExtendedActorSystem) Adapter.toClassic(system)), 100);
   }
 
   private void halt() {
@@ -275,7 +291,7 @@ public final class ShardedNode {
 
   private void journal(String id) {
     String pid = ShardedRecorder.TYPE.name() + "|" + id;
-    EventJournal journal = new EventJournal(store, new PayloadCodec((ExtendedActorSystem) Adapter.toClassic(system)), 100);
+    EventJournal journal = journal();
     List<String> events = new ArrayList<>();
     store.readBarrier()
         .thenCompose(v -> journal.replay(pid, 1, Long.MAX_VALUE, Long.MAX_VALUE,

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
@@ -33,15 +34,20 @@ final class ShardedRecorder extends EventSourcedBehavior<ShardedRecorder.Command
   record Get(ActorRef<String> replyTo) implements Command {}
 
   private final Consumer<String> recovered;
+  private final LongConsumer persisted;
 
-  /** {@code recovered} is told the entity's persistence id and highest sequence number once it recovered. */
-  static Behavior<Command> create(String entityId, Consumer<String> recovered) {
-    return new ShardedRecorder(PersistenceId.of(TYPE.name(), entityId), recovered);
+  /**
+   * {@code recovered} is told the entity's persistence id and highest sequence number once it recovered;
+   * {@code persisted} each sequence number once its persist handler ran.
+   */
+  static Behavior<Command> create(String entityId, Consumer<String> recovered, LongConsumer persisted) {
+    return new ShardedRecorder(PersistenceId.of(TYPE.name(), entityId), recovered, persisted);
   }
 
-  private ShardedRecorder(PersistenceId id, Consumer<String> recovered) {
+  private ShardedRecorder(PersistenceId id, Consumer<String> recovered, LongConsumer persisted) {
     super(id);
     this.recovered = recovered;
+    this.persisted = persisted;
   }
 
   @Override
@@ -52,7 +58,9 @@ final class ShardedRecorder extends EventSourcedBehavior<ShardedRecorder.Command
   @Override
   public CommandHandler<Command, String, List<String>> commandHandler() {
     return newCommandHandlerBuilder().forAnyState()
-        .onCommand(Record.class, (state, c) -> Effect().persist(c.event()).thenReply(c.replyTo(), s -> (long) s.size()))
+        .onCommand(Record.class, (state, c) -> Effect().persist(c.event())
+            .thenRun(s -> persisted.accept(s.size()))
+            .thenReply(c.replyTo(), s -> (long) s.size()))
         .onCommand(Get.class, (state, c) -> Effect().reply(c.replyTo(), String.join(",", state)))
         .build();
   }
@@ -69,7 +77,10 @@ final class ShardedRecorder extends EventSourcedBehavior<ShardedRecorder.Command
   @Override
   public SignalHandler<List<String>> signalHandler() {
     return newSignalHandlerBuilder()
-        .onSignal(RecoveryCompleted.instance(), state -> recovered.accept(persistenceId().id() + " " + state.size()))
+        .onSignal(RecoveryCompleted.instance(), state -> {
+          persisted.accept(state.size());
+          recovered.accept(persistenceId().id() + " " + state.size());
+        })
         .build();
   }
 
