@@ -249,15 +249,23 @@ class ShardedEntitiesProcessTest {
           + " and " + w[3]);
     }
     assertEquals(ENTITIES, acked.size());
+    // Every question at once: each node answers them in turn, its journal reads sharing read barriers.
+    long mark = lastReport();
+    for (int e = 0; e < ENTITIES; e++) {
+      nodes.send(0, "STATE e" + e);
+      for (int n = 0; n < 3; n++) {
+        nodes.send(n, "JOURNAL e" + e);
+      }
+    }
     for (int e = 0; e < ENTITIES; e++) {
       String id = "e" + e;
-      List<String> state = state(id);
+      List<String> state = state(id, mark);
       for (Map.Entry<Long, String> a : acked.get(id).entrySet()) {
         assertTrue(a.getKey() <= state.size() && state.get((int) (a.getKey() - 1)).equals(a.getValue()),
             id + ": acknowledged " + a.getValue() + " at " + a.getKey() + " is not in the recovered state");
       }
       for (int n = 0; n < 3; n++) {
-        List<String[]> journal = journal(n, id);
+        List<String[]> journal = journal(n, id, mark);
         List<String> events = new ArrayList<>();
         List<String> writers = new ArrayList<>();
         for (int i = 0; i < journal.size(); i++) {
@@ -278,10 +286,8 @@ class ShardedEntitiesProcessTest {
     }
   }
 
-  /** The events the entity's running incarnation holds (asked through sharding from node 1). */
-  private static List<String> state(String id) {
-    long mark = lastReport();
-    nodes.send(0, "STATE " + id);
+  /** The events the entity's running incarnation holds (asked through sharding from node 1 after {@code mark}). */
+  private static List<String> state(String id, long mark) {
     Report r = nodes.awaitReport(0, x -> x.at() > mark && x.words()[0].startsWith("STATE") && x.words()[1].equals(id),
         "STATE " + id, ANSWER_WITHIN);
     assertEquals("STATE", r.words()[0], r.text());
@@ -292,6 +298,11 @@ class ShardedEntitiesProcessTest {
   private static List<String[]> journal(int node, String id) {
     long mark = lastReport();
     nodes.send(node, "JOURNAL " + id);
+    return journal(node, id, mark);
+  }
+
+  /** The entity's journal on {@code node} as reported after {@code mark}. */
+  private static List<String[]> journal(int node, String id, long mark) {
     Report r = nodes.awaitReport(node, x -> x.at() > mark && x.words()[0].startsWith("JOURNAL") && x.words()[1].equals(id),
         "JOURNAL " + id, ANSWER_WITHIN);
     assertEquals("JOURNAL", r.words()[0], r.text());
