@@ -36,6 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedEntitiesProcessTest {
   private static final int ENTITIES = 6;
+  private static final int COUNTERS = 3;
+  /** Every node drives every entity and counter. */
+  private static final String LOAD = "LOAD " + ENTITIES + " " + COUNTERS;
   /** Failure detection, downing and a shard's move to another node, on two cores other builds share. */
   private static final Duration MOVED_WITHIN = Duration.ofSeconds(60);
   private static final Duration ANSWER_WITHIN = Duration.ofSeconds(30);
@@ -55,7 +58,7 @@ class ShardedEntitiesProcessTest {
   static void start() {
     nodes = new ShardedProcesses(dir);
     for (int n = 0; n < 3; n++) {
-      nodes.send(n, "LOAD " + ENTITIES);
+      nodes.send(n, LOAD);
     }
   }
 
@@ -96,12 +99,13 @@ class ShardedEntitiesProcessTest {
     for (String id : moved) {
       Report late = nodes.awaitReport(victim, r -> r.words()[0].startsWith("LATE") && r.words()[1].equals(id),
           "the late write of " + id, ANSWER_WITHIN);
-      assertEquals("LATE-REFUSED " + id + " WriterConflictException", late.text(),
-          "the downed incarnation's next event, written after its entity moved on");
+      String refusal = id.startsWith("d") ? "RevisionConflictException" : "WriterConflictException";
+      assertEquals("LATE-REFUSED " + id + " " + refusal, late.text(),
+          "the downed incarnation's next write, after its entity moved on");
     }
     nodes.kill(victim);
     nodes.restart(victim);
-    nodes.send(victim, "LOAD " + ENTITIES);
+    nodes.send(victim, LOAD);
     verify();
     failed = false;
   }
@@ -157,7 +161,7 @@ class ShardedEntitiesProcessTest {
     }
     long restartedAt = lastReport();
     nodes.restart(victim);
-    nodes.send(victim, "LOAD " + ENTITIES);
+    nodes.send(victim, LOAD);
     // Rejoined: it drives the load again, and sharding's rebalance gives it entities, recovered from its replica.
     nodes.awaitReport(victim, r -> r.words()[0].equals("ACK"), "ACK after the restart", MOVED_WITHIN);
     nodes.awaitReport(victim, r -> r.at() > restartedAt && r.words()[0].equals("HOST"), "an entity after the restart",
@@ -215,7 +219,8 @@ class ShardedEntitiesProcessTest {
       }
       Set<String> persisting = new HashSet<>();
       for (Report r : all) {
-        if (r.words()[0].equals("ACK") && recovered.containsKey(r.words()[1]) && r.at() > recovered.get(r.words()[1])) {
+        boolean stored = r.words()[0].equals("ACK") || r.words()[0].equals("ADDED");
+        if (stored && recovered.containsKey(r.words()[1]) && r.at() > recovered.get(r.words()[1])) {
           persisting.add(r.words()[1]);
         }
       }
@@ -257,6 +262,13 @@ class ShardedEntitiesProcessTest {
         nodes.send(n, "JOURNAL e" + e);
       }
     }
+    for (int d = 0; d < COUNTERS; d++) {
+      nodes.send(0, "COUNT d" + d);
+      for (int n = 0; n < 3; n++) {
+        nodes.send(n, "STORED d" + d);
+      }
+    }
+    verifyCounters(mark);
     for (int e = 0; e < ENTITIES; e++) {
       String id = "e" + e;
       List<String> state = state(id, mark);
@@ -282,7 +294,34 @@ class ShardedEntitiesProcessTest {
       }
     }
     for (int n = 0; n < 3; n++) {
-      nodes.send(n, "LOAD " + ENTITIES);
+      nodes.send(n, LOAD);
+    }
+  }
+
+  /**
+   * Each count a counter acknowledged was acknowledged once (two writers never both stored one revision); the count
+   * its running incarnation holds is at least the highest acknowledged; every node's store holds that count at the
+   * revision equal to it (no upsert lost or doubled).
+   */
+  private static void verifyCounters(long mark) {
+    Map<String, Set<Long>> added = new HashMap<>();
+    for (Report r : nodes.reports("ADDED")) {
+      assertTrue(added.computeIfAbsent(r.words()[1], k -> new HashSet<>()).add(Long.parseLong(r.words()[2])),
+          r.words()[1] + ": count " + r.words()[2] + " acknowledged twice");
+    }
+    assertEquals(COUNTERS, added.size());
+    for (int d = 0; d < COUNTERS; d++) {
+      String id = "d" + d;
+      Report count = nodes.awaitReport(0, x -> x.at() > mark && x.words()[0].startsWith("COUNT") && x.words()[1].equals(id),
+          "COUNT " + id, ANSWER_WITHIN);
+      assertEquals("COUNT", count.words()[0], count.text());
+      long held = Long.parseLong(count.words()[2]);
+      assertTrue(held >= added.get(id).stream().mapToLong(Long::longValue).max().orElse(0), id + " holds " + held);
+      for (int n = 0; n < 3; n++) {
+        Report stored = nodes.awaitReport(n, x -> x.at() > mark && x.words()[0].startsWith("STORED") && x.words()[1].equals(id),
+            "STORED " + id, ANSWER_WITHIN);
+        assertEquals("STORED " + id + " " + held + " " + held, stored.text(), "n" + (n + 1) + "'s store");
+      }
     }
   }
 

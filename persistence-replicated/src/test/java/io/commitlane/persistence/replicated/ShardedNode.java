@@ -41,6 +41,8 @@ import org.apache.pekko.persistence.journal.Tagged;
 import org.apache.pekko.persistence.query.Offset;
 import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.persistence.query.Sequence;
+import org.apache.pekko.persistence.state.DurableStateStoreRegistry;
+import org.apache.pekko.persistence.state.javadsl.DurableStateUpdateStore;
 import org.apache.pekko.stream.javadsl.Sink;
 import scala.jdk.javaapi.CollectionConverters;
 
@@ -51,14 +53,17 @@ import scala.jdk.javaapi.CollectionConverters;
  * directory, the three Pekko ports and the three replica ports (comma separated), and {@code first} (the cluster's
  * first start) or {@code rejoin} (a restart, joining the others).
  *
- * <p>Commands, one a line on standard input: {@code LOAD n} (keep one {@code Record} in flight to each of the entities
- * {@code e0..e(n-1)}, wherever sharding runs them), {@code HALT} (stop the load; {@code HALTED} once nothing is in
+ * <p>Commands, one a line on standard input: {@code LOAD n m} (keep one {@code Record} in flight to each of the
+ * event-sourced entities {@code e0..e(n-1)} and one {@code Add} to each of the durable-state counters
+ * {@code d0..d(m-1)}, wherever sharding runs them), {@code COUNT id} (a counter's count, asked through sharding),
+ * {@code STORED id} (its revision and count in this node's durable-state store), {@code HALT} (stop the load; {@code HALTED} once nothing is in
  * flight), {@code STATE id} (what the entity's running incarnation holds), {@code JOURNAL id} (its events in this
  * node's replica after a read barrier), {@code TAGS file} (this node's current {@code eventsByTag} after a read barrier,
  * written to {@code file}), {@code LATE id} (the next event of the entity's incarnation on this node, written straight
- * through this node's journal). Reports go to standard output as lines {@code @WORDS$} (the {@code $} tells a whole line
+ * through this node's journal; for a counter, its next upsert through this node's durable-state store). Reports go to standard output as lines {@code @WORDS$} (the {@code $} tells a whole line
  * from one cut by a kill): {@code READY}, {@code ACK id seq event} (printed after the reply, so after the persist
- * handler ran), {@code HOST pid seq} (an entity recovered here), {@code HALTED}, {@code STATE id events},
+ * handler ran), {@code ADDED id count} (after a counter stored it), {@code HOST pid seq} (an entity recovered here),
+ * {@code HALTED}, {@code STATE id events}, {@code COUNT id count}, {@code STORED id revision count},
  * {@code JOURNAL id seq:writer:event,...}, {@code TAGS count}, {@code LATE-REFUSED id exception} or
  * {@code LATE-STORED id seq}. Closing standard input ends the node.
  */
@@ -92,6 +97,8 @@ public final class ShardedNode {
     this.sharding = ClusterSharding.get(system);
     sharding.init(Entity.of(ShardedRecorder.TYPE, ctx -> ShardedRecorder.create(ctx.getEntityId(),
         recovered -> out.execute(() -> report("HOST " + recovered)), seq -> lastSeq.put(ctx.getEntityId(), seq))));
+    sharding.init(Entity.of(ShardedCounter.TYPE, ctx -> ShardedCounter.create(ctx.getEntityId(),
+        recovered -> out.execute(() -> report("HOST " + recovered)), count -> lastSeq.put(ctx.getEntityId(), count))));
   }
 
   public static void main(String[] args) throws Exception {
@@ -202,9 +209,11 @@ public final class ShardedNode {
 
   private void command(String[] words) {
     switch (words[0]) {
-      case "LOAD" -> load(Integer.parseInt(words[1]));
+      case "LOAD" -> load(Integer.parseInt(words[1]), Integer.parseInt(words[2]));
       case "HALT" -> out.execute(this::halt);
       case "STATE" -> state(words[1]);
+      case "COUNT" -> count(words[1]);
+      case "STORED" -> stored(words[1]);
       case "JOURNAL" -> journal(words[1]);
       case "TAGS" -> tags(Path.of(words[1]));
       case "LATE" -> late(words[1]);
@@ -212,12 +221,15 @@ public final class ShardedNode {
     }
   }
 
-  private void load(int entities) {
+  private void load(int recorders, int counters) {
     out.execute(() -> {
       halted = false;
-      running += entities;
-      for (int e = 0; e < entities; e++) {
+      running += recorders + counters;
+      for (int e = 0; e < recorders; e++) {
         next("e" + e);
+      }
+      for (int d = 0; d < counters; d++) {
+        next("d" + d);
       }
     });
   }
@@ -231,11 +243,13 @@ public final class ShardedNode {
       return;
     }
     String event = "n" + (index + 1) + "." + incarnation + "." + counter.incrementAndGet();
-    sharding.entityRefFor(ShardedRecorder.TYPE, id)
-        .<Long>ask(replyTo -> new ShardedRecorder.Record(event, replyTo), ASK_TIMEOUT)
-        .whenCompleteAsync((seq, failure) -> {
+    boolean counts = id.startsWith("d");
+    java.util.concurrent.CompletionStage<Long> reply = counts
+        ? sharding.entityRefFor(ShardedCounter.TYPE, id).<Long>ask(ShardedCounter.Add::new, ASK_TIMEOUT)
+        : sharding.entityRefFor(ShardedRecorder.TYPE, id).<Long>ask(replyTo -> new ShardedRecorder.Record(event, replyTo), ASK_TIMEOUT);
+    reply.whenCompleteAsync((seq, failure) -> {
           if (failure == null) {
-            report("ACK " + id + " " + seq + " " + event);
+            report(counts ? "ADDED " + id + " " + seq : "ACK " + id + " " + seq + " " + event);
             next(id);
           } else {
             // Its node died or it is moving: the event may or may not be stored; pace the retry.
@@ -255,21 +269,33 @@ public final class ShardedNode {
       report("LATE-NONE " + id);
       return;
     }
+    if (id.startsWith("d")) {
+      // The counter's next upsert: revision and count one above what its incarnation here stored.
+      states().upsertObject(ShardedCounter.TYPE.name() + "|" + id, seq + 1, seq + 1, ShardedCounter.TAG)
+          .whenCompleteAsync((done, failure) -> report(failure == null ? "LATE-STORED " + id + " " + (seq + 1)
+              : "LATE-REFUSED " + id + " " + unwrap(failure).getClass().getSimpleName()), out);
+      return;
+    }
     String pid = ShardedRecorder.TYPE.name() + "|" + id;
     String event = "late." + incarnation + "." + counter.incrementAndGet();
     PersistentRepr repr = PersistentRepr.apply(new Tagged(event, CollectionConverters.asScala(Set.of(ShardedRecorder.TAG)).toSet()),
         seq + 1, pid, "", false, null, "late-writer-" + incarnation);
     journal().write(List.of(new AtomicWrite(CollectionConverters.asScala(List.of(repr)).toList())))
         .whenCompleteAsync((results, failure) -> {
-          Throwable cause = failure;
-          while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
-            cause = cause.getCause();
-          }
+          Throwable cause = failure == null ? null : unwrap(failure);
           if (cause == null && results.get(0).isPresent()) {
             cause = results.get(0).get();
           }
           report(cause == null ? "LATE-STORED " + id + " " + (seq + 1) : "LATE-REFUSED " + id + " " + cause.getClass().getSimpleName());
         }, out);
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable cause = failure;
+    while (cause instanceof java.util.concurrent.CompletionException && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    return cause;
   }
 
   private EventJournal journal() {
@@ -287,6 +313,26 @@ public final class ShardedNode {
     sharding.entityRefFor(ShardedRecorder.TYPE, id).<String>ask(ShardedRecorder.Get::new, Duration.ofSeconds(10))
         .whenCompleteAsync((events, failure) -> report(failure == null ? "STATE " + id + " " + events
             : "STATE-FAILED " + id + " " + failure.getClass().getSimpleName()), out);
+  }
+
+  private void count(String id) {
+    sharding.entityRefFor(ShardedCounter.TYPE, id).<Long>ask(ShardedCounter.Get::new, Duration.ofSeconds(10))
+        .whenCompleteAsync((count, failure) -> report(failure == null ? "COUNT " + id + " " + count
+            : "COUNT-FAILED " + id + " " + failure.getClass().getSimpleName()), out);
+  }
+
+  /** The counter as this node's durable-state store reads it (after a read barrier): revision and count. */
+  private void stored(String id) {
+    states().getObject(ShardedCounter.TYPE.name() + "|" + id)
+        .whenCompleteAsync((read, failure) -> report(failure == null
+            ? "STORED " + id + " " + read.revision() + " " + read.value().map(String::valueOf).orElse("none")
+            : "STORED-FAILED " + id + " " + failure), out);
+  }
+
+  @SuppressWarnings("unchecked")
+  private DurableStateUpdateStore<Object> states() {
+    return DurableStateStoreRegistry.get(Adapter.toClassic(system))
+        .getDurableStateStoreFor(DurableStateUpdateStore.class, "commitlane-persistence.state");
   }
 
   private void journal(String id) {
