@@ -169,7 +169,10 @@ class ShardedEntitiesProcessTest {
     verify();
   }
 
-  /** Waits until every node has persisted through the load, then picks the node hosting the most entities. */
+  /**
+   * Waits until every node has persisted through the load, then picks the node hosting the most entities, preferring
+   * one that hosts both kinds (event-sourced and durable state).
+   */
   private int awaitLoadAndPickHost() {
     long from = lastReport();
     nodes.awaitReports(all -> {
@@ -179,12 +182,18 @@ class ShardedEntitiesProcessTest {
     }, "an ACK from every node for every entity", MOVED_WITHIN);
     int best = -1;
     for (int n = 0; n < 3; n++) {
-      if (best < 0 || hostedBy(n).size() > hostedBy(best).size()) {
+      if (best < 0 || score(n) > score(best)) {
         best = n;
       }
     }
     assertFalse(hostedBy(best).isEmpty(), "some node hosts entities");
     return best;
+  }
+
+  private static int score(int node) {
+    Set<String> ids = hostedBy(node);
+    boolean both = ids.stream().anyMatch(id -> id.startsWith("e")) && ids.stream().anyMatch(id -> id.startsWith("d"));
+    return (both ? 100 : 0) + ids.size();
   }
 
   /** The entity ids whose latest recovery (in report order) was on {@code node}. */
