@@ -54,12 +54,21 @@ class ShardedEntitiesProcessTest {
     failed = true; // cleared when the scenario ends
   }
 
+  private static final long STARTED = System.nanoTime();
+
+  /** Prints a step with the time since the class started (in the test's output file: where a slow run spent it). */
+  private static void step(String what) {
+    System.out.printf("[%6.1f s] %s%n", (System.nanoTime() - STARTED) / 1e9, what);
+  }
+
   @BeforeAll
   static void start() {
     nodes = new ShardedProcesses(dir);
+    step("three nodes Up");
     for (int n = 0; n < 3; n++) {
       nodes.send(n, LOAD);
     }
+    step("load started");
   }
 
   @AfterAll
@@ -89,13 +98,16 @@ class ShardedEntitiesProcessTest {
     int victim = awaitLoadAndPickHost();
     Set<String> moved = hostedBy(victim);
     long frozenAt = lastReport();
+    step("freezing n" + (victim + 1) + ", which hosts " + moved);
     nodes.freeze(victim);
     awaitMovedAndPersisting(victim, moved, frozenAt);
+    step("its entities persist on the others");
     // Queued while it is frozen: written as soon as it runs again, by an incarnation whose entity moved on.
     for (String id : moved) {
       nodes.send(victim, "LATE " + id);
     }
     nodes.thaw(victim);
+    step("thawed");
     for (String id : moved) {
       Report late = nodes.awaitReport(victim, r -> r.words()[0].startsWith("LATE") && r.words()[1].equals(id),
           "the late write of " + id, ANSWER_WITHIN);
@@ -103,8 +115,10 @@ class ShardedEntitiesProcessTest {
       assertEquals("LATE-REFUSED " + id + " " + refusal, late.text(),
           "the downed incarnation's next write, after its entity moved on");
     }
+    step("its late writes refused");
     nodes.kill(victim);
     nodes.restart(victim);
+    step("restarted");
     nodes.send(victim, LOAD);
     verify();
     failed = false;
@@ -154,18 +168,22 @@ class ShardedEntitiesProcessTest {
     int victim = awaitLoadAndPickHost();
     Set<String> moved = hostedBy(victim);
     long killedAt = lastReport();
+    step("killing n" + (victim + 1) + ", which hosts " + moved + (wipe ? ", then wiping its directory" : ""));
     nodes.kill(victim);
     awaitMovedAndPersisting(victim, moved, killedAt);
+    step("its entities persist on the others");
     if (wipe) {
       nodes.wipe(victim);
     }
     long restartedAt = lastReport();
     nodes.restart(victim);
+    step("restarted");
     nodes.send(victim, LOAD);
     // Rejoined: it drives the load again, and sharding's rebalance gives it entities, recovered from its replica.
     nodes.awaitReport(victim, r -> r.words()[0].equals("ACK"), "ACK after the restart", MOVED_WITHIN);
     nodes.awaitReport(victim, r -> r.at() > restartedAt && r.words()[0].equals("HOST"), "an entity after the restart",
         MOVED_WITHIN);
+    step("it hosts entities again");
     verify();
   }
 
@@ -255,6 +273,7 @@ class ShardedEntitiesProcessTest {
    */
   private static void verify() {
     halt();
+    step("load halted");
     Map<String, Map<Long, String>> acked = new HashMap<>();
     for (Report r : nodes.reports("ACK")) {
       String[] w = r.words();
@@ -278,6 +297,7 @@ class ShardedEntitiesProcessTest {
       }
     }
     verifyCounters(mark);
+    step("counters checked");
     for (int e = 0; e < ENTITIES; e++) {
       String id = "e" + e;
       List<String> state = state(id, mark);
@@ -302,6 +322,7 @@ class ShardedEntitiesProcessTest {
         assertTrue(events.stream().noneMatch(ev -> ev.startsWith("late.")), id + ": a late write was stored");
       }
     }
+    step("entities checked");
     for (int n = 0; n < 3; n++) {
       nodes.send(n, LOAD);
     }

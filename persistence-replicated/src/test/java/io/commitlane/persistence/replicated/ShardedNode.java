@@ -49,22 +49,28 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * One node of the sharded process tests in a JVM of its own: a Pekko cluster node on loopback configured by
  * {@code three-node-cluster.conf} (the docs' example, its addresses replaced by the test's ports), hosting a voter
- * replica of the plugins' database and the {@link ShardedRecorder} entities. Arguments: its index (0..2), its replica
- * directory, the three Pekko ports and the three replica ports (comma separated), and {@code first} (the cluster's
- * first start) or {@code rejoin} (a restart, joining the others).
+ * replica of the plugins' database, the {@link ShardedRecorder} entities and the {@link ShardedCounter}s. Arguments:
+ * its index (0..2), its replica directory, the three Pekko ports and the three replica ports (comma separated), and
+ * {@code first} (the cluster's first start) or {@code rejoin} (a restart, joining the others).
  *
- * <p>Commands, one a line on standard input: {@code LOAD n m} (keep one {@code Record} in flight to each of the
- * event-sourced entities {@code e0..e(n-1)} and one {@code Add} to each of the durable-state counters
- * {@code d0..d(m-1)}, wherever sharding runs them), {@code COUNT id} (a counter's count, asked through sharding),
- * {@code STORED id} (its revision and count in this node's durable-state store), {@code HALT} (stop the load; {@code HALTED} once nothing is in
- * flight), {@code STATE id} (what the entity's running incarnation holds), {@code JOURNAL id} (its events in this
- * node's replica after a read barrier), {@code TAGS file} (this node's current {@code eventsByTag} after a read barrier,
- * written to {@code file}), {@code LATE id} (the next event of the entity's incarnation on this node, written straight
- * through this node's journal; for a counter, its next upsert through this node's durable-state store). Reports go to standard output as lines {@code @WORDS$} (the {@code $} tells a whole line
- * from one cut by a kill): {@code READY}, {@code ACK id seq event} (printed after the reply, so after the persist
- * handler ran), {@code ADDED id count} (after a counter stored it), {@code HOST pid seq} (an entity recovered here),
- * {@code HALTED}, {@code STATE id events}, {@code COUNT id count}, {@code STORED id revision count},
- * {@code JOURNAL id seq:writer:event,...}, {@code TAGS count}, {@code LATE-REFUSED id exception} or
+ * <p>Commands, one a line on standard input:
+ * <ul>
+ *   <li>{@code LOAD n m}: keep one {@code Record} in flight to each of the entities {@code e0..e(n-1)} and one
+ *       {@code Add} to each of the counters {@code d0..d(m-1)}, wherever sharding runs them;
+ *   <li>{@code HALT}: stop the load ({@code HALTED} once nothing is in flight);
+ *   <li>{@code STATE id}, {@code COUNT id}: what the entity's or counter's running incarnation holds, asked through
+ *       sharding;
+ *   <li>{@code JOURNAL id}: the entity's events in this node's replica after a read barrier; {@code STORED id}: the
+ *       counter's revision and count in this node's durable-state store (read after a barrier);
+ *   <li>{@code TAGS file}: this node's current {@code eventsByTag} after a read barrier, written to {@code file};
+ *   <li>{@code LATE id}: the next write of the incarnation this node ran, straight through this node's journal (an
+ *       event) or durable-state store (a counter's upsert).
+ * </ul>
+ * Reports go to standard output as lines {@code @WORDS$} (the {@code $} tells a whole line from one cut by a kill):
+ * {@code READY}, {@code ACK id seq event} (printed after the reply, so after the persist handler ran),
+ * {@code ADDED id count} (likewise, once the counter stored it), {@code HOST pid seq} (recovered here),
+ * {@code HALTED}, {@code STATE id events}, {@code COUNT id count}, {@code JOURNAL id seq:writer:event,...},
+ * {@code STORED id revision count}, {@code TAGS count}, {@code LATE-REFUSED id exception} or
  * {@code LATE-STORED id seq}. Closing standard input ends the node.
  */
 public final class ShardedNode {
