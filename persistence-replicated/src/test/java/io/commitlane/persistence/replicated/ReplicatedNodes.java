@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigFactory;
 import io.commitlane.persistence.internal.PluginSettings;
 import io.commitlane.persistence.internal.PluginStore;
 import io.commitlane.persistence.internal.PluginStores;
+import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.testsupport.LoopbackPorts;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,23 +14,23 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.apache.pekko.actor.testkit.typed.javadsl.ActorTestKit;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Three actor systems in this JVM, each a node of a replicated group on loopback ports with the four plugins on
- * it, each hosting its own replica (voters n1, n2, n3). Closing it terminates every system (their replicas close).
+ * it, each hosting its own replica (voters n1, n2, n3), configured with the settings docs/persistence.md shows. Closing it terminates every system (their replicas close).
  */
 final class ReplicatedNodes implements AutoCloseable {
   static final String JOURNAL = "commitlane-persistence.journal";
-  static final String GROUP = "events";
 
   final List<ActorTestKit> kits = new ArrayList<>();
   final List<PluginStores.Lease> leases = new ArrayList<>();
   private final List<Integer> ports = new ArrayList<>();
+  private final Path dir;
 
   ReplicatedNodes(Path dir) {
+    this.dir = dir;
     for (int i = 0; i < 3; i++) {
       ports.add(LoopbackPorts.freePort());
     }
@@ -45,28 +46,44 @@ final class ReplicatedNodes implements AutoCloseable {
     opening.forEach(o -> leases.add(await(o)));
   }
 
-  String voters() {
-    List<String> v = new ArrayList<>();
-    for (int i = 0; i < ports.size(); i++) {
-      v.add("\"n" + (i + 1) + "=127.0.0.1:" + ports.get(i) + "\"");
-    }
-    return v.stream().collect(Collectors.joining(", "));
-  }
-
+  /**
+   * Node {@code node}'s config: docs/persistence.md's replicated settings as shown, with the loopback ports of this
+   * run for the shown addresses, and this node's id and directory.
+   */
   Config config(Path dir, int node) {
+    String shown = DocSnippets.fenced(DocSnippets.read(DocSnippets.root().resolve("docs/persistence.md")),
+        "<!-- docs: replicated-settings", "hocon");
+    String settings = shown;
+    for (int i = 0; i < ports.size(); i++) {
+      String address = "n" + (i + 1) + "=10.0.0." + (i + 1) + ":7001";
+      if (!settings.contains(address)) {
+        throw new AssertionError("docs/persistence.md's replicated settings no longer show " + address);
+      }
+      settings = settings.replace(address, "n" + (i + 1) + "=127.0.0.1:" + ports.get(i));
+    }
+    settings = settings.replace("node = n1", "node = n" + (node + 1))
+        .replace("\"data/replica\"", "\"" + dir.resolve("n" + (node + 1)).toString().replace("\\", "/") + "\"");
     return ConfigFactory.parseString("""
         pekko.persistence.journal.plugin = "commitlane-persistence.journal"
         pekko.persistence.snapshot-store.plugin = "commitlane-persistence.snapshot-store"
         pekko.persistence.state.plugin = "commitlane-persistence.state"
         pekko.loglevel = WARNING
-        commitlane-persistence.replicated {
-          database = %s
-          voters = [%s]
-          node = n%d
-          directory = "%s"
-        }
-        """.formatted(GROUP, voters(), node + 1, dir.resolve("n" + (node + 1)).toString().replace("\\", "/")))
-        .withFallback(ConfigFactory.load()).resolve();
+        """ + settings).withFallback(ConfigFactory.load()).resolve();
+  }
+
+  /**
+   * Stop node {@code node}'s actor system (coordinated shutdown drains its plugins and closes its replica), then start
+   * a new one on the same address and directory, and open its plugins' store again.
+   */
+  void restart(int node) {
+    leases.get(node).release();
+    ActorTestKit old = kits.get(node);
+    old.shutdownTestKit();
+    old.system().getWhenTerminated().toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
+    ActorTestKit fresh = ActorTestKit.create("node" + (node + 1), config(dir, node));
+    kits.set(node, fresh);
+    leases.set(node, await(PluginStores.get(fresh.system())
+        .acquire(PluginSettings.read(fresh.system().settings().config(), JOURNAL))));
   }
 
   ActorSystem<Void> system(int node) {

@@ -108,7 +108,8 @@ public final class Keys {
     return named(EVENT, pid, seq);
   }
 
-  static byte[] highest(byte[] pid) {
+  /** The {@code H} key of a persistence id (its UTF-8 bytes): every write and delete of the id changes its value. */
+  public static byte[] highest(byte[] pid) {
     return prefix(HIGHEST, pid);
   }
 

@@ -22,12 +22,13 @@ public final class WriteSignals {
     });
   }
 
-  /** Wake every listener: writes were applied whose ids are not known here (a replica applied other nodes' writes). */
-  public void writtenAny() {
-    listeners.values().forEach(set -> set.forEach(Runnable::run));
+  /** The ids that have listeners now. */
+  public java.util.Set<String> listened() {
+    return java.util.Set.copyOf(listeners.keySet());
   }
 
-  void written(String pid) {
+  /** Wake the listeners of {@code pid}: it was written (here, or on another node and applied here). */
+  public void written(String pid) {
     Set<Runnable> set = listeners.get(pid);
     if (set != null) {
       set.forEach(Runnable::run);

@@ -2,6 +2,7 @@ package io.commitlane.persistence.replicated.internal;
 
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.persistence.internal.ConditionFailedException;
+import io.commitlane.persistence.internal.Keys;
 import io.commitlane.persistence.internal.PluginStore;
 import io.commitlane.persistence.internal.Positions;
 import io.commitlane.persistence.internal.StoreWrite;
@@ -38,7 +39,8 @@ import org.apache.pekko.Done;
  *   <li><b>Positions</b> are assigned by the log ({@link LogPositions}): the write's position references become
  *       positioned puts that every replica fills in identically as it applies the commit. Everything a replica applied
  *       is committed on a majority, so the watermark is the first position after the applied index, and it moves (and
- *       live queries wake, by tag and by id) as the replica applies entries, whichever node wrote them.
+ *       live queries wake, by tag, and by id when the id's {@code H} changed) as the replica applies entries, whichever
+ *       node wrote them.
  *   <li><b>Reads</b> are of this node's replica; {@link #readBarrier()} first waits until it applied everything the
  *       leader had committed (recovery reads are linearizable).
  * </ul>
@@ -58,6 +60,8 @@ public final class ReplicatedPluginStore implements PluginStore {
   /** The last applied index published to the positions and signals. */
   private final AtomicLong applied = new AtomicLong();
   private final AtomicBoolean publishing = new AtomicBoolean();
+  /** Touched only by the publication running (one at a time): the {@code H} value last seen of each followed id. */
+  private final java.util.Map<String, byte[]> followed = new java.util.HashMap<>();
   /** The highest index of a write this store acknowledged: its reads wait until the replica applied it. */
   private final AtomicLong written = new AtomicLong();
   private final AtomicLong inFlight = new AtomicLong();
@@ -85,6 +89,7 @@ public final class ReplicatedPluginStore implements PluginStore {
     this.applied.set(start);
     this.positions = Positions.assignedByLog(LogPositions.after(start));
     this.stopListening = db.onApplied(this::appliedOnReplica);
+    appliedOnReplica(db.appliedIndex()); // what it applied before the listener was there
   }
 
   /** On the replica's apply thread: hand over only. One publication runs at a time and takes the newest index. */
@@ -102,11 +107,44 @@ public final class ReplicatedPluginStore implements PluginStore {
       if (now != published) {
         published = now;
         positions.advanceTo(LogPositions.after(now));
-        signals.writtenAny(); // the entries may hold writes of any id, from any node
+        wakeWrittenIds();
       }
       publishing.set(false);
       if (applied.get() == published || !publishing.compareAndSet(false, true)) {
         return;
+      }
+    }
+  }
+
+  /**
+   * Wake the live queries of the ids whose {@code H} key changed since the last publication: the entries applied may
+   * hold writes of any id from any node, and every write or delete of an id changes its {@code H}. One batched local
+   * read of the followed ids' {@code H} per publication, instead of every query reading its events again.
+   */
+  private void wakeWrittenIds() {
+    java.util.Set<String> ids = signals.listened();
+    followed.keySet().retainAll(ids);
+    if (ids.isEmpty()) {
+      return;
+    }
+    List<String> order = new ArrayList<>(ids);
+    List<byte[]> now = new ArrayList<>(order.size());
+    ReplicatedTransaction t = db.begin();
+    try {
+      for (String id : order) {
+        now.add(t.get(STORE, Keys.highest(Keys.utf8("persistence id", id))));
+      }
+    } catch (RuntimeException e) {
+      order.forEach(signals::written); // cannot tell which changed: wake them all, they read again
+      return;
+    } finally {
+      t.abort();
+    }
+    for (int i = 0; i < order.size(); i++) {
+      String id = order.get(i);
+      if (!followed.containsKey(id) || !java.util.Arrays.equals(followed.get(id), now.get(i))) {
+        followed.put(id, now.get(i));
+        signals.written(id);
       }
     }
   }
