@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.commitlane.persistence.replicated.ShardedProcesses.Report;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,11 +26,15 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Three Pekko cluster nodes in processes of their own, each hosting a voter replica of the plugins' database, running
- * sharded event-sourced entities under load that every node drives. One cluster for the class; the scenarios run in
- * order on it, each ending with the same check: every event whose persist handler ran (its {@code ACK}, printed after
- * the reply) is in the entity's recovered state at its sequence number, the journal holds exactly that state with
- * sequence numbers 1..n on every node, and no writer's events resume after another writer's.
+ * Three Pekko cluster nodes in processes of their own ({@link ShardedNode}), each hosting a voter replica of the
+ * plugins' database, running sharded event-sourced entities and durable-state counters under load that every node
+ * drives. One cluster for the class (short failure detection and downing, configured in {@link ShardedNode#config});
+ * the scenarios run in order on it: a node killed, a node killed and wiped, a node frozen past the failure detector,
+ * then the tag queries. Each scenario ends with the same check: every event whose persist handler ran (its
+ * {@code ACK}, printed after the reply) is in the entity's recovered state at its sequence number, the journal holds
+ * exactly that state with sequence numbers 1..n on every node, no writer's events resume after another writer's, and
+ * each counter's acknowledged counts are distinct and at most the count every node's store holds, at the revision
+ * equal to it.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ShardedEntitiesProcessTest {
