@@ -2,36 +2,24 @@ package io.commitlane.replication;
 
 import io.commitlane.storage.Database;
 import io.commitlane.storage.Store;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.RaftClientConfigKeys;
-import org.apache.ratis.conf.RaftProperties;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.protocol.RaftPeerId;
-import org.apache.ratis.protocol.exceptions.GroupMismatchException;
-import org.apache.ratis.protocol.RaftPeer;
+import java.util.concurrent.TimeoutException;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 
 /**
  * A replicated database, as seen from a node that holds a replica of it ({@link ReplicaNode#host})
@@ -52,9 +40,6 @@ public final class ReplicatedDatabase implements AutoCloseable {
    */
   public static final int MAX_COMMIT_BYTES = (4 << 20) - (64 << 10);
 
-  /** How often a request to an unreachable group is tried again within its timeout. */
-  private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
-
   private final ReplicationGroup group;
   /** The group's Raft id: derived from its first members, kept through membership changes. */
   private final RaftGroupId groupId;
@@ -62,12 +47,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
   private final RaftServer.Division division;
   /** The completion threads a client handle owns; null when the node's are used. */
   private final ExecutorService ownCompletions;
-  /**
-   * Replaced when a request gave up: Ratis fails every later request of an ordered client whose
-   * request ran out of retries, so the next request starts on a new one.
-   */
-  private final AtomicReference<RaftClient> client = new AtomicReference<>();
-  private final Duration attemptTimeout;
+  /** Sends this handle's requests to the group's leader. */
+  private final LeaderClient leader;
   private volatile boolean closed;
   private final Executor completions;
   private final Duration requestTimeout;
@@ -86,116 +67,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
     this.completions = completions;
     this.ownCompletions = ownCompletions;
     this.requestTimeout = requestTimeout;
-    this.attemptTimeout = attemptTimeout;
-    client.set(newClient(knownLeader()));
-    this.membership = new Membership(group, groupId, division, client::get, probe);
-  }
-
-  /** A client whose first request goes to {@code leader} (null: Ratis's choice). */
-  private RaftClient newClient(RaftPeerId leader) {
-    RaftProperties p = new RaftProperties();
-    // One attempt waits about one election for a reply, then the client tries the next replica;
-    // the whole request gives up after requestTimeout.
-    RaftClientConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(attemptTimeout.toMillis(), TimeUnit.MILLISECONDS));
-    int attempts = (int) Math.max(1, requestTimeout.toMillis() / RETRY_SLEEP.toMillis());
-    RaftClient.Builder b = RaftClient.newBuilder()
-        .setProperties(p)
-        .setRaftGroup(group.votersGroup(groupId))
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(attempts,
-            TimeDuration.valueOf(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS)));
-    if (leader != null && isVoter(leader)) {
-      b.setLeaderId(leader);
-    }
-    return b.build();
-  }
-
-  private boolean isVoter(RaftPeerId id) {
-    return group.voters().stream().anyMatch(v -> v.id().equals(id.toString()));
-  }
-
-  /** The leader this node's replica knows of, to send to first; null on a client handle or during an election. */
-  private RaftPeerId knownLeader() {
-    return division == null ? null : division.getInfo().getLeaderId();
-  }
-
-  /** The voter after {@code id} in the group's list, round: where to go after a replica that hosts no such group. */
-  private RaftPeerId nextVoter(RaftPeerId id) {
-    List<ReplicaPeer> voters = group.voters();
-    for (int i = 0; i < voters.size(); i++) {
-      if (id != null && voters.get(i).id().equals(id.toString())) {
-        return RaftPeerId.valueOf(voters.get((i + 1) % voters.size()).id());
-      }
-    }
-    return RaftPeerId.valueOf(voters.get(0).id());
-  }
-
-  /**
-   * Runs {@code request} on the current client, replacing the client when the request gave up,
-   * and tries again while the request's timeout allows when the replica it reached hosts no such
-   * group: Ratis's client gives up on that at once, although another member (a replica that is
-   * starting, was refused or lost its disk answers so) would take the request.
-   */
-  private CompletableFuture<RaftClientReply> send(Function<RaftClient, CompletableFuture<RaftClientReply>> request) {
-    CompletableFuture<RaftClientReply> result = new CompletableFuture<>();
-    attempt(request, System.nanoTime() + requestTimeout.toNanos(), result);
-    return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
-  }
-
-  private void attempt(Function<RaftClient, CompletableFuture<RaftClientReply>> request, long deadline,
-      CompletableFuture<RaftClientReply> result) {
-    RaftClient used = client.get();
-    CompletableFuture<RaftClientReply> sent;
-    try {
-      sent = request.apply(used);
-    } catch (RuntimeException e) {
-      sent = CompletableFuture.failedFuture(e);
-    }
-    sent.whenComplete((reply, error) -> {
-      if (error == null) {
-        result.complete(reply);
-        return;
-      }
-      boolean noSuchGroup = causedBy(error, GroupMismatchException.class);
-      renew(used, noSuchGroup ? nextVoter(used.getLeaderId()) : knownLeader());
-      if (noSuchGroup && !closed && System.nanoTime() < deadline) {
-        CompletableFuture.delayedExecutor(RETRY_SLEEP.toMillis(), TimeUnit.MILLISECONDS, completions)
-            .execute(() -> attempt(request, deadline, result));
-      } else {
-        result.completeExceptionally(error);
-      }
-    });
-  }
-
-  private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
-    for (Throwable t = error; t != null; t = t.getCause()) {
-      if (type.isInstance(t)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private void renew(RaftClient failed, RaftPeerId leader) {
-    if (closed) {
-      return;
-    }
-    RaftClient fresh = newClient(leader);
-    if (client.compareAndSet(failed, fresh)) {
-      closeQuietly(failed);
-      if (closed) { // closed meanwhile: close what close() could not see
-        closeQuietly(fresh);
-      }
-    } else {
-      closeQuietly(fresh);
-    }
-  }
-
-  private static void closeQuietly(RaftClient c) {
-    try {
-      c.close();
-    } catch (IOException e) {
-      // closing a client only releases its channels; nothing to keep
-    }
+    this.leader = new LeaderClient(group, groupId, division, attemptTimeout, requestTimeout, completions);
+    this.membership = new Membership(group, groupId, division, leader::current, probe);
   }
 
   /**
@@ -264,8 +137,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
   /** A transaction's read, sent to the leader and waited for on the transaction's thread. */
   private byte[] readThroughLeader(byte[] query) {
     try {
-      return send(c -> c.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(query))))
-          .handle((reply, error) -> content(reply, error, "read"))
+      return leader.send(c -> c.async().sendReadOnly(Message.valueOf(ByteString.copyFrom(query))))
+          .handle((reply, error) -> leader.content(reply, error, "read"))
           .get(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (ExecutionException e) {
       throw e.getCause() instanceof RuntimeException r ? r : new ReplicaUnavailableException("read failed", e.getCause());
@@ -331,8 +204,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
       return local;
     }
     Message query = Message.valueOf(ByteString.copyFrom(ReadQuery.get(store, key)));
-    return send(c -> c.async().sendReadOnly(query))
-        .handleAsync((reply, error) -> ReadQuery.readGet(content(reply, error, "read")).value(), completions);
+    return leader.send(c -> c.async().sendReadOnly(query))
+        .handleAsync((reply, error) -> ReadQuery.readGet(leader.content(reply, error, "read")).value(), completions);
   }
 
   /**
@@ -346,8 +219,8 @@ public final class ReplicatedDatabase implements AutoCloseable {
   public CompletionStage<Long> sync() {
     AppliedWaiters applied = replica().applied();
     Message query = Message.valueOf(ByteString.copyFrom(ReadQuery.applied()));
-    return send(c -> c.async().sendReadOnly(query))
-        .handleAsync((reply, error) -> ReadQuery.readApplied(content(reply, error, "read barrier")), completions)
+    return leader.send(c -> c.async().sendReadOnly(query))
+        .handleAsync((reply, error) -> ReadQuery.readApplied(leader.content(reply, error, "read barrier")), completions)
         .thenCompose(index -> applied.whenAppliedBeyond(index - 1).thenApply(v -> index));
   }
 
@@ -409,7 +282,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
   /** Sends one entry (one commit or a {@link CommitBatch}); completes with the reply's bytes on the completion threads. */
   private CompletionStage<byte[]> sendEntry(byte[] bytes) {
     Message entry = Message.valueOf(ByteString.copyFrom(bytes));
-    return send(c -> c.async().send(entry)).handleAsync((reply, error) -> content(reply, error, "commit"), completions);
+    return leader.send(c -> c.async().send(entry)).handleAsync((reply, error) -> leader.content(reply, error, "commit"), completions);
   }
 
   private static CommitReceipt receipt(ApplyOutcome outcome) {
@@ -420,23 +293,6 @@ public final class ReplicatedDatabase implements AutoCloseable {
       case EXPECTATIONS -> throw new ReplicaExpectationException(outcome.index(), outcome.actual());
       case REFUSED -> throw new CommitRefusedException(outcome.index(), outcome.detail());
     };
-  }
-
-  /** The reply's bytes, or the failure as one of this module's typed errors. */
-  private byte[] content(RaftClientReply reply, Throwable error, String what) {
-    if (error != null) {
-      Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-      throw new ReplicaUnavailableException("replicated database '" + name() + "': the " + what
-          + " found no leader within its timeout (" + cause + "); a commit may or may not have been applied", cause);
-    }
-    if (!reply.isSuccess()) {
-      if (reply.getStateMachineException() != null && reply.getStateMachineException().getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new ReplicaUnavailableException("replicated database '" + name() + "': the " + what + " failed: " + reply.getException(),
-          reply.getException());
-    }
-    return reply.getMessage().getContent().toByteArray();
   }
 
   /**
@@ -525,7 +381,7 @@ public final class ReplicatedDatabase implements AutoCloseable {
   public void close() {
     closed = true;
     try {
-      closeQuietly(client.get());
+      leader.close();
     } finally {
       if (ownCompletions != null) {
         probe.close();
