@@ -1,8 +1,6 @@
 package io.commitlane.replication;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,10 +158,7 @@ final class ReplicaCluster implements AutoCloseable {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return io.commitlane.testsupport.LoopbackPorts.freePort();
   }
+
 }
