@@ -8,7 +8,6 @@ import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,9 +115,10 @@ final class EtcdWriteLoad implements AutoCloseable {
       return;
     }
     ThreadLocalRandom rnd = ThreadLocalRandom.current();
-    ByteSequence[] keys = new ByteSequence[shape.keys()];
+    byte[][] drawn = shape.drawKeys(rnd);
+    ByteSequence[] keys = new ByteSequence[drawn.length];
     for (int k = 0; k < keys.length; k++) {
-      keys[k] = ByteSequence.from(ByteBuffer.allocate(8).putLong(rnd.nextInt(ShardedWriteLoad.KEY_SPACE)).array());
+      keys[k] = ByteSequence.from(drawn[k]);
     }
     byte[] bytes = new byte[ShardedWriteLoad.VALUE_BYTES];
     rnd.nextBytes(bytes);

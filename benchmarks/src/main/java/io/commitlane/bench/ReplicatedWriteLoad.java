@@ -6,7 +6,6 @@ import io.commitlane.replication.ReplicaConflictException;
 import io.commitlane.replication.ReplicaExpectationException;
 import io.commitlane.replication.ReplicatedDatabase;
 import io.commitlane.replication.ReplicatedTransaction;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -200,10 +199,7 @@ final class ReplicatedWriteLoad implements AutoCloseable {
       return;
     }
     ThreadLocalRandom rnd = ThreadLocalRandom.current();
-    byte[][] keys = new byte[shape.keys()][];
-    for (int k = 0; k < keys.length; k++) {
-      keys[k] = ByteBuffer.allocate(8).putLong(rnd.nextInt(ShardedWriteLoad.KEY_SPACE)).array();
-    }
+    byte[][] keys = shape.drawKeys(rnd);
     byte[] value = new byte[ShardedWriteLoad.VALUE_BYTES];
     rnd.nextBytes(value);
     long begin = System.nanoTime();
