@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
+import io.commitlane.bench.cli.Checks;
+import io.commitlane.bench.cli.PipelineOverrides;
+import io.commitlane.bench.harness.BenchSystem;
+import io.commitlane.bench.harness.Variant;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /** Bad input: exit code 2 and a message that names the flag; nothing runs. */
