@@ -5,6 +5,7 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.cli.Checks;
 import io.commitlane.bench.harness.BenchSystem;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.Batch;
@@ -102,13 +103,13 @@ public final class BackupBench implements java.util.concurrent.Callable<Integer>
       double before = (c1 - c0) / ((t1 - t0) / 1e9);
       double during = (c2 - c1) / ((t2 - t1) / 1e9);
       System.out.printf("database %d MiB, %d workers x 1 key, logged, WAL off%n", sizeMb, workers);
-      System.out.printf("| measure | value |%n|---|---|%n");
-      System.out.printf("| commits/s before the backup (%d s) | %.0f |%n", baselineSeconds, before);
-      System.out.printf("| commits/s during the backup (%.1f s) | %.0f (%.2fx) |%n", (t2 - t1) / 1e9, during, during / before);
-      System.out.printf("| first backup: bytes in the backup directory | %d |%n", afterFirst);
-      System.out.printf("| second backup of the unchanged database: bytes added, time | %d (%.3f%% of the first), %.2f s |%n",
-          unchangedBytes, 100.0 * unchangedBytes / afterFirst, (u1 - u0) / 1e9);
-      System.out.printf("| restore of the first backup | %.1f s, %.1f s/GiB |%n", (r1 - r0) / 1e9, (r1 - r0) / 1e9 / gib);
+      System.out.print(MarkdownTable.of("measure", "value")
+          .row(String.format("commits/s before the backup (%d s)", baselineSeconds), String.format("%.0f", before))
+          .row(String.format("commits/s during the backup (%.1f s)", (t2 - t1) / 1e9), String.format("%.0f (%.2fx)", during, during / before))
+          .row("first backup: bytes in the backup directory", afterFirst)
+          .row("second backup of the unchanged database: bytes added, time",
+              String.format("%d (%.3f%% of the first), %.2f s", unchangedBytes, 100.0 * unchangedBytes / afterFirst, (u1 - u0) / 1e9))
+          .row("restore of the first backup", String.format("%.1f s, %.1f s/GiB", (r1 - r0) / 1e9, (r1 - r0) / 1e9 / gib)));
       return 0;
     } finally {
       BenchSystem.stop(system);

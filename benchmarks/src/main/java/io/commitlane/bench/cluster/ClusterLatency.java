@@ -5,6 +5,7 @@ import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.Mutation;
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.cluster.DatabaseSharding;
 import io.commitlane.storage.Transaction;
@@ -75,15 +76,14 @@ final class ClusterLatency {
       facade.close();
     }
     StringBuilder t = new StringBuilder("One caller, one 1-key commit in flight, client on node 1 of 3:\n\n");
-    t.append("| path | p50 µs median [range] | p99 µs median [range] | commits/s median |\n|---|---|---|---|\n");
+    MarkdownTable table = MarkdownTable.of("path", "p50 µs median [range]", "p99 µs median [range]", "commits/s median");
     for (String name : names) {
       List<double[]> m = results.get(name);
       Spread p50 = Spread.of(m.stream().map(x -> x[0] / 1000).toList());
       Spread p99 = Spread.of(m.stream().map(x -> x[1] / 1000).toList());
-      t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |%n", name, micro(p50), micro(p99),
-          Units.count(Spread.of(m.stream().map(x -> x[2]).toList()).median())));
+      table.row(name, micro(p50), micro(p99), Units.count(Spread.of(m.stream().map(x -> x[2]).toList()).median()));
     }
-    return t.toString();
+    return table.appendTo(t).toString();
   }
 
   private static String micro(Spread s) {

@@ -1,6 +1,7 @@
 package io.commitlane.bench.cluster;
 
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.cluster.DatabaseSharding;
 import java.util.ArrayList;
@@ -43,12 +44,13 @@ final class ClusterRequestIds {
     StringBuilder t = new StringBuilder(String.format(Locale.ROOT,
         "1 node, %d clients x %d in flight, 1-key writes of %d-byte values to %d databases:%n%n", 3 * load.clients, load.inFlight,
         ShardedWriteLoad.VALUE_BYTES, load.databases));
-    t.append("| writes | commits/s median [range] | x without |\n|---|---|---|\n");
+    MarkdownTable table = MarkdownTable.of("writes", "commits/s median [range]", "x without");
     double base = Spread.of(rates.get(without)).median();
     for (String name : rates.keySet()) {
       Spread s = Spread.of(rates.get(name));
-      t.append(String.format(Locale.ROOT, "| %s | %s | %s |%n", name, s.format(), Units.ratio(s.median() / base)));
+      table.row(name, s.format(), Units.ratio(s.median() / base));
     }
+    table.appendTo(t);
     return t.append('\n').toString();
   }
 }

@@ -1,6 +1,7 @@
 package io.commitlane.bench.cluster;
 
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.cluster.DatabaseSharding;
 import java.util.ArrayList;
@@ -59,13 +60,14 @@ final class ClusterThroughput {
     StringBuilder t = new StringBuilder(String.format(Locale.ROOT,
         "%d databases, 1-key commits of %d-byte values, %d in flight per client:%n%n", load.databases, ShardedWriteLoad.VALUE_BYTES,
         load.inFlight));
-    t.append("| cluster | commits/s median [range] | x 1 node | conflicts/s | other failures/s |\n|---|---|---|---|---|\n");
+    MarkdownTable table = MarkdownTable.of("cluster", "commits/s median [range]", "x 1 node", "conflicts/s", "other failures/s");
     double base = Spread.of(rates.get(oneName)).median();
     for (String name : rates.keySet()) {
       Spread s = Spread.of(rates.get(name));
-      t.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", name, s.format(), Units.ratio(s.median() / base),
-          Units.count(Spread.of(conflicts.get(name)).median()), Units.count(Spread.of(failures.get(name)).median())));
+      table.row(name, s.format(), Units.ratio(s.median() / base), Units.count(Spread.of(conflicts.get(name)).median()),
+          Units.count(Spread.of(failures.get(name)).median()));
     }
+    table.appendTo(t);
     t.append("\nDatabases per owner in the 3-node cluster: ").append(load.owners(threeClients.get(0))).append('\n');
     return t.append('\n').toString();
   }

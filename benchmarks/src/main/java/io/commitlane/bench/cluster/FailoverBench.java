@@ -7,6 +7,7 @@ import io.commitlane.bench.Main;
 import io.commitlane.bench.cli.Checks;
 import io.commitlane.bench.harness.ContentionRunner;
 import io.commitlane.bench.harness.HostProcess;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.cluster.DatabaseSharding;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -210,23 +211,23 @@ final class FailoverBench implements Callable<Integer> {
 
   private static String report(List<Run> runs) {
     StringBuilder t = new StringBuilder("Per event (seconds after the kill or the SIGSTOP, as the client saw them):\n\n");
-    t.append("| profile | request ids | event | victim owned | unreachable | downed | removed | writes succeed again | NO_REPLY answers |"
-        + " longest acknowledged write |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable events = MarkdownTable.of("profile", "request ids", "event", "victim owned", "unreachable", "downed", "removed",
+        "writes succeed again", "NO_REPLY answers", "longest acknowledged write");
     for (Run r : runs) {
       for (FailoverEvent e : r.events()) {
-        t.append(String.format(Locale.ROOT, "| %s | %s | %s | %d | %s | %s | %s | %s | %d | %.1f s |%n", r.profile(),
-            r.ids() ? "on" : "off", e.kind(), e.owned(), FailoverEvent.at(e.unreachable()), FailoverEvent.at(e.downed()),
-            FailoverEvent.at(e.removed()), FailoverEvent.at(e.writesAgain()), e.noReplies(), e.longestWrite()));
+        events.row(r.profile(), r.ids() ? "on" : "off", e.kind(), e.owned(), FailoverEvent.at(e.unreachable()),
+            FailoverEvent.at(e.downed()), FailoverEvent.at(e.removed()), FailoverEvent.at(e.writesAgain()), e.noReplies(),
+            String.format(Locale.ROOT, "%.1f s", e.longestWrite()));
       }
     }
-    t.append("\nWhole runs (checked offline, every node stopped):\n\n");
-    t.append("| profile | request ids | writes acknowledged | sends | refusals by reason | duplicates applied | acknowledged lost |"
-        + " given up |\n|---|---|---|---|---|---|---|---|\n");
+    events.appendTo(t).append("\nWhole runs (checked offline, every node stopped):\n\n");
+    MarkdownTable whole = MarkdownTable.of("profile", "request ids", "writes acknowledged", "sends", "refusals by reason",
+        "duplicates applied", "acknowledged lost", "given up");
     for (Run r : runs) {
-      t.append(String.format(Locale.ROOT, "| %s | %s | %d | %d | %s | %d | %d | %d |%n", r.profile(), r.ids() ? "on" : "off",
-          r.acknowledged(), r.sends(), new java.util.TreeMap<>(r.refusals()), r.duplicates(), r.lost(), r.abandoned()));
+      whole.row(r.profile(), r.ids() ? "on" : "off", r.acknowledged(), r.sends(), new java.util.TreeMap<>(r.refusals()),
+          r.duplicates(), r.lost(), r.abandoned());
     }
-    return t.toString();
+    return whole.appendTo(t).toString();
   }
 
   private static Config clientConfig(int port, List<Integer> seeds, List<String> settings) {

@@ -6,6 +6,7 @@ import io.commitlane.bench.harness.Variant;
 import io.commitlane.bench.pipeline.PipelineReport;
 import io.commitlane.bench.report.Json;
 import io.commitlane.bench.report.MachineInfo;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -84,26 +85,25 @@ final class CompareReport {
   private String table(Load load) {
     Variant reference = reference();
     StringBuilder sb = new StringBuilder("#### ").append(PipelineReport.label(load)).append("\n\n");
-    sb.append("| variant | commits/s median [range] | x ").append(reference == null ? "-" : reference.label())
-        .append(" (paired) | p50 µs median [range] | p99 µs median [range] | conflicts | CPU µs/commit | executors |\n");
-    sb.append("|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("variant", "commits/s median [range]",
+        "x " + (reference == null ? "-" : reference.label()) + " (paired)", "p50 µs median [range]", "p99 µs median [range]",
+        "conflicts", "CPU µs/commit", "executors");
     for (Variant v : results.variants) {
       List<CompareSample> s = results.samples(load, v);
       if (s.isEmpty()) {
-        sb.append("| ").append(v.label()).append(" | not measured | | | | | | |\n");
+        t.row(v.label(), "not measured", "", "", "", "", "", "");
         continue;
       }
-      sb.append("| ").append(v.label())
-          .append(" | ").append(results.spread(load, v, c -> c.commits().commitsPerSecond()).format())
-          .append(" | ").append(reference == null ? "-" : v == reference ? "1.00x" : ratioCell(results.pairedRatio(load, v, reference)))
-          .append(" | ").append(microsCell(results.spread(load, v, c -> c.commits().p50Nanos())))
-          .append(" | ").append(microsCell(results.spread(load, v, c -> c.commits().p99Nanos())))
-          .append(" | ").append(Units.percent(results.spread(load, v, c -> c.commits().conflictRate()).median()))
-          .append(" | ").append(Units.micros(results.spread(load, v, CompareSample::cpuNanosPerCommit).median()))
-          .append(" | ").append(executors(s))
-          .append(" |\n");
+      t.row(v.label(),
+          results.spread(load, v, c -> c.commits().commitsPerSecond()).format(),
+          reference == null ? "-" : v == reference ? "1.00x" : ratioCell(results.pairedRatio(load, v, reference)),
+          microsCell(results.spread(load, v, c -> c.commits().p50Nanos())),
+          microsCell(results.spread(load, v, c -> c.commits().p99Nanos())),
+          Units.percent(results.spread(load, v, c -> c.commits().conflictRate()).median()),
+          Units.micros(results.spread(load, v, CompareSample::cpuNanosPerCommit).median()),
+          executors(s));
     }
-    return sb.toString();
+    return t.appendTo(sb).toString();
   }
 
   /** The ratio column's reference: raw OptimisticTransactionDB when it ran, else the first variant. */

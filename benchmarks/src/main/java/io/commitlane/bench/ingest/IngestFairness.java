@@ -4,6 +4,7 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.ContentionRunner;
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -67,15 +68,16 @@ final class IngestFairness {
   }
 
   static String table(Map<String, List<Double>> results) {
-    StringBuilder sb = new StringBuilder("| participant (shared database, small queue) | commits/s median [range] | share median [range] |\n|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("participant (shared database, small queue)", "commits/s median [range]",
+        "share median [range]");
     for (var e : results.entrySet()) {
       if (e.getKey().endsWith(" share")) {
         continue;
       }
       Spread share = Spread.of(results.get(e.getKey() + " share"));
-      sb.append("| ").append(e.getKey()).append(" | ").append(Spread.of(e.getValue()).format()).append(String.format(Locale.ROOT,
-          " | %.0f%% [%.0f%%-%.0f%%] |%n", share.median() * 100, share.min() * 100, share.max() * 100));
+      t.row(e.getKey(), Spread.of(e.getValue()).format(), String.format(Locale.ROOT,
+          "%.0f%% [%.0f%%-%.0f%%]", share.median() * 100, share.min() * 100, share.max() * 100));
     }
-    return sb.toString();
+    return t.toString();
   }
 }

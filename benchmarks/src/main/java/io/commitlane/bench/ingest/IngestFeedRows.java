@@ -9,6 +9,7 @@ import io.commitlane.actors.stream.IngestTotals;
 import io.commitlane.actors.stream.KeyValue;
 import io.commitlane.actors.stream.RecordWriter;
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
@@ -133,20 +134,18 @@ final class IngestFeedRows {
   }
 
   static String table(Map<String, List<Sample>> feed) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("| change feed | entries/s median [range] | log records/s | MiB/s | writer entries/s | feed done after writer, ms |\n");
-    sb.append("|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("change feed", "entries/s median [range]", "log records/s", "MiB/s", "writer entries/s",
+        "feed done after writer, ms");
     for (var e : feed.entrySet()) {
       List<Sample> ss = e.getValue();
       double writer = Spread.of(ss.stream().map(Sample::writerEntriesPerSecond).filter(d -> !Double.isNaN(d)).toList()).median();
-      sb.append("| ").append(e.getKey()).append(" | ").append(Spread.of(ss.stream().map(Sample::entriesPerSecond).toList()).format())
-          .append(" | ").append(Units.count(Spread.of(ss.stream().map(Sample::logRecordsPerSecond).toList()).median()))
-          .append(" | ").append(Units.mib(Spread.of(ss.stream().map(Sample::bytesPerSecond).toList()).median()).replace(" MiB", ""))
-          .append(" | ").append(Units.count(writer))
-          .append(" | ").append(Double.isNaN(writer) ? "-" : String.format(Locale.ROOT, "%.0f",
-              Spread.of(ss.stream().map(Sample::lagMillis).toList()).median()))
-          .append(" |\n");
+      t.row(e.getKey(), Spread.of(ss.stream().map(Sample::entriesPerSecond).toList()).format(),
+          Units.count(Spread.of(ss.stream().map(Sample::logRecordsPerSecond).toList()).median()),
+          Units.mib(Spread.of(ss.stream().map(Sample::bytesPerSecond).toList()).median()).replace(" MiB", ""),
+          Units.count(writer),
+          Double.isNaN(writer) ? "-" : String.format(Locale.ROOT, "%.0f",
+              Spread.of(ss.stream().map(Sample::lagMillis).toList()).median()));
     }
-    return sb.toString();
+    return t.toString();
   }
 }

@@ -1,6 +1,7 @@
 package io.commitlane.bench.ingest;
 
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,17 +38,17 @@ final class IngestReport {
   String table(Map<String, List<IngestSample>> samples) {
     double raw = median(samples.get(IngestRawRow.NAME));
     StringBuilder sb = new StringBuilder();
-    sb.append("| row | records/s median [range] | x raw | transactions (median) | conflicts (median) | process CPU µs/record (median) |\n");
-    sb.append("|---|---|---|---|---|---|\n");
+    MarkdownTable rows = MarkdownTable.of("row", "records/s median [range]", "x raw", "transactions (median)",
+        "conflicts (median)", "process CPU µs/record (median)");
     for (var e : samples.entrySet()) {
       Spread rate = Spread.of(e.getValue().stream().map(IngestSample::perSecond).toList());
       double txns = Spread.of(e.getValue().stream().map(s -> (double) s.transactions()).toList()).median();
-      sb.append("| ").append(e.getKey()).append(" | ").append(rate.format()).append(" | ").append(Units.ratio(rate.median() / raw))
-          .append(" | ").append(txns > 0 ? Units.count(txns) : "-")
-          .append(" | ").append(Units.count(Spread.of(e.getValue().stream().map(x -> (double) x.conflicts()).toList()).median()))
-          .append(" | ").append(Units.micros(Spread.of(e.getValue().stream().map(IngestSample::cpuNanosPerRecord).toList()).median()))
-          .append(" |\n");
+      rows.row(e.getKey(), rate.format(), Units.ratio(rate.median() / raw),
+          txns > 0 ? Units.count(txns) : "-",
+          Units.count(Spread.of(e.getValue().stream().map(x -> (double) x.conflicts()).toList()).median()),
+          Units.micros(Spread.of(e.getValue().stream().map(IngestSample::cpuNanosPerRecord).toList()).median()));
     }
+    rows.appendTo(sb);
     String sep = "\n";
     List<String> sinkRows = new ArrayList<>(List.of(IngestSinkRow.NAME, IngestSinkRow.ORDERED));
     sinkRows.addAll(matrixRows);
@@ -61,28 +62,25 @@ final class IngestReport {
       }
     }
     if (!matrixRows.isEmpty()) {
-      sb.append("\n| matrix: records/s x parallelism 1 (same capacity) |");
-      for (int p : matrixParallelism) {
-        sb.append(" p").append(p).append(" |");
-      }
-      sb.append(" x default capacity (same parallelism) |\n|---|");
-      for (int ignored : matrixParallelism) {
-        sb.append("---|");
-      }
-      sb.append("---|\n");
+      List<String> header = new ArrayList<>(List.of("matrix: records/s x parallelism 1 (same capacity)"));
+      matrixParallelism.forEach(p -> header.add("p" + p));
+      header.add("x default capacity (same parallelism)");
+      MarkdownTable matrix = MarkdownTable.of(header);
       for (String capacity : matrixCapacity) {
         Integer cap = IngestBench.capacity(capacity);
-        sb.append("| q").append(capacity).append(" |");
+        List<String> cells = new ArrayList<>(List.of("q" + capacity));
         StringBuilder vsDefault = new StringBuilder();
         double p1 = median(samples.get(IngestSinkRow.matrixName(matrixParallelism.get(0), cap)));
         for (int p : matrixParallelism) {
           double m = median(samples.get(IngestSinkRow.matrixName(p, cap)));
-          sb.append(' ').append(Units.ratio(m / p1)).append(" |");
+          cells.add(Units.ratio(m / p1));
           double def = median(samples.get(IngestSinkRow.matrixName(p, null)));
           vsDefault.append(vsDefault.length() == 0 ? "" : ", ").append('p').append(p).append(' ').append(Units.ratio(m / def));
         }
-        sb.append(' ').append(vsDefault).append(" |\n");
+        cells.add(vsDefault.toString());
+        matrix.row(cells);
       }
+      matrix.appendTo(sb.append('\n'));
     }
     return sb.toString();
   }

@@ -6,6 +6,7 @@ import io.commitlane.bench.harness.Load;
 import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.harness.Variant;
 import io.commitlane.bench.pipeline.PipelineBench;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.CommitlaneSettings;
@@ -130,8 +131,8 @@ public final class LogAppendBench implements Callable<Integer> {
     }
     Path root = dir != null ? dir : Files.createTempDirectory("commitlane-logappend-bench");
     String baseline = name(modes.get(0));
-    StringBuilder table = new StringBuilder("| durability | committers x keys | record | variant | commits/s median [range] | x "
-        + baseline + " | x best other | CPU µs/commit |\n|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable table = MarkdownTable.of("durability", "committers x keys", "record", "variant", "commits/s median [range]",
+        "x " + baseline, "x best other", "CPU µs/commit");
     int cell = 0;
     for (String d : durabilities) {
       boolean fsync = Checks.fsyncDurability("--durability", d);
@@ -174,9 +175,9 @@ public final class LogAppendBench implements Callable<Integer> {
             }
             Spread rate = Spread.of(rates(e.getValue()));
             double cpu = Spread.of(e.getValue().stream().map(Result::cpuMicrosPerCommit).toList()).median();
-            table.append(String.format(Locale.ROOT, "| %s | %dx%d | %s | %s | %s | %s | %s | %.1f |%n", d, c, keys,
-                e.getKey().startsWith("wal") ? "-" : size + " B", e.getKey(), rate.format(), Units.ratio(rate.median() / base),
-                bestOther(e.getKey(), rate.median(), byVariant, modes), cpu));
+            table.row(d, c + "x" + keys, e.getKey().startsWith("wal") ? "-" : size + " B", e.getKey(), rate.format(),
+                Units.ratio(rate.median() / base), bestOther(e.getKey(), rate.median(), byVariant, modes),
+                String.format(Locale.ROOT, "%.1f", cpu));
           }
         }
       }

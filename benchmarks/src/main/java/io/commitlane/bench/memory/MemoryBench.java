@@ -11,6 +11,7 @@ import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.pipeline.PipelineBench;
 import io.commitlane.bench.pipeline.PipelineReport;
 import io.commitlane.bench.pipeline.PipelineTrials;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -86,12 +87,13 @@ public final class MemoryBench implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "  run %d %-14s %s%n", r + 1, kind, Units.mib(bytes));
       }
     }
-    System.out.printf(Locale.ROOT, "%n| %d %s databases | memory (anonymous RSS + live heap) median [range] |%n|---|---|%n", databases,
-        written ? "written (8 MiB each)" : "empty");
+    MarkdownTable table = MarkdownTable.of(databases + " " + (written ? "written (8 MiB each)" : "empty") + " databases",
+        "memory (anonymous RSS + live heap) median [range]");
     for (var e : totals.entrySet()) {
       Spread s = Spread.of(e.getValue());
-      System.out.printf(Locale.ROOT, "| %s | %s [%s-%s] |%n", label(e.getKey()), Units.mib(s.median()), Units.mib(s.min()), Units.mib(s.max()));
+      table.row(label(e.getKey()), Units.mib(s.median()) + " [" + Units.mib(s.min()) + "-" + Units.mib(s.max()) + "]");
     }
+    System.out.print("\n" + table);
     if (busyLoad != null && !written) {
       busy(busyLoad);
     }
@@ -127,10 +129,12 @@ public final class MemoryBench implements Callable<Integer> {
       ContentionRunner.deleteRecursively(root);
     }
     Spread s = Spread.of(peaks);
-    System.out.printf(Locale.ROOT, "%n| busy database, %s%s, %d in flight each, %,d buckets | validation structures, peak, median [range] | recent-writes slots (16 B each) |%n"
-        + "|---|---|---|%n| commitlane threads | %s [%s-%s] | %,.0f |%n", PipelineReport.label(load), readFirst ? " read first" : " blind",
-        concurrency, settings.storage().occLockBuckets(),
-        Units.mib(s.median()), Units.mib(s.min()), Units.mib(s.max()), Spread.of(slots).median());
+    System.out.print("\n" + MarkdownTable.of(
+            String.format(Locale.ROOT, "busy database, %s%s, %d in flight each, %,d buckets", PipelineReport.label(load),
+                readFirst ? " read first" : " blind", concurrency, settings.storage().occLockBuckets()),
+            "validation structures, peak, median [range]", "recent-writes slots (16 B each)")
+        .row("commitlane threads", Units.mib(s.median()) + " [" + Units.mib(s.min()) + "-" + Units.mib(s.max()) + "]",
+            String.format(Locale.ROOT, "%,.0f", Spread.of(slots).median())));
   }
 
   private static String label(String kind) {

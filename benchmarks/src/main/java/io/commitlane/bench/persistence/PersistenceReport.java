@@ -1,6 +1,7 @@
 package io.commitlane.bench.persistence;
 
 import io.commitlane.bench.cli.TimingOptions;
+import io.commitlane.bench.report.MarkdownTable;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -52,16 +53,17 @@ final class PersistenceReport {
     StringBuilder s = new StringBuilder();
     s.append(String.format(Locale.ROOT, "## Pekko Persistence journals (%d rounds, rotated; %.0f s warm-up, %.0f s measured per"
         + " throughput cell)%n%n", timing.runs, timing.warmup, timing.seconds));
-    s.append("| peer | durability |\n|---|---|\n");
+    MarkdownTable durability = MarkdownTable.of("peer", "durability");
     for (PersistencePeer p : peers) {
-      s.append("| ").append(p.id).append(" | ").append(p.durability).append(" |\n");
+      durability.row(p.id, p.durability);
     }
-    notRun.forEach((p, why) -> s.append("| ").append(p.id).append(" | not run: ").append(why).append(" |\n"));
+    notRun.forEach((p, why) -> durability.row(p.id, "not run: " + why));
+    durability.appendTo(s);
     for (Map.Entry<String, Map<PersistencePeer, List<PersistenceLoads.Result>>> load : results.entrySet()) {
       boolean time = load.getKey().startsWith("recover");
       s.append("\n### ").append(load.getKey()).append("\n\n");
-      s.append("| peer | ").append(time ? "time, ms" : "rate").append(" median [range] | p50 ms | p99 ms | probe p99 ms | commitlane")
-          .append(time ? " faster by" : " x peer").append(" | note |\n|---|---|---|---|---|---|---|\n");
+      MarkdownTable t = MarkdownTable.of("peer", (time ? "time, ms" : "rate") + " median [range]", "p50 ms", "p99 ms", "probe p99 ms",
+          "commitlane" + (time ? " faster by" : " x peer"), "note");
       List<PersistenceLoads.Result> ours = load.getValue().get(PersistencePeer.COMMITLANE);
       List<PersistenceLoads.Result> oursFsync = load.getValue().get(PersistencePeer.COMMITLANE_FSYNC);
       for (Map.Entry<PersistencePeer, List<PersistenceLoads.Result>> e : load.getValue().entrySet()) {
@@ -73,12 +75,13 @@ final class PersistenceReport {
         double b = base == null ? Double.NaN : median(base, PersistenceLoads.Result::value);
         double ratio = time ? m / b : b / m;
         String note = rs.stream().map(PersistenceLoads.Result::note).filter(n -> !n.isEmpty()).findFirst().orElse("");
-        s.append(String.format(Locale.ROOT, "| %s%s | %s [%s-%s] | %s | %s | %s | %s | %s |%n", e.getKey().id,
-            e.getKey().survivesKill ? "" : " (does not survive kill -9)",
-            fmt(m), fmt(min(rs)), fmt(max(rs)), fmt(median(rs, r -> r.p50Micros() / 1e3)), fmt(median(rs, r -> r.p99Micros() / 1e3)),
-            fmt(median(rs, r -> r.probeP99Micros() / 1e3)), e.getKey() == PersistencePeer.COMMITLANE ? "1.00x" : fmtRatio(ratio)
-                + (synced && oursFsync != null ? " (fsync mode)" : ""), note));
+        t.row(e.getKey().id + (e.getKey().survivesKill ? "" : " (does not survive kill -9)"),
+            fmt(m) + " [" + fmt(min(rs)) + "-" + fmt(max(rs)) + "]", fmt(median(rs, r -> r.p50Micros() / 1e3)),
+            fmt(median(rs, r -> r.p99Micros() / 1e3)), fmt(median(rs, r -> r.probeP99Micros() / 1e3)),
+            e.getKey() == PersistencePeer.COMMITLANE ? "1.00x" : fmtRatio(ratio) + (synced && oursFsync != null ? " (fsync mode)" : ""),
+            note);
       }
+      t.appendTo(s);
       goal(load.getKey(), load.getValue()).ifPresent(g -> s.append('\n').append(g).append('\n'));
     }
     s.append(String.format(Locale.ROOT, "%nOne-event entities: %,d events for recover-one; %,d x %,d for recover-many and events-by-tag.%n",

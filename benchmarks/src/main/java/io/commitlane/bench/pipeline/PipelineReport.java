@@ -5,6 +5,7 @@ import io.commitlane.bench.harness.PipelineSample;
 import io.commitlane.bench.harness.ProbeSample;
 import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.pipeline.Row.Committer;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,44 +29,40 @@ public final class PipelineReport {
   /** One table for loads measured row by row (throughput, or one caller's latency). */
   static String commitTable(String title, Map<Load, Map<Row, List<PipelineSample>>> results) {
     StringBuilder sb = new StringBuilder("### ").append(title).append("\n\n");
-    sb.append("| load | variant | in flight | commits/s median [range] | x raw optimistic (paired) | conflicts | p50 µs | p99 µs | executors | queue wait p50 µs |\n");
-    sb.append("|---|---|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("load", "variant", "in flight", "commits/s median [range]", "x raw optimistic (paired)",
+        "conflicts", "p50 µs", "p99 µs", "executors", "queue wait p50 µs");
     for (var load : results.entrySet()) {
       List<PipelineSample> raw = raw(load.getValue());
       for (var row : load.getValue().entrySet()) {
         List<PipelineSample> s = row.getValue();
-        sb.append("| ").append(label(load.getKey()))
-            .append(" | ").append(row.getKey().label())
-            .append(" | ").append(row.getKey().inFlightLabel())
-            .append(" | ").append(spread(s, PipelineReport::commitsPerSecond).format())
-            .append(" | ").append(row.getKey().committer() == Committer.RAW_OPTIMISTIC ? "1.00x" : ratioCell(pairedRatios(s, raw)))
-            .append(" | ").append(Units.percent(spread(s, p -> p.commits().conflictRate()).median()))
-            .append(" | ").append(Units.micros(spread(s, p -> p.commits().p50Nanos()).median()))
-            .append(" | ").append(Units.micros(spread(s, p -> p.commits().p99Nanos()).median()))
-            .append(" | ").append(executors(s))
-            .append(" | ").append(Units.micros(spread(s, PipelineSample::queueWaitP50Nanos).median()))
-            .append(" |\n");
+        t.row(label(load.getKey()), row.getKey().label(), row.getKey().inFlightLabel(),
+            spread(s, PipelineReport::commitsPerSecond).format(),
+            row.getKey().committer() == Committer.RAW_OPTIMISTIC ? "1.00x" : ratioCell(pairedRatios(s, raw)),
+            Units.percent(spread(s, p -> p.commits().conflictRate()).median()),
+            Units.micros(spread(s, p -> p.commits().p50Nanos()).median()),
+            Units.micros(spread(s, p -> p.commits().p99Nanos()).median()),
+            executors(s),
+            Units.micros(spread(s, PipelineSample::queueWaitP50Nanos).median()));
       }
     }
-    return sb.toString();
+    return t.appendTo(sb).toString();
   }
 
   static String probeTable(String title, Map<Row, List<ProbeSample>> results) {
     StringBuilder sb = new StringBuilder("### ").append(title).append("\n\n");
-    sb.append("| committing meanwhile | probe p50 µs median [range] | probe p99 µs median [range] | probes | burst commits/s | executors |\n");
-    sb.append("|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("committing meanwhile", "probe p50 µs median [range]", "probe p99 µs median [range]",
+        "probes", "burst commits/s", "executors");
     for (var row : results.entrySet()) {
       List<ProbeSample> s = row.getValue();
       List<PipelineSample> bursts = s.stream().map(ProbeSample::burst).filter(b -> b != null).toList();
-      sb.append("| ").append(row.getKey().label())
-          .append(" | ").append(microsCell(Spread.of(s.stream().map(ProbeSample::p50Nanos).toList())))
-          .append(" | ").append(microsCell(Spread.of(s.stream().map(ProbeSample::p99Nanos).toList())))
-          .append(" | ").append(Units.count(Spread.of(s.stream().map(p -> (double) p.probes()).toList()).median()))
-          .append(" | ").append(bursts.isEmpty() ? "-" : spread(bursts, PipelineReport::commitsPerSecond).format())
-          .append(" | ").append(bursts.isEmpty() ? "-" : executors(bursts))
-          .append(" |\n");
+      t.row(row.getKey().label(),
+          microsCell(Spread.of(s.stream().map(ProbeSample::p50Nanos).toList())),
+          microsCell(Spread.of(s.stream().map(ProbeSample::p99Nanos).toList())),
+          Units.count(Spread.of(s.stream().map(p -> (double) p.probes()).toList()).median()),
+          bursts.isEmpty() ? "-" : spread(bursts, PipelineReport::commitsPerSecond).format(),
+          bursts.isEmpty() ? "-" : executors(bursts));
     }
-    return sb.toString();
+    return t.appendTo(sb).toString();
   }
 
   /** The pipeline's targets, each met, not met, or not measured (its rows were not run). */

@@ -6,6 +6,7 @@ import io.commitlane.bench.cli.TimingOptions;
 import io.commitlane.bench.harness.BenchTransactions;
 import io.commitlane.bench.harness.ContentionRunner;
 import io.commitlane.bench.harness.Spread;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -140,20 +141,17 @@ public final class ReadBench implements Callable<Integer> {
   }
 
   private static String mixedTable(Map<MixedScanWorkload.Variant, List<MixedScanWorkload.Result>> results) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("| mixed workload, ").append(MixedScanWorkload.THREADS)
-        .append(" threads, commitSync | commits/s median [range] | x untracked | conflicts |\n|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("mixed workload, " + MixedScanWorkload.THREADS + " threads, commitSync",
+        "commits/s median [range]", "x untracked", "conflicts");
     double untracked = Spread.of(results.get(MixedScanWorkload.Variant.UNTRACKED).stream()
         .map(MixedScanWorkload.Result::commitsPerSecond).toList()).median();
     for (var e : results.entrySet()) {
       Spread rate = Spread.of(e.getValue().stream().map(MixedScanWorkload.Result::commitsPerSecond).toList());
       Spread conflicts = Spread.of(e.getValue().stream().map(MixedScanWorkload.Result::conflictRate).toList());
-      sb.append("| ").append(e.getKey().label).append(" | ").append(rate.format()).append(" | ")
-          .append(Units.ratio(rate.median() / untracked)).append(" | ").append(Units.percent(conflicts.median()))
-          .append(" [").append(Units.percent(conflicts.min())).append("-").append(Units.percent(conflicts.max()))
-          .append("] |\n");
+      t.row(e.getKey().label, rate.format(), Units.ratio(rate.median() / untracked),
+          Units.percent(conflicts.median()) + " [" + Units.percent(conflicts.min()) + "-" + Units.percent(conflicts.max()) + "]");
     }
-    return sb.toString();
+    return t.toString();
   }
 
   private double measure(ReadRow row, ReadPeer.Loaded store) throws Exception {
@@ -226,20 +224,18 @@ public final class ReadBench implements Callable<Integer> {
   }
 
   private String table(Map<ReadRow, Map<String, List<Double>>> results) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("| row | peer | ops/s median [range] | entries/s | x raw rocksdbjni |\n|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("row", "peer", "ops/s median [range]", "entries/s", "x raw rocksdbjni");
     for (var e : results.entrySet()) {
       ReadRow row = e.getKey();
       List<Double> rawRuns = e.getValue().get(new RawRocksReadPeer().name());
       double raw = rawRuns == null ? Double.NaN : Spread.of(rawRuns).median();
       for (var p : e.getValue().entrySet()) {
         Spread s = Spread.of(p.getValue());
-        sb.append("| ").append(row.description).append(" | ").append(p.getKey()).append(" | ").append(s.format())
-            .append(" | ").append(Units.count(s.median() * row.entriesPerOp(keys)))
-            .append(" | ").append(Units.ratio(s.median() / raw)).append(" |\n");
+        t.row(row.description, p.getKey(), s.format(), Units.count(s.median() * row.entriesPerOp(keys)),
+            Units.ratio(s.median() / raw));
       }
     }
-    return sb.toString();
+    return t.toString();
   }
 
   private static ReadPeer peer(String name) {

@@ -1,6 +1,7 @@
 package io.commitlane.bench.replication;
 
 import io.commitlane.bench.cluster.ShardedWriteLoad;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,20 +37,21 @@ final class RaftDiagnosis {
     sb.append(String.format(Locale.ROOT, "## %s: %s, round %d%n%n%s commits/s, p50 %s µs, p99 %s µs, %,.0f commits in the window; %s leads%n%n",
         load.label(), variant, round + 1, Units.count(rates.committed()), Units.micros(rates.p50Nanos()), Units.micros(rates.p99Nanos()),
         commits, leader < 0 ? "nobody" : replicas.id(leader)));
-    sb.append("| threads | CPU µs per commit |\n|---|---|\n");
+    MarkdownTable threads = MarkdownTable.of("threads", "CPU µs per commit");
     long total = 0;
     for (Map.Entry<String, Long> e : window.cpuNanos().entrySet()) {
       total += e.getValue();
-      sb.append(String.format(Locale.ROOT, "| %s | %.1f |%n", e.getKey(), e.getValue() / commits / 1000));
+      threads.row(e.getKey(), String.format(Locale.ROOT, "%.1f", e.getValue() / commits / 1000));
     }
-    sb.append(String.format(Locale.ROOT, "| **all Java threads** | **%.1f** |%n%n", total / commits / 1000));
-    sb.append("| Ratis metric | per commit | mean ms |\n|---|---|---|\n");
+    threads.row("**all Java threads**", String.format(Locale.ROOT, "**%.1f**", total / commits / 1000));
+    threads.appendTo(sb).append('\n');
+    MarkdownTable ratis = MarkdownTable.of("Ratis metric", "per commit", "mean ms");
     for (Map.Entry<String, Long> e : window.counts().entrySet()) {
       Double mean = window.meansMillis().get(e.getKey());
-      sb.append(String.format(Locale.ROOT, "| %s | %.3f | %s |%n", e.getKey(), e.getValue() / commits,
-          mean == null ? "" : String.format(Locale.ROOT, "%.3f", mean)));
+      ratis.row(e.getKey(), String.format(Locale.ROOT, "%.3f", e.getValue() / commits),
+          mean == null ? "" : String.format(Locale.ROOT, "%.3f", mean));
     }
-    sb.append('\n');
+    ratis.appendTo(sb).append('\n');
     Files.writeString(file, sb.toString(), StandardCharsets.UTF_8, StandardOpenOption.APPEND);
   }
 }

@@ -4,6 +4,7 @@ import io.commitlane.bench.cluster.ShardedWriteLoad;
 import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.report.Json;
 import io.commitlane.bench.report.MachineInfo;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.RunHeader;
 import io.commitlane.bench.report.Units;
 import java.time.ZonedDateTime;
@@ -83,24 +84,23 @@ final class ReplicationReport {
       }
       sb.append(load.label()).append(load.shape().keys() == 1 && !load.shape().reads() ? ", one-key commits, " : ", ")
           .append(ShardedWriteLoad.VALUE_BYTES).append("-byte values:\n\n");
-      sb.append("| variant | commits/s median [range] | x etcd (paired) | x single owner (paired) | p50 µs median [range] | p99 µs median [range]"
-          + " | CPU µs/commit | failed/s | conflicted/s |\n");
-      sb.append("|---|---|---|---|---|---|---|---|---|\n");
+      MarkdownTable t = MarkdownTable.of("variant", "commits/s median [range]", "x etcd (paired)", "x single owner (paired)",
+          "p50 µs median [range]", "p99 µs median [range]", "CPU µs/commit", "failed/s", "conflicted/s");
       for (String v : ReplicationThroughput.variants(load)) {
         List<ReplicationThroughput.Sample> runs = mine.stream().filter(s -> s.variant().equals(v)).toList();
         if (runs.isEmpty()) {
           continue;
         }
-        sb.append("| ").append(v).append(" | ").append(spread(runs, s -> s.rates().committed()).format())
-            .append(" | ").append(ratio(pairedRatio(mine, v, ReplicationThroughput.etcdBaseline(v), s -> s.rates().committed())))
-            .append(" | ").append(ratio(pairedRatio(mine, v, ReplicationThroughput.singleOwnerBaseline(v), s -> s.rates().committed())))
-            .append(" | ").append(micros(spread(runs, s -> s.rates().p50Nanos())))
-            .append(" | ").append(micros(spread(runs, s -> s.rates().p99Nanos())))
-            .append(" | ").append(Units.micros(spread(runs, ReplicationThroughput.Sample::cpuNanosPerCommit).median()))
-            .append(" | ").append(Units.count(spread(runs, s -> s.rates().failed()).median()))
-            .append(" | ").append(load.shape().reads() ? Units.count(spread(runs, s -> s.rates().conflicted()).median()) : "-").append(" |\n");
+        t.row(v, spread(runs, s -> s.rates().committed()).format(),
+            ratio(pairedRatio(mine, v, ReplicationThroughput.etcdBaseline(v), s -> s.rates().committed())),
+            ratio(pairedRatio(mine, v, ReplicationThroughput.singleOwnerBaseline(v), s -> s.rates().committed())),
+            micros(spread(runs, s -> s.rates().p50Nanos())),
+            micros(spread(runs, s -> s.rates().p99Nanos())),
+            Units.micros(spread(runs, ReplicationThroughput.Sample::cpuNanosPerCommit).median()),
+            Units.count(spread(runs, s -> s.rates().failed()).median()),
+            load.shape().reads() ? Units.count(spread(runs, s -> s.rates().conflicted()).median()) : "-");
       }
-      sb.append('\n');
+      t.appendTo(sb).append('\n');
     }
     List<String> goals = goals();
     if (!goals.isEmpty()) {
@@ -164,15 +164,15 @@ final class ReplicationReport {
     sb.append("### Failover: the leader's node stops\n\n");
     sb.append("Seconds after `close()` was called on the leader's node. The first acknowledged commit is the first one (a probe's or a client's)"
         + " acknowledged once a new leader was seen or `close()` had returned, whichever came first.\n\n");
-    sb.append("| trial | stopped | close() returned | new leader (term) | leads at | first acknowledged commit | probes sent | client commits failed | rejoined in |\n");
-    sb.append("|---|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable table = MarkdownTable.of("trial", "stopped", "close() returned", "new leader (term)", "leads at",
+        "first acknowledged commit", "probes sent", "client commits failed", "rejoined in");
     for (ReplicationFailover.Trial t : failover) {
-      sb.append(String.format(Locale.ROOT, "| %d | %s (term %d) | +%.2f | %s (%d) | +%s | **+%s** | %d | %d | %s |%n", t.trial() + 1,
-          t.stopped(), t.oldTerm(), t.closeSeconds(), t.newLeader(), t.newTerm(), ReplicationFailover.seconds(t.electedSeconds()),
-          ReplicationFailover.seconds(t.firstAckSeconds()), t.probes(), t.backgroundFailures(),
-          t.rejoinError() == null ? ReplicationFailover.seconds(t.rejoinSeconds()) + " s" : "**did not catch up**"));
+      table.row(t.trial() + 1, t.stopped() + " (term " + t.oldTerm() + ")", String.format(Locale.ROOT, "+%.2f", t.closeSeconds()),
+          t.newLeader() + " (" + t.newTerm() + ")", "+" + ReplicationFailover.seconds(t.electedSeconds()),
+          "**+" + ReplicationFailover.seconds(t.firstAckSeconds()) + "**", t.probes(), t.backgroundFailures(),
+          t.rejoinError() == null ? ReplicationFailover.seconds(t.rejoinSeconds()) + " s" : "**did not catch up**");
     }
-    sb.append('\n').append(failoverGoal()).append("\n\n").append(SINGLE_OWNER_FAILOVER).append("\n\n");
+    table.appendTo(sb).append('\n').append(failoverGoal()).append("\n\n").append(SINGLE_OWNER_FAILOVER).append("\n\n");
   }
 
   /** The goal line: median and range of the first acknowledged commit against {@link #FAILOVER_GOAL_SECONDS}. */
@@ -196,11 +196,13 @@ final class ReplicationReport {
     }
     ReplicationCatchUp.Result c = catchUp;
     sb.append("### Catch-up of a replica ").append(String.format(Locale.ROOT, "%,d", c.commits())).append(" commits behind\n\n");
-    sb.append("| commits behind | committed at (in flight) | follower | start() took | caught up after start | by | leader applied / snapshot / log start |\n");
-    sb.append("|---|---|---|---|---|---|---|\n");
-    sb.append(String.format(Locale.ROOT, "| %,d | %s commits/s (%d) | %s | %.2f s | **%.2f s** | %s | %d / %d / %d |%n", c.commits(),
-        Units.count(c.commitsPerSecond()), c.inFlight(), c.follower(), c.startSeconds(), c.caughtUpSeconds(), c.mode(), c.leaderApplied(),
-        c.leaderSnapshot(), c.leaderLogStart()));
+    MarkdownTable.of("commits behind", "committed at (in flight)", "follower", "start() took", "caught up after start", "by",
+            "leader applied / snapshot / log start")
+        .row(String.format(Locale.ROOT, "%,d", c.commits()), Units.count(c.commitsPerSecond()) + " commits/s (" + c.inFlight() + ")",
+            c.follower(), String.format(Locale.ROOT, "%.2f s", c.startSeconds()),
+            String.format(Locale.ROOT, "**%.2f s**", c.caughtUpSeconds()), c.mode(),
+            c.leaderApplied() + " / " + c.leaderSnapshot() + " / " + c.leaderLogStart())
+        .appendTo(sb);
     sb.append("\nHow it caught up: ").append(c.mode()).append(": ").append(c.evidence()).append(".\n\n");
   }
 
@@ -211,12 +213,13 @@ final class ReplicationReport {
     ReplicationSoak.Result s = soak;
     sb.append(String.format(Locale.ROOT, "### Raft log size under load (%.0f s, %s)%n%n", s.seconds(), s.commits() == 0 ? "commits not counted"
         : Units.count(s.commitsPerSecond()) + " commits/s, " + s.failures() + " failed"));
-    sb.append("| node | log max | log at the end | entries max | entries at the end | purges seen | last snapshot index | verdict |\n");
-    sb.append("|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("node", "log max", "log at the end", "entries max", "entries at the end", "purges seen",
+        "last snapshot index", "verdict");
     for (ReplicationSoak.NodeSummary n : s.nodes()) {
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %,d | %,d | %d | %d | %s |%n", n.node(), Units.bytes(n.maxBytes()),
-          Units.bytes(n.endBytes()), n.maxEntries(), n.endEntries(), n.purges(), n.lastSnapshot(), n.verdict()));
+      t.row(n.node(), Units.bytes(n.maxBytes()), Units.bytes(n.endBytes()), String.format(Locale.ROOT, "%,d", n.maxEntries()),
+          String.format(Locale.ROOT, "%,d", n.endEntries()), n.purges(), n.lastSnapshot(), n.verdict());
     }
+    t.appendTo(sb);
     sb.append("\nBounded means: ").append(ReplicationSoak.RULE).append(". Log size: the files under `raft/<group>/current` of each node's"
         + " directory; Ratis preallocates the segment it writes (up to 4 MiB), so the size moves in steps while the entries grow.\n\n");
   }

@@ -6,6 +6,7 @@ import io.commitlane.bench.harness.Variant;
 import io.commitlane.bench.report.ChartWriter;
 import io.commitlane.bench.report.Json;
 import io.commitlane.bench.report.MachineInfo;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.RunHeader;
 import io.commitlane.bench.report.Units;
 import java.io.IOException;
@@ -57,28 +58,28 @@ final class ScaleReport {
     if (partial) {
       sb.append("**PARTIAL: stopped after ").append(samples.size()).append(" legs; medians cover the legs that ran.**\n\n");
     }
-    sb.append("| data | committer | commits/s median [range] | x raw (paired) | CPU µs/commit | CPU x raw (paired) | memory (native + live heap) "
-        + "| memtables | block cache | index + filters |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("data", "committer", "commits/s median [range]", "x raw (paired)", "CPU µs/commit",
+        "CPU x raw (paired)", "memory (native + live heap)", "memtables", "block cache", "index + filters");
     for (DatasetShape cell : cells) {
       for (Variant v : List.of(pipeline, peer)) {
         List<ScaleSample> mine = of(cell, v);
         if (mine.isEmpty()) {
           continue;
         }
-        sb.append("| ").append(cell.label()).append(" | ").append(v.label()).append(" | ")
-            .append(spread(mine, s -> s.commits().commitsPerSecond()).format()).append(" | ")
-            .append(v == peer ? "1.00x" : Units.ratio(paired(cell, s -> s.commits().commitsPerSecond()).median())).append(" | ")
-            .append(Units.micros(median(mine, ScaleSample::cpuNanosPerCommit))).append(" | ")
-            .append(v == peer ? "1.00x" : Units.ratio(paired(cell, ScaleSample::cpuNanosPerCommit).median())).append(" | ")
-            .append(Units.mib(median(mine, s -> s.memory().total()))).append(" (")
-            .append(Units.mib(median(mine, s -> s.memory().nativeGrowth()))).append(" + ")
-            .append(Units.mib(median(mine, s -> s.memory().liveHeapGrowth()))).append(") | ")
-            .append(Units.mib(median(mine, s -> s.memory().rocks().memtableBytes()))).append(" | ")
-            .append(Units.mib(median(mine, s -> s.memory().rocks().blockCacheBytes()))).append(" | ")
-            .append(Units.mib(median(mine, s -> s.memory().rocks().tableReadersBytes()))).append(" |\n");
+        t.row(cell.label(), v.label(),
+            spread(mine, s -> s.commits().commitsPerSecond()).format(),
+            v == peer ? "1.00x" : Units.ratio(paired(cell, s -> s.commits().commitsPerSecond()).median()),
+            Units.micros(median(mine, ScaleSample::cpuNanosPerCommit)),
+            v == peer ? "1.00x" : Units.ratio(paired(cell, ScaleSample::cpuNanosPerCommit).median()),
+            Units.mib(median(mine, s -> s.memory().total())) + " ("
+                + Units.mib(median(mine, s -> s.memory().nativeGrowth())) + " + "
+                + Units.mib(median(mine, s -> s.memory().liveHeapGrowth())) + ")",
+            Units.mib(median(mine, s -> s.memory().rocks().memtableBytes())),
+            Units.mib(median(mine, s -> s.memory().rocks().blockCacheBytes())),
+            Units.mib(median(mine, s -> s.memory().rocks().tableReadersBytes())));
       }
     }
-    return sb.toString();
+    return t.appendTo(sb).toString();
   }
 
   String markdownSection() {

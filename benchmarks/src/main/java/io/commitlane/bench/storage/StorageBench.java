@@ -11,6 +11,7 @@ import io.commitlane.bench.harness.Measurement;
 import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.peers.RawOptimisticVariant;
 import io.commitlane.bench.peers.RawWriteBatchVariant;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.OccValidation;
@@ -93,9 +94,8 @@ public final class StorageBench implements Callable<Integer> {
   }
 
   static String table(Map<Load, Map<String, List<Measurement>>> results) {
-    StringBuilder sb = new StringBuilder();
-    sb.append("| load | variant | commits/s median [range] | x raw optimistic | x raw write | conflicts | p50 µs | p99 µs |\n");
-    sb.append("|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("load", "variant", "commits/s median [range]", "x raw optimistic", "x raw write",
+        "conflicts", "p50 µs", "p99 µs");
     for (var e : results.entrySet()) {
       Map<String, List<Measurement>> byVariant = e.getValue();
       double optimistic = median(byVariant.get(new RawOptimisticVariant().name()));
@@ -103,16 +103,15 @@ public final class StorageBench implements Callable<Integer> {
       for (var v : byVariant.entrySet()) {
         List<Measurement> ms = v.getValue();
         Spread rate = Spread.of(ms.stream().map(Measurement::commitsPerSecond).toList());
-        sb.append("| ").append(e.getKey()).append(" | ").append(v.getKey()).append(" | ").append(rate.format())
-            .append(" | ").append(Units.ratio(rate.median() / optimistic))
-            .append(" | ").append(Units.ratio(rate.median() / write))
-            .append(" | ").append(Units.percent(Spread.of(ms.stream().map(Measurement::conflictRate).toList()).median()))
-            .append(" | ").append(Units.micros(Spread.of(ms.stream().map(Measurement::p50Nanos).toList()).median()))
-            .append(" | ").append(Units.micros(Spread.of(ms.stream().map(Measurement::p99Nanos).toList()).median()))
-            .append(" |\n");
+        t.row(e.getKey(), v.getKey(), rate.format(),
+            Units.ratio(rate.median() / optimistic),
+            Units.ratio(rate.median() / write),
+            Units.percent(Spread.of(ms.stream().map(Measurement::conflictRate).toList()).median()),
+            Units.micros(Spread.of(ms.stream().map(Measurement::p50Nanos).toList()).median()),
+            Units.micros(Spread.of(ms.stream().map(Measurement::p99Nanos).toList()).median()));
       }
     }
-    return sb.toString();
+    return t.toString();
   }
 
   private static double median(List<Measurement> ms) {

@@ -4,6 +4,7 @@ import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.harness.Variant;
 import io.commitlane.bench.report.Json;
 import io.commitlane.bench.report.MachineInfo;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.RunHeader;
 import io.commitlane.bench.report.Units;
 import java.time.ZonedDateTime;
@@ -60,9 +61,8 @@ final class StrainReport {
     if (partial) {
       sb.append("**PARTIAL: stopped after ").append(samples.size()).append(" legs; medians cover the legs that ran.**\n\n");
     }
-    sb.append("| leg | commits/s median [range] | x legacy (paired) | p50 µs | p99 µs | probe p50 µs | probe p99 µs | write stall s (share) "
-        + "| pending compaction max / end | L0 files max / end | CPU µs/commit | conflicts |\n");
-    sb.append("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable t = MarkdownTable.of("leg", "commits/s median [range]", "x legacy (paired)", "p50 µs", "p99 µs", "probe p50 µs",
+        "probe p99 µs", "write stall s (share)", "pending compaction max / end", "L0 files max / end", "CPU µs/commit", "conflicts");
     for (Variant v : legs) {
       List<StrainSample> mine = of(v);
       if (mine.isEmpty()) {
@@ -70,21 +70,22 @@ final class StrainReport {
       }
       Spread rate = spread(mine, s -> s.commits().commitsPerSecond());
       Spread ratio = legacy == null ? null : pairedRatio(v, legacy);
-      sb.append("| ").append(v.label()).append(" | ").append(rate.format()).append(" | ")
-          .append(ratio == null ? "-" : Units.ratio(ratio.median()) + " [" + Units.ratio(ratio.min()) + "-" + Units.ratio(ratio.max()) + "]")
-          .append(" | ").append(Units.micros(median(mine, s -> s.commits().p50Nanos())))
-          .append(" | ").append(Units.micros(median(mine, s -> s.commits().p99Nanos())))
-          .append(" | ").append(Units.micros(median(mine, s -> s.probe().p50Nanos())))
-          .append(" | ").append(Units.micros(median(mine, s -> s.probe().p99Nanos())))
-          .append(" | ").append(String.format(Locale.ROOT, "%.1f (%s)", median(mine, s -> s.debt().stallMicros() / 1e6),
-              Units.percent(median(mine, StrainSample::stallShare))))
-          .append(" | ").append(Units.bytes((long) median(mine, s -> s.debt().pendingBytesMax()))).append(" / ")
-          .append(Units.bytes((long) median(mine, s -> s.debt().pendingBytesEnd())))
-          .append(" | ").append(String.format(Locale.ROOT, "%.0f / %.0f", median(mine, s -> s.debt().level0FilesMax()),
-              median(mine, s -> s.debt().level0FilesEnd())))
-          .append(" | ").append(Units.micros(median(mine, StrainSample::cpuNanosPerCommit)))
-          .append(" | ").append(Units.percent(median(mine, s -> s.commits().conflictRate()))).append(" |\n");
+      t.row(v.label(), rate.format(),
+          ratio == null ? "-" : Units.ratio(ratio.median()) + " [" + Units.ratio(ratio.min()) + "-" + Units.ratio(ratio.max()) + "]",
+          Units.micros(median(mine, s -> s.commits().p50Nanos())),
+          Units.micros(median(mine, s -> s.commits().p99Nanos())),
+          Units.micros(median(mine, s -> s.probe().p50Nanos())),
+          Units.micros(median(mine, s -> s.probe().p99Nanos())),
+          String.format(Locale.ROOT, "%.1f (%s)", median(mine, s -> s.debt().stallMicros() / 1e6),
+              Units.percent(median(mine, StrainSample::stallShare))),
+          Units.bytes((long) median(mine, s -> s.debt().pendingBytesMax())) + " / "
+              + Units.bytes((long) median(mine, s -> s.debt().pendingBytesEnd())),
+          String.format(Locale.ROOT, "%.0f / %.0f", median(mine, s -> s.debt().level0FilesMax()),
+              median(mine, s -> s.debt().level0FilesEnd())),
+          Units.micros(median(mine, StrainSample::cpuNanosPerCommit)),
+          Units.percent(median(mine, s -> s.commits().conflictRate())));
     }
+    t.appendTo(sb);
     List<String> goals = goals();
     if (!goals.isEmpty()) {
       sb.append("\nGoals (pipeline at least ").append(Units.ratio(GOAL_RATIO_TO_LEGACY)).append(" legacy's commits/s; default-dispatcher probe p99 at most ")

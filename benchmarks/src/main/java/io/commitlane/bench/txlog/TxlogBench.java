@@ -9,6 +9,7 @@ import io.commitlane.bench.harness.Load;
 import io.commitlane.bench.harness.Measurement;
 import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.peers.LmdbAppendVariant;
+import io.commitlane.bench.report.MarkdownTable;
 import io.commitlane.bench.report.Units;
 import io.commitlane.txlog.Durability;
 import java.nio.file.Path;
@@ -51,8 +52,8 @@ public final class TxlogBench implements Callable<Integer> {
     sizes.forEach(s -> Checks.range("--entry-sizes", s, 1, 16 << 20));
     Path root = dir.root("commitlane-txlog-bench");
     int runs = timing.runs;
-    StringBuilder table = new StringBuilder(
-        "| durability | writers | entry | variant | commits/s median [range] | x LMDB | p50 µs | p99 µs |\n|---|---|---|---|---|---|---|---|\n");
+    MarkdownTable table = MarkdownTable.of("durability", "writers", "entry", "variant", "commits/s median [range]", "x LMDB",
+        "p50 µs", "p99 µs");
     int cell = 0;
     for (String d : durabilities) {
       boolean fsync = Checks.fsyncDurability("--durability", d);
@@ -75,10 +76,10 @@ public final class TxlogBench implements Callable<Integer> {
           double lmdb = Spread.of(byVariant.get(variants.get(1).name()).stream().map(Measurement::commitsPerSecond).toList()).median();
           for (var e : byVariant.entrySet()) {
             Spread rate = Spread.of(e.getValue().stream().map(Measurement::commitsPerSecond).toList());
-            table.append(String.format(Locale.ROOT, "| %s | %d | %d B | %s | %s | %s | %s | %s |%n", d, w, size, e.getKey(), rate.format(),
+            table.row(d, w, size + " B", e.getKey(), rate.format(),
                 Units.ratio(rate.median() / lmdb),
                 Units.micros(Spread.of(e.getValue().stream().map(Measurement::p50Nanos).toList()).median()),
-                Units.micros(Spread.of(e.getValue().stream().map(Measurement::p99Nanos).toList()).median())));
+                Units.micros(Spread.of(e.getValue().stream().map(Measurement::p99Nanos).toList()).median()));
           }
         }
       }
