@@ -14,19 +14,14 @@ import java.util.Map;
 
 /**
  * The one place where command-line knobs become {@code commitlane { ... }} settings. Every flag and
- * variant that changes the pipeline goes through here, so a setting that lands later (leaderless
- * appends, merged write groups, another pipeline mode) is a line here, not an edit per command.
+ * variant that changes the pipeline goes through here, so a new setting is a line here, not an edit
+ * per command.
  *
  * <p>Each override remembers the flag that asked for it. {@link #resolve} refuses, as a usage
  * error naming that flag (exit code 2), a setting this build does not know and a value the
  * build's {@link PipelineSettings} rejects.
  */
 public final class PipelineOverrides {
-  /** Config paths under {@code commitlane} that this build may not have yet, and what adds them. */
-  private static final Map<String, String> LATER = Map.of(
-      "txlog.append", "leaderless log appends",
-      "write-groups.enabled", "merged write groups");
-
   /** Short keys accepted in a variant's brackets besides config paths, e.g. {@code threads[write-groups=on]}. */
   private static final Map<String, String> ALIASES = Map.of(
       "write-groups", "write-groups.enabled",
@@ -129,9 +124,7 @@ public final class PipelineOverrides {
     List<String> unknown = new ArrayList<>();
     for (Override o : values.values()) {
       if (!base.hasPath(PipelineSettings.ROOT + "." + o.path())) {
-        String later = LATER.get(o.path());
-        unknown.add(o.flag() + ": this build has no setting " + PipelineSettings.ROOT + "." + o.path()
-            + (later == null ? "" : " (" + later + " is not in it)"));
+        unknown.add(o.flag() + ": this build has no setting " + PipelineSettings.ROOT + "." + o.path());
       }
     }
     if (!unknown.isEmpty()) {

@@ -4,6 +4,8 @@ import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
+import io.commitlane.bench.harness.ContentionRunner;
+import io.commitlane.bench.harness.WindowListener;
 import io.commitlane.cluster.DatabaseSharding;
 import java.nio.ByteBuffer;
 import java.util.LinkedHashMap;
@@ -44,6 +46,30 @@ public final class ShardedWriteLoad {
       boolean any = latency.getTotalCount() > 0;
       return new Rates(committed / seconds, conflicted / seconds, failed / seconds,
           any ? latency.getValueAtPercentile(50) : Double.NaN, any ? latency.getValueAtPercentile(99) : Double.NaN);
+    }
+
+    /**
+     * The rates of a load that keeps counting on its own threads: waits {@code warmup} seconds, then measures what the
+     * counters and the latency recorder gained over {@code seconds}, telling {@code listener} when the window opens and
+     * closes.
+     */
+    public static Rates window(double warmup, double seconds, LongAdder committed, LongAdder conflicted, LongAdder failed,
+        Recorder latency, WindowListener listener) throws Exception {
+      ContentionRunner.pause(warmup);
+      long c0 = committed.sum();
+      long f0 = failed.sum();
+      long x0 = conflicted.sum();
+      latency.reset();
+      listener.windowOpened();
+      long start = System.nanoTime();
+      ContentionRunner.pause(seconds);
+      long c = committed.sum() - c0;
+      long f = failed.sum() - f0;
+      long x = conflicted.sum() - x0;
+      Histogram window = latency.getIntervalHistogram();
+      double elapsed = (System.nanoTime() - start) / 1e9;
+      listener.windowClosed();
+      return of(elapsed, c, x, f, window);
     }
   }
 

@@ -20,7 +20,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
-import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -78,21 +77,7 @@ final class EtcdWriteLoad implements AutoCloseable {
 
   /** As {@link ReplicatedWriteLoad#window(double, double, WindowListener)}. */
   ShardedWriteLoad.Rates window(double warmup, double seconds, WindowListener listener) throws Exception {
-    ContentionRunner.pause(warmup);
-    long c0 = committed.sum();
-    long f0 = failed.sum();
-    long x0 = conflicted.sum();
-    latency.reset();
-    listener.windowOpened();
-    long start = System.nanoTime();
-    ContentionRunner.pause(seconds);
-    long c = committed.sum() - c0;
-    long f = failed.sum() - f0;
-    long x = conflicted.sum() - x0;
-    Histogram window = latency.getIntervalHistogram();
-    double elapsed = (System.nanoTime() - start) / 1e9;
-    listener.windowClosed();
-    return ShardedWriteLoad.Rates.of(elapsed, c, x, f, window);
+    return ShardedWriteLoad.Rates.window(warmup, seconds, committed, conflicted, failed, latency, listener);
   }
 
   /** Begins no new write and waits up to {@code drain} for those in flight; returns how many were still out. */

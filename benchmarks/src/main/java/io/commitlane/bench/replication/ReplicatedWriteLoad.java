@@ -19,7 +19,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongConsumer;
-import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
@@ -138,21 +137,7 @@ final class ReplicatedWriteLoad implements AutoCloseable {
 
   /** As {@link #window(double, double)}, telling {@code listener} when the measured window opens and closes. */
   ShardedWriteLoad.Rates window(double warmup, double seconds, WindowListener listener) throws Exception {
-    ContentionRunner.pause(warmup);
-    long c0 = committed.sum();
-    long f0 = failed.sum();
-    long x0 = conflicted.sum();
-    latency.reset();
-    listener.windowOpened();
-    long start = System.nanoTime();
-    ContentionRunner.pause(seconds);
-    long c = committed.sum() - c0;
-    long f = failed.sum() - f0;
-    long x = conflicted.sum() - x0;
-    Histogram window = latency.getIntervalHistogram();
-    double elapsed = (System.nanoTime() - start) / 1e9;
-    listener.windowClosed();
-    return ShardedWriteLoad.Rates.of(elapsed, c, x, f, window);
+    return ShardedWriteLoad.Rates.window(warmup, seconds, committed, conflicted, failed, latency, listener);
   }
 
   /** Waits until the {@code limit} commits are all answered (or {@code timeout} passed); false if some are still out. */

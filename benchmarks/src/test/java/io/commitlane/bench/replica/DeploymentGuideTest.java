@@ -41,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DeploymentGuideTest {
   private static final Path GUIDE = Path.of("..", "docs", "deployment.md");
-  private static final Path SOURCE = Path.of("src", "test", "java", "io", "commitlane", "bench", "DeploymentGuideTest.java");
+  private static final Path SOURCE = Path.of("src", "test", "java", "io", "commitlane", "bench", "replica", "DeploymentGuideTest.java");
   private static final List<String> NODES = List.of("a", "b", "c");
   private static final Duration WAIT = Duration.ofSeconds(120);
 
