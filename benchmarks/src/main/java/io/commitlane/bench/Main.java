@@ -1,5 +1,28 @@
 package io.commitlane.bench;
 
+import io.commitlane.bench.backup.BackupBench;
+import io.commitlane.bench.backup.BackupCommand;
+import io.commitlane.bench.cli.Checks;
+import io.commitlane.bench.cluster.ClusterBench;
+import io.commitlane.bench.compare.CompareCommand;
+import io.commitlane.bench.contention.BenchCommand;
+import io.commitlane.bench.db.DbCommand;
+import io.commitlane.bench.harness.StopSignal;
+import io.commitlane.bench.ingest.IngestBench;
+import io.commitlane.bench.inspect.InspectCommand;
+import io.commitlane.bench.jmh.JmhCommand;
+import io.commitlane.bench.logappend.LogAppendBench;
+import io.commitlane.bench.memory.MemoryBench;
+import io.commitlane.bench.persistence.PersistenceBench;
+import io.commitlane.bench.pipeline.PipelineBench;
+import io.commitlane.bench.read.ReadBench;
+import io.commitlane.bench.recovery.RecoveryCommand;
+import io.commitlane.bench.replica.ReplicaCommand;
+import io.commitlane.bench.replication.ReplicationBench;
+import io.commitlane.bench.scale.ScaleCommand;
+import io.commitlane.bench.storage.StorageBench;
+import io.commitlane.bench.strain.StrainCommand;
+import io.commitlane.bench.txlog.TxlogBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,8 +42,8 @@ import picocli.CommandLine.Spec;
         ReplicationBench.class, ReplicaCommand.class, PersistenceBench.class})
 public final class Main implements Callable<Integer> {
   /** Exit codes: 0 ok, 1 failed, 2 bad usage, 130 stopped by Ctrl-C (after reporting what was measured). */
-  static final int FAILED = 1;
-  static final int USAGE = 2;
+  public static final int FAILED = 1;
+  public static final int USAGE = 2;
 
   @Spec
   CommandSpec spec;
@@ -39,7 +62,7 @@ public final class Main implements Callable<Integer> {
   }
 
   /** The command tree with its error handling: usage errors exit 2 with a message naming the flag. */
-  static CommandLine commandLine() {
+  public static CommandLine commandLine() {
     CommandLine cli = new CommandLine(new Main());
     cli.getSubcommands().get("jmh").setUnmatchedOptionsArePositionalParams(true); // -f 1 -wi 2 ... are JMH's
     cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {

@@ -12,8 +12,8 @@ import picocli.CommandLine;
  * System.out (where the long-running commands print their progress and tables) followed by
  * picocli's out writer; {@code err} is picocli's err writer.
  */
-record CliRun(int code, String out, String err) {
-  static CliRun of(String... args) {
+public record CliRun(int code, String out, String err) {
+  public static CliRun of(String... args) {
     // System.out is replaced before the command line is built: a command built on it keeps the stream it saw then.
     PrintStream original = System.out;
     ByteArrayOutputStream printed = new ByteArrayOutputStream();
@@ -32,7 +32,7 @@ record CliRun(int code, String out, String err) {
   }
 
   /** How often {@code what} occurs in {@code text} (a command's report, its JSON). */
-  static int occurrences(String text, String what) {
+  public static int occurrences(String text, String what) {
     int n = 0;
     for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + what.length())) {
       n++;

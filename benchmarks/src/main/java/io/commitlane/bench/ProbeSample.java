@@ -1,9 +1,0 @@
-package io.commitlane.bench;
-
-/**
- * How long trivial tasks waited to run on the default dispatcher in one measured window.
- *
- * @param probes tasks timed in the window
- * @param burst the commits running meanwhile; null when nothing committed
- */
-record ProbeSample(double p50Nanos, double p99Nanos, long probes, PipelineSample burst) {}

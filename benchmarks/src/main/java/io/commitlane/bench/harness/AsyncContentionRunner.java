@@ -1,0 +1,94 @@
+package io.commitlane.bench.harness;
+
+import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.PipelineSettings;
+import io.commitlane.actors.PipelineStats;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import org.HdrHistogram.Histogram;
+import org.apache.pekko.actor.typed.ActorSystem;
+
+/**
+ * Runs commitlane's asynchronous {@code commit(txn)} under one load on a fresh database. Each
+ * worker is a plain thread that keeps up to {@code inFlight} commits in flight: a semaphore it
+ * acquires before submitting and the completion callback (on the completion dispatcher) releases,
+ * so no pool thread ever blocks waiting for a commit. Keys, values, warm-up and window are as in
+ * {@link ContentionRunner}; latency runs from {@code begin} to the completion callback, like the
+ * synchronous rows' begin-to-return.
+ */
+public final class AsyncContentionRunner {
+  private final ActorSystem<?> system;
+  private final int keySpace;
+  private final CommitValues values;
+  private final double warmupSeconds;
+  private final double seconds;
+  private final boolean readFirst;
+
+  public AsyncContentionRunner(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds) {
+    this(system, keySpace, valueSize, warmupSeconds, seconds, false);
+  }
+
+  /** With {@code readFirst}, every transaction first reads its keys (tracked) before it writes them. */
+  public AsyncContentionRunner(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds, boolean readFirst) {
+    this(system, keySpace, CommitValues.fixed(valueSize), warmupSeconds, seconds, readFirst);
+  }
+
+  /** Each commit writes its worker's next of {@code values}. */
+  public AsyncContentionRunner(ActorSystem<?> system, int keySpace, CommitValues values, double warmupSeconds, double seconds, boolean readFirst) {
+    this.system = system;
+    this.keySpace = keySpace;
+    this.values = values;
+    this.warmupSeconds = warmupSeconds;
+    this.seconds = seconds;
+    this.readFirst = readFirst;
+  }
+
+  public PipelineSample run(PipelineSettings settings, Load load, int inFlight, boolean log, Path dir, WindowListener listener) throws Exception {
+    Files.createDirectories(dir);
+    try {
+      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+      try {
+        return measure(db, load, inFlight, log, listener);
+      } finally {
+        db.close();
+      }
+    } finally {
+      ContentionRunner.deleteRecursively(dir);
+    }
+  }
+
+  /** One warm-up and window on a database the caller opened (and closes), telling {@code listener} when the window opens and closes. */
+  public PipelineSample measure(CommitlaneDatabase db, Load load, int inFlight, boolean log, WindowListener listener) throws Exception {
+    CommitTally tally = new CommitTally();
+    CountDownLatch ready = new CountDownLatch(load.threads());
+    List<Thread> workers = tally.startInFlightWorkers(load.threads(), "bench-async-", ready, inFlight, values,
+        (random, value, done) -> commit(db, random, value, load.keys(), log, tally, done));
+    try {
+      CommitTally.Window window = tally.measure(ready, warmupSeconds, seconds, listener,
+          db::stats); // db.stats() starts the pipeline's interval histograms at the window's edge
+      PipelineStats stats = db.stats();
+      Histogram queueWait = stats.queueWait();
+      return new PipelineSample(window.measurement(), stats.executorsStarted(),
+          queueWait.getTotalCount() == 0 ? Double.NaN : queueWait.getValueAtPercentile(50));
+    } finally {
+      tally.stop(workers, "commitlane " + db.settings().mode().settingName() + " under " + load);
+    }
+  }
+
+  private void commit(CommitlaneDatabase db, SplittableRandom random, byte[] value, int keyCount, boolean log, CommitTally tally,
+      Runnable done) {
+    byte[][] keys = new byte[keyCount][]; // fresh arrays: the transaction keeps them until it completes
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
+    }
+    long start = System.nanoTime();
+    db.commit(BenchTransactions.begin(db, keys, value, log, readFirst)).whenComplete((result, error) -> {
+      tally.record(System.nanoTime() - start, error);
+      done.run();
+    });
+  }
+}
