@@ -1,6 +1,8 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.Setting;
+import io.commitlane.storage.internal.settings.StorageKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,37 +58,21 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
   public static final long KIB = 1024;
   public static final long MIB = 1024 * KIB;
   public static final long GIB = 1024 * MIB;
-  public static final long MIN_WRITE_BUFFER_SIZE = 64 * KIB;
-  public static final long MAX_WRITE_BUFFER_SIZE = 4 * GIB;
   public static final long DEFAULT_WRITE_BUFFER_SIZE = 64 * MIB;
-  public static final int MIN_WRITE_BUFFERS = 2;
-  public static final int MAX_WRITE_BUFFERS = 64;
   public static final int DEFAULT_WRITE_BUFFERS = 2;
-  public static final long MIN_SHARED_SIZE = MIB;
-  public static final long MAX_SHARED_SIZE = 1024 * GIB;
   public static final long DEFAULT_BLOCK_CACHE_SIZE = 256 * MIB;
   public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 0;
-  public static final int MIN_OPEN_FILES = 16;
-  public static final int MAX_OPEN_FILES = 1_000_000;
-  public static final int MIN_BACKGROUND_JOBS = 1;
-  public static final int MAX_BACKGROUND_JOBS = 64;
   public static final int DEFAULT_BACKGROUND_JOBS = 2;
-  public static final int MAX_BLOOM_BITS = 32;
   public static final long TIB = 1024 * GIB;
-  /** RocksDB's level-0 compaction trigger: stall triggers below it are raised to it by RocksDB. */
-  public static final int MIN_LEVEL0_TRIGGER = 4;
-  public static final int MAX_LEVEL0_TRIGGER = 10_000;
   public static final int DEFAULT_LEVEL0_SLOWDOWN_TRIGGER = 20;
   public static final int DEFAULT_LEVEL0_STOP_TRIGGER = 36;
-  public static final long MIN_PENDING_COMPACTION_LIMIT = MIB;
-  public static final long MAX_PENDING_COMPACTION_LIMIT = 1024 * TIB;
   public static final long DEFAULT_SOFT_PENDING_COMPACTION_LIMIT = 64 * GIB;
   public static final long DEFAULT_HARD_PENDING_COMPACTION_LIMIT = 256 * GIB;
 
   public RocksDbTuning {
     List<SettingError> errors = new ArrayList<>();
     if (compression == null) {
-      errors.add(new SettingError("rocksDbTuning.compression", null, "must be none, snappy, lz4 or zstd"));
+      errors.add(new SettingError("rocksDbTuning.compression", null, StorageKeys.COMPRESSION.allowed()));
     }
     Map<String, Compression> overrides = new LinkedHashMap<>();
     if (storeCompression == null) {
@@ -99,48 +85,40 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
           errors.add(new SettingError("rocksDbTuning.storeCompression." + store, c, "must name a valid store: " + e.getMessage()));
         }
         if (c == null) {
-          errors.add(new SettingError("rocksDbTuning.storeCompression." + store, null, "must be none, snappy, lz4 or zstd"));
+          errors.add(new SettingError("rocksDbTuning.storeCompression." + store, null, StorageKeys.COMPRESSION.allowed()));
         }
         overrides.put(store, c);
       });
     }
     storeCompression = java.util.Collections.unmodifiableMap(overrides);
-    range(errors, "writeBufferSize", writeBufferSize, MIN_WRITE_BUFFER_SIZE, MAX_WRITE_BUFFER_SIZE, "a size in 64 KiB..4 GiB");
-    range(errors, "maxWriteBuffers", maxWriteBuffers, MIN_WRITE_BUFFERS, MAX_WRITE_BUFFERS, "an integer in 2..64");
-    if (blockCacheSize != 0) {
-      range(errors, "blockCacheSize", blockCacheSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
+    check(errors, StorageKeys.WRITE_BUFFER_SIZE, writeBufferSize);
+    check(errors, StorageKeys.MAX_WRITE_BUFFERS, maxWriteBuffers);
+    check(errors, StorageKeys.BLOCK_CACHE_SIZE, blockCacheSize);
+    if (!StorageKeys.WRITE_BUFFER_MANAGER_SIZE.allows(writeBufferManagerSize)) {
+      check(errors, StorageKeys.WRITE_BUFFER_MANAGER_SIZE, writeBufferManagerSize);
+    } else if (writeBufferManagerSize != 0 && blockCacheSize == 0) {
+      errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+          "needs a shared block cache (blockCacheSize > 0), which it charges memtables to; set it to 0 or give the cache a size"));
+    } else if (writeBufferManagerSize > blockCacheSize) {
+      errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+          "must not exceed blockCacheSize (" + blockCacheSize + " bytes): memtables are charged to the cache, so a larger"
+              + " bound would evict every cached block; raise the cache or lower the bound"));
     }
-    if (writeBufferManagerSize != 0) {
-      if (writeBufferManagerSize < MIN_SHARED_SIZE || writeBufferManagerSize > MAX_SHARED_SIZE) {
-        range(errors, "writeBufferManagerSize", writeBufferManagerSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
-      } else if (blockCacheSize == 0) {
-        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
-            "needs a shared block cache (blockCacheSize > 0), which it charges memtables to; set it to 0 or give the cache a size"));
-      } else if (writeBufferManagerSize > blockCacheSize) {
-        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
-            "must not exceed blockCacheSize (" + blockCacheSize + " bytes): memtables are charged to the cache, so a larger"
-                + " bound would evict every cached block; raise the cache or lower the bound"));
-      }
-    }
-    if (maxOpenFiles != -1) {
-      range(errors, "maxOpenFiles", maxOpenFiles, MIN_OPEN_FILES, MAX_OPEN_FILES, "-1 (unlimited) or an integer in 16..1000000");
-    }
-    range(errors, "maxBackgroundJobs", maxBackgroundJobs, MIN_BACKGROUND_JOBS, MAX_BACKGROUND_JOBS, "an integer in 1..64");
-    range(errors, "bloomFilterBitsPerKey", bloomFilterBitsPerKey, 0, MAX_BLOOM_BITS, "an integer in 0..32 (0: no filter)");
-    range(errors, "level0SlowdownWritesTrigger", level0SlowdownWritesTrigger, MIN_LEVEL0_TRIGGER, MAX_LEVEL0_TRIGGER,
-        "an integer in 4..10000 (RocksDB's level-0 compaction trigger is 4)");
-    if (level0StopWritesTrigger < MIN_LEVEL0_TRIGGER || level0StopWritesTrigger > MAX_LEVEL0_TRIGGER) {
-      range(errors, "level0StopWritesTrigger", level0StopWritesTrigger, MIN_LEVEL0_TRIGGER, MAX_LEVEL0_TRIGGER,
-          "an integer in 4..10000 (RocksDB's level-0 compaction trigger is 4)");
+    check(errors, StorageKeys.MAX_OPEN_FILES, maxOpenFiles);
+    check(errors, StorageKeys.MAX_BACKGROUND_JOBS, maxBackgroundJobs);
+    check(errors, StorageKeys.BLOOM_FILTER_BITS_PER_KEY, bloomFilterBitsPerKey);
+    check(errors, StorageKeys.LEVEL0_SLOWDOWN_WRITES_TRIGGER, level0SlowdownWritesTrigger);
+    if (!StorageKeys.LEVEL0_STOP_WRITES_TRIGGER.allows(level0StopWritesTrigger)) {
+      check(errors, StorageKeys.LEVEL0_STOP_WRITES_TRIGGER, level0StopWritesTrigger);
     } else if (level0StopWritesTrigger < level0SlowdownWritesTrigger) {
       errors.add(new SettingError("rocksDbTuning.level0StopWritesTrigger", level0StopWritesTrigger,
           "must be at least level0SlowdownWritesTrigger (" + level0SlowdownWritesTrigger + "): writes slow down before"
               + " they stop; raise it or lower the slowdown trigger"));
     }
-    pendingLimit(errors, "softPendingCompactionBytesLimit", softPendingCompactionBytesLimit);
-    pendingLimit(errors, "hardPendingCompactionBytesLimit", hardPendingCompactionBytesLimit);
+    check(errors, StorageKeys.SOFT_PENDING_COMPACTION_BYTES_LIMIT, softPendingCompactionBytesLimit);
+    check(errors, StorageKeys.HARD_PENDING_COMPACTION_BYTES_LIMIT, hardPendingCompactionBytesLimit);
     if (hardPendingCompactionBytesLimit != 0 && softPendingCompactionBytesLimit > hardPendingCompactionBytesLimit
-        && inPendingRange(hardPendingCompactionBytesLimit)) {
+        && StorageKeys.HARD_PENDING_COMPACTION_BYTES_LIMIT.allows(hardPendingCompactionBytesLimit)) {
       errors.add(new SettingError("rocksDbTuning.softPendingCompactionBytesLimit", softPendingCompactionBytesLimit,
           "must not exceed hardPendingCompactionBytesLimit (" + hardPendingCompactionBytesLimit + " bytes): writes slow"
               + " down before they stop; raise the hard limit, lower the soft one, or set the hard one to 0 (off)"));
@@ -240,19 +218,8 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
         maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger, level0StopWritesTrigger, soft, hard);
   }
 
-  private static boolean inPendingRange(long bytes) {
-    return bytes >= MIN_PENDING_COMPACTION_LIMIT && bytes <= MAX_PENDING_COMPACTION_LIMIT;
-  }
-
-  private static void pendingLimit(List<SettingError> errors, String field, long bytes) {
-    if (bytes != 0 && !inPendingRange(bytes)) {
-      errors.add(new SettingError("rocksDbTuning." + field, bytes, "must be 0 (off) or a size in 1 MiB..1 PiB"));
-    }
-  }
-
-  private static void range(List<SettingError> errors, String field, long value, long min, long max, String allowed) {
-    if (value < min || value > max) {
-      errors.add(new SettingError("rocksDbTuning." + field, value, "must be " + allowed));
-    }
+  /** Checks a field against its definition; errors name it as {@code rocksDbTuning.<field>}. */
+  private static void check(List<SettingError> errors, Setting setting, long value) {
+    setting.check(errors, setting.javaName(), value);
   }
 }

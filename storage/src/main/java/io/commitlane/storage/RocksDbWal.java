@@ -1,6 +1,7 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.StorageKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,13 +37,9 @@ import java.util.List;
 public record RocksDbWal(boolean manualFlush, Duration syncInterval, boolean ackAfterSync,
     boolean unorderedWrite, boolean pipelinedWrite, boolean twoWriteQueues) {
 
-  public static final Duration MAX_SYNC_INTERVAL = Duration.ofSeconds(60);
-
   public RocksDbWal {
     List<SettingError> errors = new ArrayList<>();
-    if (syncInterval == null || syncInterval.isNegative() || syncInterval.compareTo(MAX_SYNC_INTERVAL) > 0) {
-      errors.add(new SettingError("rocksDbWal.syncInterval", syncInterval, "must be a duration in 0..60 s (0: no periodic sync)"));
-    }
+    StorageKeys.WAL_SYNC_INTERVAL.check(errors, StorageKeys.WAL_SYNC_INTERVAL.javaName(), syncInterval);
     if (unorderedWrite && pipelinedWrite) {
       errors.add(new SettingError("rocksDbWal.unorderedWrite", true,
           "RocksDB forbids unordered-write together with pipelined-write; turn one off"));
