@@ -98,11 +98,17 @@ final class PipelineSettingsReader {
     Boolean unordered = (Boolean) c.read(StorageKeys.WAL_UNORDERED_WRITE);
     Boolean pipelined = (Boolean) c.read(StorageKeys.WAL_PIPELINED_WRITE);
     Boolean twoQueues = (Boolean) c.read(StorageKeys.WAL_TWO_WRITE_QUEUES);
-    if (manual == null || interval == null || ack == null || unordered == null || pipelined == null || twoQueues == null) {
-      return null;
-    }
+    // The options' combinations are checked even when one of them could not be read (its place
+    // then holds RocksDB's default), so that every error is reported at once; nothing built from
+    // such a placeholder is returned.
+    RocksDbWal d = RocksDbWal.defaults();
+    boolean complete = manual != null && interval != null && ack != null && unordered != null && pipelined != null
+        && twoQueues != null;
     try {
-      return new RocksDbWal(manual, interval, ack, unordered, pipelined, twoQueues);
+      RocksDbWal wal = new RocksDbWal(manual != null ? manual : d.manualFlush(), interval != null ? interval : d.syncInterval(),
+          ack != null ? ack : d.ackAfterSync(), unordered != null ? unordered : d.unorderedWrite(),
+          pipelined != null ? pipelined : d.pipelinedWrite(), twoQueues != null ? twoQueues : d.twoWriteQueues());
+      return complete ? wal : null;
     } catch (InvalidSettingsException e) {
       for (SettingError each : e.errors()) {
         Setting setting = StorageKeys.byJavaName(each.field());
@@ -123,14 +129,23 @@ final class PipelineSettingsReader {
     Long ringSlots = (Long) c.read(asSetting(LogKeys.COMPLETION_RING_SLOTS));
     Duration ringWait = (Duration) c.read(asSetting(LogKeys.COMPLETION_RING_WAIT));
     RecoveryMode recovery = logChoice(c, LogKeys.RECOVERY, RecoveryMode.values());
-    if (durability == null || segment == null || age == null || retention == null || wait == null || append == null
-        || appendBuffer == null || ringSlots == null || ringWait == null || recovery == null) {
-      return null;
-    }
+    // The builder checks what depends on more than one value (a power of two) for every value that
+    // could be read, so that every error is reported at once; it is returned only if all could.
+    LogSettings.Builder b = LogSettings.builder();
+    boolean complete = true;
+    if (durability != null) { b.durability(durability); } else { complete = false; }
+    if (segment != null) { b.maxSegmentBytes(segment); } else { complete = false; }
+    if (age != null) { b.maxSegmentAge(age); } else { complete = false; }
+    if (retention != null) { b.retention(retention); } else { complete = false; }
+    if (wait != null) { b.groupCommitMaxWait(wait); } else { complete = false; }
+    if (append != null) { b.appendMode(append); } else { complete = false; }
+    if (appendBuffer != null) { b.appendBufferBytes(appendBuffer); } else { complete = false; }
+    if (ringSlots != null) { b.completionRingSlots(ringSlots.intValue()); } else { complete = false; }
+    if (ringWait != null) { b.completionRingWait(ringWait); } else { complete = false; }
+    if (recovery != null) { b.recoveryMode(recovery); } else { complete = false; }
     try {
-      return LogSettings.builder().durability(durability).maxSegmentBytes(segment).maxSegmentAge(age).retention(retention)
-          .groupCommitMaxWait(wait).appendMode(append).appendBufferBytes(appendBuffer).completionRingSlots(ringSlots.intValue())
-          .completionRingWait(ringWait).recoveryMode(recovery).build();
+      LogSettings log = b.build();
+      return complete ? log : null;
     } catch (InvalidLogSettingException e) {
       for (InvalidLogSettingException each : allOf(e)) {
         LogKey key = LogKeys.byJavaName(each.field());
