@@ -11,42 +11,40 @@ import java.util.Objects;
 
 /**
  * RocksDB options commitlane sets when it opens a database. Every field is validated together;
- * errors name the field (as {@code rocksDbTuning.<field>}) and its range.
+ * errors name the field (as {@code rocksDbTuning.<field>}) and its range. Each field's key under
+ * {@code commitlane.rocksdb}, range and doc line are defined once, in {@code StorageKeys}; the
+ * defaults and what each costs are {@code reference.conf}'s (docs/configuration.md).
  *
  * <ul>
- *   <li>{@code compression}: the data-file compression of every store without an override
- *       (default {@link #DEFAULT_COMPRESSION}); {@code storeCompression}: overrides by store name
- *       (the {@code default} store included). Compression costs CPU at flush and compaction only.
- *   <li>{@code writeBufferSize} (64 KiB..4 GiB, default 64 MiB, RocksDB's): the memtable size of
- *       each store at which it is switched and flushed. {@code maxWriteBuffers} (2..64, default 2):
- *       memtables a store may hold (one being written, the others waiting for their flush).
- *   <li>{@code blockCacheSize} (0 or 1 MiB..1 TiB, default 256 MiB): one LRU block cache shared
- *       by every store of every database of the process opened with the same cache settings; it
- *       allocates as it fills, so an idle process pays nothing for its size. 0: each store gets
- *       RocksDB's own private cache (32 MiB each), as RocksDB does by default.
- *   <li>{@code writeBufferManagerSize} (0 or 1 MiB..1 TiB, at most {@code blockCacheSize},
- *       default 0 = no bound): a bound on the memtables of every database sharing the cache; past
- *       it the <em>writing</em> database switches and flushes its memtable. Memtables are charged
- *       to the block cache, so cached blocks and memtables together stay near {@code
- *       blockCacheSize}. Off by default: when idle databases hold most of the bound, every write
- *       of a busy one flushes a memtable of a few keys (measured: one 2 KB file per write and
- *       write stalls with 100 databases), so size it above what idle databases keep.
- *   <li>{@code maxOpenFiles} (-1 = unlimited, or 16..1,000,000; default -1, RocksDB's).
- *   <li>{@code maxBackgroundJobs} (1..64, default 2, RocksDB's): flushes and compactions that run
- *       at once for a database; they share RocksDB's process-wide thread pools.
- *   <li>{@code bloomFilterBitsPerKey} (0..32, default 0 = no filter, RocksDB's): a Bloom filter per
- *       data file, so a point read of a missing key skips the file.
+ *   <li>{@code compression}: the data-file compression of every store without an override;
+ *       {@code storeCompression}: overrides by store name (the {@code default} store included).
+ *       Compression costs CPU at flush and compaction only.
+ *   <li>{@code writeBufferSize}: the memtable size of each store at which it is switched and
+ *       flushed. {@code maxWriteBuffers}: memtables a store may hold (one being written, the
+ *       others waiting for their flush).
+ *   <li>{@code blockCacheSize}: one LRU block cache shared by every store of every database of
+ *       the process opened with the same cache settings; it allocates as it fills, so an idle
+ *       process pays nothing for its size. 0: each store gets RocksDB's own private cache.
+ *   <li>{@code writeBufferManagerSize} (at most {@code blockCacheSize}, 0 = no bound): a bound on
+ *       the memtables of every database sharing the cache; past it the <em>writing</em> database
+ *       switches and flushes its memtable. Memtables are charged to the block cache, so cached
+ *       blocks and memtables together stay near {@code blockCacheSize}. Off by default: when idle
+ *       databases hold most of the bound, every write of a busy one flushes a memtable of a few
+ *       keys (measured: one 2 KB file per write and write stalls with 100 databases), so size it
+ *       above what idle databases keep.
+ *   <li>{@code maxOpenFiles} (-1 = unlimited), {@code maxBackgroundJobs} (flushes and compactions
+ *       that run at once for a database, on RocksDB's process-wide thread pools), {@code
+ *       bloomFilterBitsPerKey} (0 = no filter; a point read of a missing key skips the file).
  *   <li>Write stalls: RocksDB slows writes (to its delayed write rate) and then stops them when
  *       flushes and compactions fall behind; commitlane turns a stall into backpressure (a full
- *       commit queue). {@code level0SlowdownWritesTrigger} (4..10,000, default 20, RocksDB's) and
- *       {@code level0StopWritesTrigger} (4..10,000, at least the slowdown trigger, default 36,
- *       RocksDB's): level-0 files of a store at which writes slow down and stop (4 is RocksDB's
- *       level-0 compaction trigger, below which RocksDB would raise them silently). {@code
- *       softPendingCompactionBytesLimit} and {@code hardPendingCompactionBytesLimit} (0 or 1 MiB..1
- *       PiB, soft at most hard unless hard is 0; defaults 64 GiB and 256 GiB, RocksDB's): bytes
- *       compaction is behind by (RocksDB's estimate) at which writes slow down and stop; 0 turns
- *       that limit off. The memtable limit is {@code maxWriteBuffers}: all of a store's memtables
- *       waiting for their flush stop writes (with more than 3, one fewer slows them).
+ *       commit queue). {@code level0SlowdownWritesTrigger} and {@code level0StopWritesTrigger}
+ *       (at least the slowdown trigger): level-0 files of a store at which writes slow down and
+ *       stop (the lowest allowed is RocksDB's level-0 compaction trigger, below which RocksDB would
+ *       raise them silently). {@code softPendingCompactionBytesLimit} and {@code
+ *       hardPendingCompactionBytesLimit} (soft at most hard unless hard is 0): bytes compaction is
+ *       behind by (RocksDB's estimate) at which writes slow down and stop; 0 turns that limit off.
+ *       The memtable limit is {@code maxWriteBuffers}: all of a store's memtables waiting for their
+ *       flush stop writes (with more than 3, one fewer slows them).
  * </ul>
  */
 public record RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
@@ -128,24 +126,17 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
     }
   }
 
-  /** The earlier form: the write-stall triggers at RocksDB's defaults. */
-  public RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
-      int maxWriteBuffers, long blockCacheSize, long writeBufferManagerSize, int maxOpenFiles, int maxBackgroundJobs,
-      int bloomFilterBitsPerKey) {
-    this(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize, maxOpenFiles,
-        maxBackgroundJobs, bloomFilterBitsPerKey, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
-        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
-  }
-
   public static RocksDbTuning defaults() {
     return new RocksDbTuning(DEFAULT_COMPRESSION, Map.of(), DEFAULT_WRITE_BUFFER_SIZE, DEFAULT_WRITE_BUFFERS, DEFAULT_BLOCK_CACHE_SIZE,
-        DEFAULT_WRITE_BUFFER_MANAGER_SIZE, -1, DEFAULT_BACKGROUND_JOBS, 0);
+        DEFAULT_WRITE_BUFFER_MANAGER_SIZE, -1, DEFAULT_BACKGROUND_JOBS, 0, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
+        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
   }
 
   /** RocksDB's own defaults for everything: snappy, per-store caches, no memtable bound. */
   public static RocksDbTuning rocksDbDefaults() {
     return new RocksDbTuning(Compression.SNAPPY, Map.of(), DEFAULT_WRITE_BUFFER_SIZE, DEFAULT_WRITE_BUFFERS, 0, 0, -1,
-        DEFAULT_BACKGROUND_JOBS, 0);
+        DEFAULT_BACKGROUND_JOBS, 0, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
+        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
   }
 
   /** The compression of {@code store}: its override, else the default. */
@@ -198,10 +189,7 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
         softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
-  /**
-   * The level-0 files of a store at which RocksDB slows writes down and at which it stops them
-   * (4..10,000 each, {@code stop >= slowdown}; RocksDB's defaults are 20 and 36).
-   */
+  /** The level-0 files of a store at which RocksDB slows writes down and at which it stops them ({@code stop >= slowdown}). */
   public RocksDbTuning withLevel0WriteTriggers(int slowdown, int stop) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
         maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, slowdown, stop, softPendingCompactionBytesLimit,
@@ -210,8 +198,7 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
 
   /**
    * The bytes compaction may be behind by (RocksDB's estimate) before RocksDB slows writes down
-   * ({@code soft}) and stops them ({@code hard}); 0 or 1 MiB..1 PiB each, 0 = off, {@code soft <=
-   * hard} unless hard is 0. RocksDB's defaults are 64 GiB and 256 GiB.
+   * ({@code soft}) and stops them ({@code hard}); 0 = off, {@code soft <= hard} unless hard is 0.
    */
   public RocksDbTuning withPendingCompactionLimits(long soft, long hard) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,

@@ -155,7 +155,11 @@ public final class LogSettings {
         + recoveryMode + "}";
   }
 
-  /** Collects settings; nothing is checked until {@link #build()}. */
+  /**
+   * Collects settings; nothing is checked until {@link #build()}. Each setting's range (and its
+   * key under {@code commitlane.txlog}) is defined once, in {@code LogKeys}; a builder starts from
+   * the values of the actors module's {@code reference.conf}, which a test keeps equal.
+   */
   public static final class Builder {
     private Durability durability = Durability.PROCESS;
     private long maxSegmentBytes = 16L << 20;
@@ -190,7 +194,7 @@ public final class LogSettings {
     /**
      * LEADERLESS: bytes of each of the two ping-pong buffers (capped at maxSegmentBytes); a frame
      * larger than a buffer is written straight to the file while appends wait. ACTOR: the most
-     * the writer takes into one batch (one write). 4 KiB..256 MiB, default 1 MiB.
+     * the writer takes into one batch (one write).
      */
     public Builder appendBufferBytes(long bytes) {
       this.appendBufferBytes = bytes;
@@ -200,8 +204,7 @@ public final class LogSettings {
     /**
      * LEADERLESS: slots of the completion watermark's ring (24 bytes each): an append waits while
      * it would be this many records past the oldest record not yet finished or aborted, and fails
-     * with {@link UnfinishedLimitException} after {@link #completionRingWait}. A power of two,
-     * 16..1048576, default 16384.
+     * with {@link UnfinishedLimitException} after {@link #completionRingWait}. A power of two.
      */
     public Builder completionRingSlots(int records) {
       this.completionRingSlots = records;
@@ -214,31 +217,31 @@ public final class LogSettings {
       return this;
     }
 
-    /** Rotate before a record would make the active segment larger than this; 4 KiB..1 GiB, default 16 MiB. */
+    /** Rotate before a record would make the active segment larger than this. */
     public Builder maxSegmentBytes(long bytes) {
       this.maxSegmentBytes = bytes;
       return this;
     }
 
-    /** Rotate at the first append after the active segment got this old; 1 ms..365 days, default 1 hour. */
+    /** Rotate at the first append after the active segment got this old. */
     public Builder maxSegmentAge(Duration age) {
       this.maxSegmentAge = age;
       return this;
     }
 
-    /** {@link TransactionLog#purgeExpired()} deletes flushed segments older than this; 0..3650 days, default 3 days. */
+    /** {@link TransactionLog#purgeExpired()} deletes flushed segments older than this. */
     public Builder retention(Duration retention) {
       this.retention = retention;
       return this;
     }
 
-    /** FSYNC: force early once this many bytes wait; 1 B..1 GiB, default 1 MiB. */
+    /** FSYNC: force early once this many bytes wait. */
     public Builder groupCommitMaxBytes(long bytes) {
       this.groupCommitMaxBytes = bytes;
       return this;
     }
 
-    /** FSYNC: force early once this many records wait; 1..1,000,000, default 4096. */
+    /** FSYNC: force early once this many records wait. */
     public Builder groupCommitMaxRecords(int records) {
       this.groupCommitMaxRecords = records;
       return this;
@@ -246,8 +249,8 @@ public final class LogSettings {
 
     /**
      * FSYNC: how long the force thread may wait after the first durability request for more
-     * records to share one fsync; 0..1 s, default 0 (force at once: records written during a force
-     * share the next one, so a lone caller never waits for company).
+     * records to share one fsync; 0 forces at once (records written during a force share the next
+     * one, so a lone caller never waits for company).
      */
     public Builder groupCommitMaxWait(Duration wait) {
       this.groupCommitMaxWait = wait;
@@ -256,7 +259,7 @@ public final class LogSettings {
 
     /**
      * LEADERLESS: how long an append waits for a slot of the completion ring (a finish or abort of
-     * the oldest unfinished record frees it) before it fails; 0..1 hour, default 30 s.
+     * the oldest unfinished record frees it) before it fails.
      */
     public Builder completionRingWait(Duration wait) {
       this.completionRingWait = wait;
