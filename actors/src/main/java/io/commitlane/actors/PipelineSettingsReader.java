@@ -2,6 +2,7 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.PipelineKeys;
 import io.commitlane.storage.BlindWrites;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;
@@ -9,21 +10,26 @@ import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.OccValidation;
 import io.commitlane.storage.RocksDbTuning;
 import io.commitlane.storage.RocksDbWal;
+import io.commitlane.storage.internal.settings.Setting;
+import io.commitlane.storage.internal.settings.StorageKeys;
 import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.InvalidLogSettingException;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.RecoveryMode;
+import io.commitlane.txlog.internal.settings.LogKey;
+import io.commitlane.txlog.internal.settings.LogKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Reads {@code commitlane { ... }} into {@link PipelineSettings}: every key read with its range,
- * every problem collected, and one {@link InvalidSettingsException} naming all of them, so nothing
- * is applied from a half-bad config. {@link PipelineSettings} itself validates what it is built
- * from; this class only turns config values into it.
+ * Reads {@code commitlane { ... }} into {@link PipelineSettings} through the settings' definitions
+ * ({@code PipelineKeys}, {@code StorageKeys}, {@code LogKeys}): every key read and checked against
+ * its definition, every problem collected, and one {@link InvalidSettingsException} naming all of
+ * them, so nothing is applied from a half-bad config. No default is written here: the config is
+ * expected to include {@code reference.conf}, and a missing key is an error naming it.
  */
 final class PipelineSettingsReader {
   private PipelineSettingsReader() {}
@@ -32,117 +38,140 @@ final class PipelineSettingsReader {
   static PipelineSettings read(Config config) {
     ConfigSection c = new ConfigSection(config, PipelineSettings.ROOT);
     SettingKeys.refuseUnknown(c);
-    int threads = c.intOrAuto("commit-threads", CommitlaneSettings.MIN_COMMIT_THREADS, CommitlaneSettings.MAX_COMMIT_THREADS,
-        CommitlaneSettings.defaultCommitThreads());
-    int buckets = c.intIn("occ-lock-buckets", CommitlaneSettings.MIN_LOCK_BUCKETS, CommitlaneSettings.MAX_LOCK_BUCKETS,
-        CommitlaneSettings.DEFAULT_LOCK_BUCKETS);
-    OccValidation validation = c.oneOf("occ-validation", OccValidation.values(), OccValidation.PARALLEL);
-    BlindWrites blindWrites = c.oneOf("occ-blind-writes", BlindWrites.values(), BlindWrites.CONFLICT);
-    PipelineMode mode = c.oneOf("mode", PipelineMode.values(), PipelineMode.THREADS);
-    int capacity = c.intIn("commit-queue-capacity", 1, 10_000_000, 4096);
-    int batch = c.intIn("executor-batch", 1, 65_536, 256);
-    String completion = c.string("completion-dispatcher", "pekko.actor.default-dispatcher", "must be a dispatcher path");
-    boolean wal = c.bool("wal", true);
-    RocksDbWal rocksDbWal = rocksDbWal(c, wal);
+    Object threads = c.read(PipelineKeys.COMMIT_THREADS);
+    Long buckets = (Long) c.read(StorageKeys.OCC_LOCK_BUCKETS);
+    OccValidation validation = choice(c, StorageKeys.OCC_VALIDATION, OccValidation.values());
+    BlindWrites blindWrites = choice(c, StorageKeys.OCC_BLIND_WRITES, BlindWrites.values());
+    PipelineMode mode = choice(c, PipelineKeys.MODE, PipelineMode.values());
+    Long capacity = (Long) c.read(PipelineKeys.COMMIT_QUEUE_CAPACITY);
+    Long batch = (Long) c.read(PipelineKeys.EXECUTOR_BATCH);
+    String completion = (String) c.read(PipelineKeys.COMPLETION_DISPATCHER);
+    Boolean wal = (Boolean) c.read(PipelineKeys.WAL);
+    RocksDbWal rocksDbWal = rocksDbWal(c);
     RocksDbTuning tuning = RocksDbTuningReader.read(c);
     LogSettings log = logSettings(c);
-    boolean replay = c.bool("txlog.replay", true);
-    Duration purge = c.duration("txlog.purge-interval", Duration.ofHours(1));
+    Boolean replay = (Boolean) c.read(PipelineKeys.TXLOG_REPLAY);
+    Duration purge = (Duration) c.read(PipelineKeys.TXLOG_PURGE_INTERVAL);
     WriteGroupSettings groups = writeGroups(c);
-    RequestIdSettings d = RequestIdSettings.defaults();
-    Duration window = c.durationIn("request-ids.window", Duration.ofSeconds(1), Duration.ofDays(30), "1 s..30 days", d.window());
-    int maxIds = c.intIn("request-ids.max-ids", 1, (int) RequestIdSettings.MAX_IDS, (int) d.maxIds());
-    Duration idPurge = c.durationIn("request-ids.purge-interval", Duration.ofMillis(100), Duration.ofDays(1), "100 ms..1 day",
-        d.purgeInterval());
-    Duration spin = c.duration("executor-spin", PipelineSettings.DEFAULT_EXECUTOR_SPIN);
+    Duration window = (Duration) c.read(PipelineKeys.REQUEST_IDS_WINDOW);
+    Long maxIds = (Long) c.read(PipelineKeys.REQUEST_IDS_MAX_IDS);
+    Duration idPurge = (Duration) c.read(PipelineKeys.REQUEST_IDS_PURGE_INTERVAL);
+    Duration spin = (Duration) c.read(PipelineKeys.EXECUTOR_SPIN);
     c.throwIfInvalid();
-    return new PipelineSettings(new CommitlaneSettings(buckets, validation, threads, blindWrites, rocksDbWal, tuning), mode, capacity, batch,
-        completion, wal, log, replay, purge, groups, new RequestIdSettings(window, maxIds, idPurge), spin);
+    int commitThreads = threads instanceof Long n ? n.intValue() : PipelineSettings.autoCommitThreads();
+    return new PipelineSettings(new CommitlaneSettings(buckets.intValue(), validation, blindWrites, rocksDbWal, tuning),
+        commitThreads, mode, capacity.intValue(), batch.intValue(), completion, wal, log, replay, purge, groups,
+        new RequestIdSettings(window, maxIds, idPurge), spin);
+  }
+
+  /** The value of a choice setting whose values are {@code values} written in lower case with dashes. */
+  static <E extends Enum<E>> E choice(ConfigSection c, Setting setting, E[] values) {
+    String name = (String) c.read(setting);
+    return name == null ? null : byName(values, name);
+  }
+
+  private static <E extends Enum<E>> E byName(E[] values, String name) {
+    for (E v : values) {
+      if (v.name().toLowerCase(Locale.ROOT).replace('_', '-').equals(name)) {
+        return v;
+      }
+    }
+    throw new IllegalStateException(name + " is a value of its setting's definition but not of " + values[0].getDeclaringClass());
   }
 
   private static WriteGroupSettings writeGroups(ConfigSection c) {
-    WriteGroupSettings d = WriteGroupSettings.defaults();
-    boolean enabled = c.bool("write-groups.enabled", d.enabled());
-    int members = c.intIn("write-groups.max-members", WriteGroupSettings.MIN_MEMBERS, WriteGroupSettings.MAX_MEMBERS, d.maxMembers());
-    int keys = c.intIn("write-groups.max-keys", 1, WriteGroupSettings.MAX_KEYS, d.maxKeys());
-    Long bytes = c.bytes("write-groups.max-bytes");
-    if (bytes != null && (bytes < WriteGroupSettings.MIN_BYTES || bytes > WriteGroupSettings.MAX_BYTES)) {
-      c.error("write-groups.max-bytes", c.raw("write-groups.max-bytes"), "must be a size in 1 KiB..1 GiB");
-      bytes = null;
+    Boolean enabled = (Boolean) c.read(PipelineKeys.WRITE_GROUPS_ENABLED);
+    Long members = (Long) c.read(PipelineKeys.WRITE_GROUPS_MAX_MEMBERS);
+    Long keys = (Long) c.read(PipelineKeys.WRITE_GROUPS_MAX_KEYS);
+    Long bytes = (Long) c.read(PipelineKeys.WRITE_GROUPS_MAX_BYTES);
+    if (enabled == null || members == null || keys == null || bytes == null) {
+      return null;
     }
-    return new WriteGroupSettings(enabled, members, keys, bytes == null ? d.maxBytes() : bytes);
+    return new WriteGroupSettings(enabled, members.intValue(), keys.intValue(), bytes);
   }
 
-  /** {@code commitlane.rocksdb-wal { ... }}, checked whole and against {@code commitlane.wal}. */
-  private static RocksDbWal rocksDbWal(ConfigSection c, boolean walEnabled) {
-    boolean manual = c.bool("rocksdb-wal.manual-flush", false);
-    Duration interval = c.duration("rocksdb-wal.sync-interval", Duration.ZERO);
-    boolean ack = c.bool("rocksdb-wal.ack-after-sync", false);
-    boolean unordered = c.bool("rocksdb-wal.unordered-write", false);
-    boolean pipelined = c.bool("rocksdb-wal.pipelined-write", false);
-    boolean twoQueues = c.bool("rocksdb-wal.two-write-queues", false);
-    RocksDbWal wal;
+  /** {@code commitlane.rocksdb-wal { ... }}, checked whole (its options' combinations). */
+  private static RocksDbWal rocksDbWal(ConfigSection c) {
+    Boolean manual = (Boolean) c.read(StorageKeys.WAL_MANUAL_FLUSH);
+    Duration interval = (Duration) c.read(StorageKeys.WAL_SYNC_INTERVAL);
+    Boolean ack = (Boolean) c.read(StorageKeys.WAL_ACK_AFTER_SYNC);
+    Boolean unordered = (Boolean) c.read(StorageKeys.WAL_UNORDERED_WRITE);
+    Boolean pipelined = (Boolean) c.read(StorageKeys.WAL_PIPELINED_WRITE);
+    Boolean twoQueues = (Boolean) c.read(StorageKeys.WAL_TWO_WRITE_QUEUES);
+    // The options' combinations are checked even when one of them could not be read (its place
+    // then holds RocksDB's default), so that every error is reported at once; nothing built from
+    // such a placeholder is returned.
+    RocksDbWal d = RocksDbWal.defaults();
+    boolean complete = manual != null && interval != null && ack != null && unordered != null && pipelined != null
+        && twoQueues != null;
     try {
-      wal = new RocksDbWal(manual, interval, ack, unordered, pipelined, twoQueues);
+      RocksDbWal wal = new RocksDbWal(manual != null ? manual : d.manualFlush(), interval != null ? interval : d.syncInterval(),
+          ack != null ? ack : d.ackAfterSync(), unordered != null ? unordered : d.unorderedWrite(),
+          pipelined != null ? pipelined : d.pipelinedWrite(), twoQueues != null ? twoQueues : d.twoWriteQueues());
+      return complete ? wal : null;
     } catch (InvalidSettingsException e) {
       for (SettingError each : e.errors()) {
-        String key = switch (each.field()) {
-          case "rocksDbWal.syncInterval" -> "rocksdb-wal.sync-interval";
-          case "rocksDbWal.unorderedWrite" -> "rocksdb-wal.unordered-write";
-          default -> "rocksdb-wal";
-        };
-        c.error(key, each.value(), each.allowed());
+        Setting setting = StorageKeys.byJavaName(each.field());
+        c.error(setting == null ? "rocksdb-wal" : setting.key(), each.value(), each.allowed());
       }
-      return RocksDbWal.defaults();
+      return null;
     }
-    if (!walEnabled && wal.isCustomized()) {
-      c.error("rocksdb-wal", wal, "its options need RocksDB's WAL on (commitlane.wal = on)");
-      return RocksDbWal.defaults();
-    }
-    return wal;
   }
 
   private static LogSettings logSettings(ConfigSection c) {
-    Durability durability = c.oneOf("txlog.durability", Durability.values(), Durability.PROCESS);
-    Long segment = c.bytes("txlog.max-segment-size");
-    Duration age = c.duration("txlog.max-segment-age", null);
-    Duration retention = c.duration("txlog.retention", null);
-    Duration wait = c.duration("txlog.group-commit-max-wait", null);
-    AppendMode append = c.oneOf("txlog.append", AppendMode.values(), AppendMode.SERIALIZED);
-    Long appendBuffer = c.bytes("txlog.append-buffer-size");
-    Integer ringSlots = c.has("txlog.completion-ring-slots") ? c.intIn("txlog.completion-ring-slots", 16, 1 << 20, 16384) : null;
-    Duration ringWait = c.duration("txlog.completion-ring-wait", null);
-    RecoveryMode recovery = c.oneOf("txlog.recovery", RecoveryMode.values(), RecoveryMode.POINT_IN_TIME);
-    LogSettings.Builder b = LogSettings.builder().durability(durability).appendMode(append).recoveryMode(recovery);
+    Durability durability = logChoice(c, LogKeys.DURABILITY, Durability.values());
+    Long segment = (Long) c.read(asSetting(LogKeys.MAX_SEGMENT_SIZE));
+    Duration age = (Duration) c.read(asSetting(LogKeys.MAX_SEGMENT_AGE));
+    Duration retention = (Duration) c.read(asSetting(LogKeys.RETENTION));
+    Duration wait = (Duration) c.read(asSetting(LogKeys.GROUP_COMMIT_MAX_WAIT));
+    AppendMode append = logChoice(c, LogKeys.APPEND, AppendMode.values());
+    Long appendBuffer = (Long) c.read(asSetting(LogKeys.APPEND_BUFFER_SIZE));
+    Long ringSlots = (Long) c.read(asSetting(LogKeys.COMPLETION_RING_SLOTS));
+    Duration ringWait = (Duration) c.read(asSetting(LogKeys.COMPLETION_RING_WAIT));
+    RecoveryMode recovery = logChoice(c, LogKeys.RECOVERY, RecoveryMode.values());
+    // The builder checks what depends on more than one value (a power of two) for every value that
+    // could be read, so that every error is reported at once; it is returned only if all could.
+    LogSettings.Builder b = LogSettings.builder();
+    boolean complete = true;
+    if (durability != null) { b.durability(durability); } else { complete = false; }
+    if (segment != null) { b.maxSegmentBytes(segment); } else { complete = false; }
+    if (age != null) { b.maxSegmentAge(age); } else { complete = false; }
+    if (retention != null) { b.retention(retention); } else { complete = false; }
+    if (wait != null) { b.groupCommitMaxWait(wait); } else { complete = false; }
+    if (append != null) { b.appendMode(append); } else { complete = false; }
+    if (appendBuffer != null) { b.appendBufferBytes(appendBuffer); } else { complete = false; }
+    if (ringSlots != null) { b.completionRingSlots(ringSlots.intValue()); } else { complete = false; }
+    if (ringWait != null) { b.completionRingWait(ringWait); } else { complete = false; }
+    if (recovery != null) { b.recoveryMode(recovery); } else { complete = false; }
     try {
-      if (segment != null) {
-        b.maxSegmentBytes(segment);
-      }
-      if (age != null) {
-        b.maxSegmentAge(age);
-      }
-      if (retention != null) {
-        b.retention(retention);
-      }
-      if (wait != null) {
-        b.groupCommitMaxWait(wait);
-      }
-      if (appendBuffer != null) {
-        b.appendBufferBytes(appendBuffer);
-      }
-      if (ringSlots != null) {
-        b.completionRingSlots(ringSlots);
-      }
-      if (ringWait != null) {
-        b.completionRingWait(ringWait);
-      }
-      return b.build();
+      LogSettings log = b.build();
+      return complete ? log : null;
     } catch (InvalidLogSettingException e) {
       for (InvalidLogSettingException each : allOf(e)) {
-        c.error("txlog." + kebab(each.field()), null, each.allowedRange());
+        LogKey key = LogKeys.byJavaName(each.field());
+        String configKey = key == null || key.key() == null ? "txlog" : key.key();
+        c.error(configKey, c.raw(configKey), each.allowedRange());
       }
-      return LogSettings.defaults();
+      return null;
     }
+  }
+
+  private static <E extends Enum<E>> E logChoice(ConfigSection c, LogKey key, E[] values) {
+    return choice(c, asSetting(key), values);
+  }
+
+  /** A transaction-log setting as the reader reads it (txlog has its own descriptor type: it imports no storage). */
+  static Setting asSetting(LogKey k) {
+    if (!k.values().isEmpty()) {
+      return Setting.oneOf(k.key(), k.javaName(), k.values(), k.doc());
+    }
+    if (k.minDuration() != null) {
+      return Setting.duration(k.key(), k.javaName(), k.minDuration(), k.maxDuration(), k.range(), k.doc());
+    }
+    if ("bytes".equals(k.unit())) {
+      return Setting.size(k.key(), k.javaName(), k.min(), k.max(), k.range(), k.doc());
+    }
+    return Setting.integer(k.key(), k.javaName(), k.min(), k.max(), k.doc());
   }
 
   private static List<InvalidLogSettingException> allOf(InvalidLogSettingException e) {
@@ -154,14 +183,5 @@ final class PipelineSettingsReader {
       }
     }
     return all;
-  }
-
-  private static String kebab(String camel) {
-    return switch (camel) {
-      case "maxSegmentBytes" -> "max-segment-size";
-      case "appendMode" -> "append";
-      case "appendBufferBytes" -> "append-buffer-size";
-      default -> camel.replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
-    };
   }
 }

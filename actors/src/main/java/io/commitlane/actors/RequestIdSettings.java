@@ -11,14 +11,12 @@ import java.time.Duration;
  * sustained rate of writes with ids is at most {@code maxIds / window} (about 110 a second with
  * the defaults).
  *
- * @param window how long an applied id is remembered at least, 1 s..30 days
- * @param maxIds how many ids a database remembers at most, 1..100000000
- * @param purgeInterval how often records past the window are deleted, 100 ms..1 day
+ * <p>Ranges: {@code PipelineKeys}; defaults: {@code reference.conf}, checked when {@link
+ * PipelineSettings} is built.
  */
 public record RequestIdSettings(Duration window, long maxIds, Duration purgeInterval) {
-  public static final long MAX_IDS = 100_000_000L;
-
+  /** The defaults of {@code reference.conf}. */
   public static RequestIdSettings defaults() {
-    return new RequestIdSettings(Duration.ofMinutes(15), 100_000, Duration.ofMinutes(1));
+    return PipelineSettings.defaults().requestIds();
   }
 }

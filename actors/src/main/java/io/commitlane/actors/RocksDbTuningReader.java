@@ -7,43 +7,46 @@ import io.commitlane.storage.Compression;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.RocksDbTuning;
+import io.commitlane.storage.internal.settings.Setting;
+import io.commitlane.storage.internal.settings.StorageKeys;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 
 /**
- * Reads {@code commitlane.rocksdb { ... }} into {@link RocksDbTuning}: values of the wrong type
- * and out of range are reported under their config keys with the rest of the section's errors.
+ * Reads {@code commitlane.rocksdb { ... }} into {@link RocksDbTuning} through the definitions in
+ * {@code StorageKeys}: values of the wrong type and out of range are reported under their config
+ * keys with the rest of the section's errors; null if any is.
  */
 final class RocksDbTuningReader {
-  private static final String COMPRESSIONS = "must be one of \"none\", \"snappy\", \"lz4\", \"zstd\"";
-
   private RocksDbTuningReader() {}
 
   static RocksDbTuning read(ConfigSection c) {
-    RocksDbTuning d = RocksDbTuning.defaults();
-    Compression compression = c.oneOf("rocksdb.compression", Compression.values(), d.compression());
+    Compression compression = PipelineSettingsReader.choice(c, StorageKeys.COMPRESSION, Compression.values());
     Map<String, Compression> perStore = storeCompression(c);
-    long writeBuffer = size(c, "rocksdb.write-buffer-size", d.writeBufferSize());
-    int buffers = c.integer("rocksdb.max-write-buffers", d.maxWriteBuffers());
-    long cache = size(c, "rocksdb.block-cache-size", d.blockCacheSize());
-    long manager = size(c, "rocksdb.write-buffer-manager-size", d.writeBufferManagerSize());
-    int files = c.integer("rocksdb.max-open-files", d.maxOpenFiles());
-    int jobs = c.integer("rocksdb.max-background-jobs", d.maxBackgroundJobs());
-    int bloom = c.integer("rocksdb.bloom-filter-bits-per-key", d.bloomFilterBitsPerKey());
-    int slowdown = c.integer("rocksdb.level0-slowdown-writes-trigger", d.level0SlowdownWritesTrigger());
-    int stop = c.integer("rocksdb.level0-stop-writes-trigger", d.level0StopWritesTrigger());
-    long soft = size(c, "rocksdb.soft-pending-compaction-bytes-limit", d.softPendingCompactionBytesLimit());
-    long hard = size(c, "rocksdb.hard-pending-compaction-bytes-limit", d.hardPendingCompactionBytesLimit());
+    Long writeBuffer = (Long) c.read(StorageKeys.WRITE_BUFFER_SIZE);
+    Long buffers = (Long) c.read(StorageKeys.MAX_WRITE_BUFFERS);
+    Long cache = (Long) c.read(StorageKeys.BLOCK_CACHE_SIZE);
+    Long manager = (Long) c.read(StorageKeys.WRITE_BUFFER_MANAGER_SIZE);
+    Long files = (Long) c.read(StorageKeys.MAX_OPEN_FILES);
+    Long jobs = (Long) c.read(StorageKeys.MAX_BACKGROUND_JOBS);
+    Long bloom = (Long) c.read(StorageKeys.BLOOM_FILTER_BITS_PER_KEY);
+    Long slowdown = (Long) c.read(StorageKeys.LEVEL0_SLOWDOWN_WRITES_TRIGGER);
+    Long stop = (Long) c.read(StorageKeys.LEVEL0_STOP_WRITES_TRIGGER);
+    Long soft = (Long) c.read(StorageKeys.SOFT_PENDING_COMPACTION_BYTES_LIMIT);
+    Long hard = (Long) c.read(StorageKeys.HARD_PENDING_COMPACTION_BYTES_LIMIT);
+    if (compression == null || perStore == null || writeBuffer == null || buffers == null || cache == null || manager == null
+        || files == null || jobs == null || bloom == null || slowdown == null || stop == null || soft == null || hard == null) {
+      return null;
+    }
     try {
-      return new RocksDbTuning(compression, perStore, writeBuffer, buffers, cache, manager, files, jobs, bloom, slowdown, stop,
-          soft, hard);
+      return new RocksDbTuning(compression, perStore, writeBuffer, buffers.intValue(), cache, manager, files.intValue(),
+          jobs.intValue(), bloom.intValue(), slowdown.intValue(), stop.intValue(), soft, hard);
     } catch (InvalidSettingsException e) {
       for (SettingError each : e.errors()) {
         String key = configKey(each.field());
         c.error(key, c.raw(key) == null ? each.value() : c.raw(key), each.allowed());
       }
-      return d;
+      return null;
     }
   }
 
@@ -59,7 +62,7 @@ final class RocksDbTuningReader {
         Object raw = e.getValue().unwrapped();
         Compression value = e.getValue().valueType() == ConfigValueType.STRING ? Compression.parse((String) raw) : null;
         if (value == null) {
-          c.error(section + "." + e.getKey(), raw, COMPRESSIONS + " (quote a store name that has dots)");
+          c.error(section + "." + e.getKey(), raw, StorageKeys.COMPRESSION.allowed() + " (quote a store name that has dots)");
         } else {
           m.put(e.getKey(), value);
         }
@@ -70,16 +73,13 @@ final class RocksDbTuningReader {
     return m;
   }
 
-  private static long size(ConfigSection c, String key, long fallback) {
-    return c.has(key) ? c.bytes(key, fallback) : fallback;
-  }
-
   /** {@code rocksDbTuning.writeBufferSize} is {@code rocksdb.write-buffer-size}; store names stay as written. */
   private static String configKey(String field) {
-    String f = field.substring("rocksDbTuning.".length());
-    if (f.startsWith("storeCompression.")) {
-      return SettingKeys.STORE_COMPRESSION + "." + f.substring("storeCompression.".length());
+    String prefix = "rocksDbTuning.storeCompression.";
+    if (field.startsWith(prefix)) {
+      return SettingKeys.STORE_COMPRESSION + "." + field.substring(prefix.length());
     }
-    return "rocksdb." + f.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT);
+    Setting setting = StorageKeys.byJavaName(field);
+    return setting == null ? "rocksdb" : setting.key();
   }
 }

@@ -66,9 +66,7 @@ class FailedCommitFeedTest {
     m.put("txlog.append", append);
     PipelineSettings base = PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane")
         .withFallback(testKit.system().settings().config()));
-    return fs == null ? base : new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    return fs == null ? base : base.withLog(base.log().toBuilder().fileSystem(fs).build());
   }
 
   @Test

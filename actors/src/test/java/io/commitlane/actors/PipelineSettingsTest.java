@@ -24,7 +24,7 @@ class PipelineSettingsTest {
   @Test
   void referenceConfDefaults() {
     PipelineSettings s = parse(Map.of());
-    assertEquals(CommitlaneSettings.defaultCommitThreads(), s.commitThreads());
+    assertEquals(PipelineSettings.autoCommitThreads(), s.commitThreads());
     assertEquals(65_536, s.storage().occLockBuckets());
     assertEquals(OccValidation.PARALLEL, s.storage().occValidation());
     assertEquals(BlindWrites.CONFLICT, s.storage().occBlindWrites());
@@ -68,7 +68,7 @@ class PipelineSettingsTest {
         "txlog.append", "leaderful", "txlog.append-buffer-size", "1 KiB", "txlog.completion-ring-slots", 1000)));
     assertEquals(java.util.Set.of("commitlane.txlog.append", "commitlane.txlog.append-buffer-size",
         "commitlane.txlog.completion-ring-slots"), java.util.Set.copyOf(e.fields()));
-    assertTrue(e.getMessage().contains("\"serialized\", \"leaderless\", \"actor\""), e.getMessage());
+    assertTrue(e.getMessage().contains("\"serialized\", \"leaderless\" or \"actor\""), e.getMessage());
     log = parse(Map.of("txlog.append", "actor", "txlog.append-buffer-size", "256 KiB")).log();
     assertEquals(io.commitlane.txlog.AppendMode.ACTOR, log.appendMode());
     assertEquals(256L << 10, log.appendBufferBytes(), "the most one batch of the log's writer takes");
@@ -157,10 +157,11 @@ class PipelineSettingsTest {
     io.commitlane.txlog.LogSettings log = d.log().toBuilder().durability(Durability.FSYNC).maxSegmentBytes(1 << 20).build();
     io.commitlane.storage.RocksDbWal wal = new io.commitlane.storage.RocksDbWal(true, Duration.ofMillis(5), false, false, false, false);
     WriteGroupSettings groups = new WriteGroupSettings(true, 8, 100, 1 << 16);
-    CommitlaneSettings storage = new CommitlaneSettings(1024, OccValidation.SERIAL, 3, BlindWrites.ORDERED);
+    CommitlaneSettings storage = new CommitlaneSettings(1024, OccValidation.SERIAL, BlindWrites.ORDERED,
+        io.commitlane.storage.RocksDbWal.defaults(), io.commitlane.storage.RocksDbTuning.defaults());
     java.util.Map<String, java.util.function.UnaryOperator<PipelineSettings>> changes = new java.util.LinkedHashMap<>();
     changes.put("storage", s -> s.withStorage(storage));
-    changes.put("storage.commitThreads", s -> s.withCommitThreads(7));
+    changes.put("commitThreads", s -> s.withCommitThreads(7));
     changes.put("storage.occLockBuckets", s -> s.withOccLockBuckets(128));
     changes.put("storage.occValidation", s -> s.withOccValidation(OccValidation.SERIAL));
     changes.put("storage.occBlindWrites", s -> s.withOccBlindWrites(BlindWrites.ORDERED));

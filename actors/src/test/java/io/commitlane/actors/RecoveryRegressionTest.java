@@ -276,9 +276,7 @@ class RecoveryRegressionTest {
   void aFailedLogWriteIsNeverAcknowledgedAndCloseSaysTheLogFailed() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
     List<String> acknowledged = new ArrayList<>();
     CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
     await(write(db, "orders", "before", "1"));
@@ -313,10 +311,7 @@ class RecoveryRegressionTest {
   void aFailedFsyncIsNeverAcknowledged() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build(), base.replay(), base.purgeInterval(),
-        base.writeGroups());
+    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build());
     CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
@@ -336,10 +331,7 @@ class RecoveryRegressionTest {
   void aSynchronousCommitWhoseFsyncFailsIsWrittenButNotDurable() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build(), base.replay(), base.purgeInterval(),
-        base.writeGroups());
+    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build());
     CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
@@ -355,9 +347,7 @@ class RecoveryRegressionTest {
   void aSegmentThatCannotBeCreatedFailsTheCommitBeforeItIsWritten() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
     if (append.equals("actor")) {
       aSegmentThatCannotBeCreatedStopsAnActorWrittenLog(fs, faulty);
       return;
@@ -488,9 +478,7 @@ class RecoveryRegressionTest {
 
   private PipelineSettings withFileSystem(FaultInjectingFileSystem fs) {
     PipelineSettings base = settings(Map.of());
-    return new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    return base.withLog(base.log().toBuilder().fileSystem(fs).build());
   }
 
   /**
@@ -696,9 +684,7 @@ class RecoveryRegressionTest {
   }
 
   private static PipelineSettings withFileSystem(PipelineSettings base, FaultInjectingFileSystem fs) {
-    return new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
-        base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
-        base.purgeInterval(), base.writeGroups());
+    return base.withLog(base.log().toBuilder().fileSystem(fs).build());
   }
 
   /** Copies a running database's files: what a kill -9 at this moment would leave on disk. */

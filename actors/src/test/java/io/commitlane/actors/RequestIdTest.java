@@ -199,9 +199,7 @@ class RequestIdTest {
   void aRepeatIsNeverAnsweredCommittedForAFirstAttemptThatIsNotDurable(boolean crash) throws Exception {
     io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
     PipelineSettings base = settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless"));
-    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     TestProbe<WriteReply> replies = testKit.createTestProbe();
@@ -247,9 +245,7 @@ class RequestIdTest {
     io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
     Map<String, Object> config = Map.of("wal", "off", "txlog.append", append, "txlog.durability", "fsync");
     PipelineSettings base = settings(testKit.system(), config);
-    PipelineSettings faulty = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(),
-        base.executorBatch(), base.completionDispatcher(), base.walEnabled(),
-        base.log().toBuilder().fileSystem(fs).build(), base.replay(), base.purgeInterval(), base.writeGroups());
+    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     TestProbe<WriteReply> replies = testKit.createTestProbe();

@@ -66,9 +66,9 @@ class RocksDbTuningSettingsTest {
           soft-pending-compaction-bytes-limit = 1 KiB
           hard-pending-compaction-bytes-limit = plenty
         }"""));
-    assertEquals(List.of("commitlane.rocksdb.hard-pending-compaction-bytes-limit",
+    assertEquals(java.util.Set.of("commitlane.rocksdb.hard-pending-compaction-bytes-limit",
         "commitlane.rocksdb.level0-slowdown-writes-trigger", "commitlane.rocksdb.level0-stop-writes-trigger",
-        "commitlane.rocksdb.soft-pending-compaction-bytes-limit"), ranges.fields());
+        "commitlane.rocksdb.soft-pending-compaction-bytes-limit"), java.util.Set.copyOf(ranges.fields()));
     assertTrue(ranges.getMessage().contains("commitlane.rocksdb.level0-slowdown-writes-trigger = 2: must be an integer in"
         + " 4..10000"), ranges.getMessage());
     assertTrue(ranges.getMessage().contains("commitlane.rocksdb.soft-pending-compaction-bytes-limit = \"1 KiB\": must be 0"
@@ -97,10 +97,10 @@ class RocksDbTuningSettingsTest {
           max-background-jobs = 65
           bloom-filter-bits-per-key = 2.5
         }"""));
-    assertEquals(List.of("commitlane.rocksdb.compression", "commitlane.rocksdb.store-compression.orders",
+    assertEquals(java.util.Set.of("commitlane.rocksdb.compression", "commitlane.rocksdb.store-compression.orders",
         "commitlane.rocksdb.block-cache-size", "commitlane.rocksdb.bloom-filter-bits-per-key",
         "commitlane.rocksdb.write-buffer-size", "commitlane.rocksdb.max-write-buffers", "commitlane.rocksdb.max-open-files",
-        "commitlane.rocksdb.max-background-jobs"), e.fields());
+        "commitlane.rocksdb.max-background-jobs"), java.util.Set.copyOf(e.fields()));
     assertTrue(e.getMessage().contains("commitlane.rocksdb.write-buffer-size = \"1 KiB\": must be a size in 64 KiB..4 GiB"), e.getMessage());
     assertTrue(e.getMessage().contains("commitlane.rocksdb.max-background-jobs = 65: must be an integer in 1..64"), e.getMessage());
   }

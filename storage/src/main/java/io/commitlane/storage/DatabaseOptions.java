@@ -12,7 +12,7 @@ import java.util.Objects;
  *     crash loses recent writes unless the transaction log replays them.
  * @param createIfMissing create the database if the path holds none (default true)
  * @param stores named stores to create if missing, besides {@code default}
- * @param settings the settings to open with, or null for {@link ProcessSettings#current()}
+ * @param settings the settings to open with, or null for {@link CommitlaneSettings#defaults()}
  */
 public record DatabaseOptions(boolean walEnabled, boolean createIfMissing, List<String> stores, CommitlaneSettings settings) {
   public DatabaseOptions {
@@ -40,6 +40,6 @@ public record DatabaseOptions(boolean walEnabled, boolean createIfMissing, List<
   }
 
   CommitlaneSettings resolvedSettings() {
-    return settings != null ? settings : ProcessSettings.current();
+    return settings != null ? settings : CommitlaneSettings.defaults();
   }
 }

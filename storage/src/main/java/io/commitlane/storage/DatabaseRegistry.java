@@ -76,8 +76,8 @@ final class DatabaseRegistry {
 
   private static void requireCompatible(SharedDatabase shared, DatabaseOptions wanted) {
     DatabaseOptions have = shared.options();
-    // Settings taken implicitly from ProcessSettings never conflict: an open database keeps what
-    // it opened with. Only settings asked for explicitly must match.
+    // An open without explicit settings takes the open database's as they are; only settings
+    // asked for explicitly must match.
     CommitlaneSettings wantedSettings = wanted.settings() == null ? shared.settings() : wanted.settings();
     if (have.walEnabled() != wanted.walEnabled() || !shared.settings().equals(wantedSettings)) {
       List<String> differ = new ArrayList<>();

@@ -1,6 +1,8 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.Setting;
+import io.commitlane.storage.internal.settings.StorageKeys;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,42 +11,40 @@ import java.util.Objects;
 
 /**
  * RocksDB options commitlane sets when it opens a database. Every field is validated together;
- * errors name the field (as {@code rocksDbTuning.<field>}) and its range.
+ * errors name the field (as {@code rocksDbTuning.<field>}) and its range. Each field's key under
+ * {@code commitlane.rocksdb}, range and doc line are defined once, in {@code StorageKeys}; the
+ * defaults and what each costs are {@code reference.conf}'s (docs/configuration.md).
  *
  * <ul>
- *   <li>{@code compression}: the data-file compression of every store without an override
- *       (default {@link #DEFAULT_COMPRESSION}); {@code storeCompression}: overrides by store name
- *       (the {@code default} store included). Compression costs CPU at flush and compaction only.
- *   <li>{@code writeBufferSize} (64 KiB..4 GiB, default 64 MiB, RocksDB's): the memtable size of
- *       each store at which it is switched and flushed. {@code maxWriteBuffers} (2..64, default 2):
- *       memtables a store may hold (one being written, the others waiting for their flush).
- *   <li>{@code blockCacheSize} (0 or 1 MiB..1 TiB, default 256 MiB): one LRU block cache shared
- *       by every store of every database of the process opened with the same cache settings; it
- *       allocates as it fills, so an idle process pays nothing for its size. 0: each store gets
- *       RocksDB's own private cache (32 MiB each), as RocksDB does by default.
- *   <li>{@code writeBufferManagerSize} (0 or 1 MiB..1 TiB, at most {@code blockCacheSize},
- *       default 0 = no bound): a bound on the memtables of every database sharing the cache; past
- *       it the <em>writing</em> database switches and flushes its memtable. Memtables are charged
- *       to the block cache, so cached blocks and memtables together stay near {@code
- *       blockCacheSize}. Off by default: when idle databases hold most of the bound, every write
- *       of a busy one flushes a memtable of a few keys (measured: one 2 KB file per write and
- *       write stalls with 100 databases), so size it above what idle databases keep.
- *   <li>{@code maxOpenFiles} (-1 = unlimited, or 16..1,000,000; default -1, RocksDB's).
- *   <li>{@code maxBackgroundJobs} (1..64, default 2, RocksDB's): flushes and compactions that run
- *       at once for a database; they share RocksDB's process-wide thread pools.
- *   <li>{@code bloomFilterBitsPerKey} (0..32, default 0 = no filter, RocksDB's): a Bloom filter per
- *       data file, so a point read of a missing key skips the file.
+ *   <li>{@code compression}: the data-file compression of every store without an override;
+ *       {@code storeCompression}: overrides by store name (the {@code default} store included).
+ *       Compression costs CPU at flush and compaction only.
+ *   <li>{@code writeBufferSize}: the memtable size of each store at which it is switched and
+ *       flushed. {@code maxWriteBuffers}: memtables a store may hold (one being written, the
+ *       others waiting for their flush).
+ *   <li>{@code blockCacheSize}: one LRU block cache shared by every store of every database of
+ *       the process opened with the same cache settings; it allocates as it fills, so an idle
+ *       process pays nothing for its size. 0: each store gets RocksDB's own private cache.
+ *   <li>{@code writeBufferManagerSize} (at most {@code blockCacheSize}, 0 = no bound): a bound on
+ *       the memtables of every database sharing the cache; past it the <em>writing</em> database
+ *       switches and flushes its memtable. Memtables are charged to the block cache, so cached
+ *       blocks and memtables together stay near {@code blockCacheSize}. Off by default: when idle
+ *       databases hold most of the bound, every write of a busy one flushes a memtable of a few
+ *       keys (measured: one 2 KB file per write and write stalls with 100 databases), so size it
+ *       above what idle databases keep.
+ *   <li>{@code maxOpenFiles} (-1 = unlimited), {@code maxBackgroundJobs} (flushes and compactions
+ *       that run at once for a database, on RocksDB's process-wide thread pools), {@code
+ *       bloomFilterBitsPerKey} (0 = no filter; a point read of a missing key skips the file).
  *   <li>Write stalls: RocksDB slows writes (to its delayed write rate) and then stops them when
  *       flushes and compactions fall behind; commitlane turns a stall into backpressure (a full
- *       commit queue). {@code level0SlowdownWritesTrigger} (4..10,000, default 20, RocksDB's) and
- *       {@code level0StopWritesTrigger} (4..10,000, at least the slowdown trigger, default 36,
- *       RocksDB's): level-0 files of a store at which writes slow down and stop (4 is RocksDB's
- *       level-0 compaction trigger, below which RocksDB would raise them silently). {@code
- *       softPendingCompactionBytesLimit} and {@code hardPendingCompactionBytesLimit} (0 or 1 MiB..1
- *       PiB, soft at most hard unless hard is 0; defaults 64 GiB and 256 GiB, RocksDB's): bytes
- *       compaction is behind by (RocksDB's estimate) at which writes slow down and stop; 0 turns
- *       that limit off. The memtable limit is {@code maxWriteBuffers}: all of a store's memtables
- *       waiting for their flush stop writes (with more than 3, one fewer slows them).
+ *       commit queue). {@code level0SlowdownWritesTrigger} and {@code level0StopWritesTrigger}
+ *       (at least the slowdown trigger): level-0 files of a store at which writes slow down and
+ *       stop (the lowest allowed is RocksDB's level-0 compaction trigger, below which RocksDB would
+ *       raise them silently). {@code softPendingCompactionBytesLimit} and {@code
+ *       hardPendingCompactionBytesLimit} (soft at most hard unless hard is 0): bytes compaction is
+ *       behind by (RocksDB's estimate) at which writes slow down and stop; 0 turns that limit off.
+ *       The memtable limit is {@code maxWriteBuffers}: all of a store's memtables waiting for their
+ *       flush stop writes (with more than 3, one fewer slows them).
  * </ul>
  */
 public record RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
@@ -56,37 +56,21 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
   public static final long KIB = 1024;
   public static final long MIB = 1024 * KIB;
   public static final long GIB = 1024 * MIB;
-  public static final long MIN_WRITE_BUFFER_SIZE = 64 * KIB;
-  public static final long MAX_WRITE_BUFFER_SIZE = 4 * GIB;
   public static final long DEFAULT_WRITE_BUFFER_SIZE = 64 * MIB;
-  public static final int MIN_WRITE_BUFFERS = 2;
-  public static final int MAX_WRITE_BUFFERS = 64;
   public static final int DEFAULT_WRITE_BUFFERS = 2;
-  public static final long MIN_SHARED_SIZE = MIB;
-  public static final long MAX_SHARED_SIZE = 1024 * GIB;
   public static final long DEFAULT_BLOCK_CACHE_SIZE = 256 * MIB;
   public static final long DEFAULT_WRITE_BUFFER_MANAGER_SIZE = 0;
-  public static final int MIN_OPEN_FILES = 16;
-  public static final int MAX_OPEN_FILES = 1_000_000;
-  public static final int MIN_BACKGROUND_JOBS = 1;
-  public static final int MAX_BACKGROUND_JOBS = 64;
   public static final int DEFAULT_BACKGROUND_JOBS = 2;
-  public static final int MAX_BLOOM_BITS = 32;
   public static final long TIB = 1024 * GIB;
-  /** RocksDB's level-0 compaction trigger: stall triggers below it are raised to it by RocksDB. */
-  public static final int MIN_LEVEL0_TRIGGER = 4;
-  public static final int MAX_LEVEL0_TRIGGER = 10_000;
   public static final int DEFAULT_LEVEL0_SLOWDOWN_TRIGGER = 20;
   public static final int DEFAULT_LEVEL0_STOP_TRIGGER = 36;
-  public static final long MIN_PENDING_COMPACTION_LIMIT = MIB;
-  public static final long MAX_PENDING_COMPACTION_LIMIT = 1024 * TIB;
   public static final long DEFAULT_SOFT_PENDING_COMPACTION_LIMIT = 64 * GIB;
   public static final long DEFAULT_HARD_PENDING_COMPACTION_LIMIT = 256 * GIB;
 
   public RocksDbTuning {
     List<SettingError> errors = new ArrayList<>();
     if (compression == null) {
-      errors.add(new SettingError("rocksDbTuning.compression", null, "must be none, snappy, lz4 or zstd"));
+      errors.add(new SettingError("rocksDbTuning.compression", null, StorageKeys.COMPRESSION.allowed()));
     }
     Map<String, Compression> overrides = new LinkedHashMap<>();
     if (storeCompression == null) {
@@ -99,48 +83,40 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
           errors.add(new SettingError("rocksDbTuning.storeCompression." + store, c, "must name a valid store: " + e.getMessage()));
         }
         if (c == null) {
-          errors.add(new SettingError("rocksDbTuning.storeCompression." + store, null, "must be none, snappy, lz4 or zstd"));
+          errors.add(new SettingError("rocksDbTuning.storeCompression." + store, null, StorageKeys.COMPRESSION.allowed()));
         }
         overrides.put(store, c);
       });
     }
     storeCompression = java.util.Collections.unmodifiableMap(overrides);
-    range(errors, "writeBufferSize", writeBufferSize, MIN_WRITE_BUFFER_SIZE, MAX_WRITE_BUFFER_SIZE, "a size in 64 KiB..4 GiB");
-    range(errors, "maxWriteBuffers", maxWriteBuffers, MIN_WRITE_BUFFERS, MAX_WRITE_BUFFERS, "an integer in 2..64");
-    if (blockCacheSize != 0) {
-      range(errors, "blockCacheSize", blockCacheSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
+    check(errors, StorageKeys.WRITE_BUFFER_SIZE, writeBufferSize);
+    check(errors, StorageKeys.MAX_WRITE_BUFFERS, maxWriteBuffers);
+    check(errors, StorageKeys.BLOCK_CACHE_SIZE, blockCacheSize);
+    if (!StorageKeys.WRITE_BUFFER_MANAGER_SIZE.allows(writeBufferManagerSize)) {
+      check(errors, StorageKeys.WRITE_BUFFER_MANAGER_SIZE, writeBufferManagerSize);
+    } else if (writeBufferManagerSize != 0 && blockCacheSize == 0) {
+      errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+          "needs a shared block cache (blockCacheSize > 0), which it charges memtables to; set it to 0 or give the cache a size"));
+    } else if (writeBufferManagerSize > blockCacheSize) {
+      errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
+          "must not exceed blockCacheSize (" + blockCacheSize + " bytes): memtables are charged to the cache, so a larger"
+              + " bound would evict every cached block; raise the cache or lower the bound"));
     }
-    if (writeBufferManagerSize != 0) {
-      if (writeBufferManagerSize < MIN_SHARED_SIZE || writeBufferManagerSize > MAX_SHARED_SIZE) {
-        range(errors, "writeBufferManagerSize", writeBufferManagerSize, MIN_SHARED_SIZE, MAX_SHARED_SIZE, "0 or a size in 1 MiB..1 TiB");
-      } else if (blockCacheSize == 0) {
-        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
-            "needs a shared block cache (blockCacheSize > 0), which it charges memtables to; set it to 0 or give the cache a size"));
-      } else if (writeBufferManagerSize > blockCacheSize) {
-        errors.add(new SettingError("rocksDbTuning.writeBufferManagerSize", writeBufferManagerSize,
-            "must not exceed blockCacheSize (" + blockCacheSize + " bytes): memtables are charged to the cache, so a larger"
-                + " bound would evict every cached block; raise the cache or lower the bound"));
-      }
-    }
-    if (maxOpenFiles != -1) {
-      range(errors, "maxOpenFiles", maxOpenFiles, MIN_OPEN_FILES, MAX_OPEN_FILES, "-1 (unlimited) or an integer in 16..1000000");
-    }
-    range(errors, "maxBackgroundJobs", maxBackgroundJobs, MIN_BACKGROUND_JOBS, MAX_BACKGROUND_JOBS, "an integer in 1..64");
-    range(errors, "bloomFilterBitsPerKey", bloomFilterBitsPerKey, 0, MAX_BLOOM_BITS, "an integer in 0..32 (0: no filter)");
-    range(errors, "level0SlowdownWritesTrigger", level0SlowdownWritesTrigger, MIN_LEVEL0_TRIGGER, MAX_LEVEL0_TRIGGER,
-        "an integer in 4..10000 (RocksDB's level-0 compaction trigger is 4)");
-    if (level0StopWritesTrigger < MIN_LEVEL0_TRIGGER || level0StopWritesTrigger > MAX_LEVEL0_TRIGGER) {
-      range(errors, "level0StopWritesTrigger", level0StopWritesTrigger, MIN_LEVEL0_TRIGGER, MAX_LEVEL0_TRIGGER,
-          "an integer in 4..10000 (RocksDB's level-0 compaction trigger is 4)");
+    check(errors, StorageKeys.MAX_OPEN_FILES, maxOpenFiles);
+    check(errors, StorageKeys.MAX_BACKGROUND_JOBS, maxBackgroundJobs);
+    check(errors, StorageKeys.BLOOM_FILTER_BITS_PER_KEY, bloomFilterBitsPerKey);
+    check(errors, StorageKeys.LEVEL0_SLOWDOWN_WRITES_TRIGGER, level0SlowdownWritesTrigger);
+    if (!StorageKeys.LEVEL0_STOP_WRITES_TRIGGER.allows(level0StopWritesTrigger)) {
+      check(errors, StorageKeys.LEVEL0_STOP_WRITES_TRIGGER, level0StopWritesTrigger);
     } else if (level0StopWritesTrigger < level0SlowdownWritesTrigger) {
       errors.add(new SettingError("rocksDbTuning.level0StopWritesTrigger", level0StopWritesTrigger,
           "must be at least level0SlowdownWritesTrigger (" + level0SlowdownWritesTrigger + "): writes slow down before"
               + " they stop; raise it or lower the slowdown trigger"));
     }
-    pendingLimit(errors, "softPendingCompactionBytesLimit", softPendingCompactionBytesLimit);
-    pendingLimit(errors, "hardPendingCompactionBytesLimit", hardPendingCompactionBytesLimit);
+    check(errors, StorageKeys.SOFT_PENDING_COMPACTION_BYTES_LIMIT, softPendingCompactionBytesLimit);
+    check(errors, StorageKeys.HARD_PENDING_COMPACTION_BYTES_LIMIT, hardPendingCompactionBytesLimit);
     if (hardPendingCompactionBytesLimit != 0 && softPendingCompactionBytesLimit > hardPendingCompactionBytesLimit
-        && inPendingRange(hardPendingCompactionBytesLimit)) {
+        && StorageKeys.HARD_PENDING_COMPACTION_BYTES_LIMIT.allows(hardPendingCompactionBytesLimit)) {
       errors.add(new SettingError("rocksDbTuning.softPendingCompactionBytesLimit", softPendingCompactionBytesLimit,
           "must not exceed hardPendingCompactionBytesLimit (" + hardPendingCompactionBytesLimit + " bytes): writes slow"
               + " down before they stop; raise the hard limit, lower the soft one, or set the hard one to 0 (off)"));
@@ -150,24 +126,17 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
     }
   }
 
-  /** The earlier form: the write-stall triggers at RocksDB's defaults. */
-  public RocksDbTuning(Compression compression, Map<String, Compression> storeCompression, long writeBufferSize,
-      int maxWriteBuffers, long blockCacheSize, long writeBufferManagerSize, int maxOpenFiles, int maxBackgroundJobs,
-      int bloomFilterBitsPerKey) {
-    this(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize, maxOpenFiles,
-        maxBackgroundJobs, bloomFilterBitsPerKey, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
-        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
-  }
-
   public static RocksDbTuning defaults() {
     return new RocksDbTuning(DEFAULT_COMPRESSION, Map.of(), DEFAULT_WRITE_BUFFER_SIZE, DEFAULT_WRITE_BUFFERS, DEFAULT_BLOCK_CACHE_SIZE,
-        DEFAULT_WRITE_BUFFER_MANAGER_SIZE, -1, DEFAULT_BACKGROUND_JOBS, 0);
+        DEFAULT_WRITE_BUFFER_MANAGER_SIZE, -1, DEFAULT_BACKGROUND_JOBS, 0, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
+        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
   }
 
   /** RocksDB's own defaults for everything: snappy, per-store caches, no memtable bound. */
   public static RocksDbTuning rocksDbDefaults() {
     return new RocksDbTuning(Compression.SNAPPY, Map.of(), DEFAULT_WRITE_BUFFER_SIZE, DEFAULT_WRITE_BUFFERS, 0, 0, -1,
-        DEFAULT_BACKGROUND_JOBS, 0);
+        DEFAULT_BACKGROUND_JOBS, 0, DEFAULT_LEVEL0_SLOWDOWN_TRIGGER, DEFAULT_LEVEL0_STOP_TRIGGER,
+        DEFAULT_SOFT_PENDING_COMPACTION_LIMIT, DEFAULT_HARD_PENDING_COMPACTION_LIMIT);
   }
 
   /** The compression of {@code store}: its override, else the default. */
@@ -220,10 +189,7 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
         softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit);
   }
 
-  /**
-   * The level-0 files of a store at which RocksDB slows writes down and at which it stops them
-   * (4..10,000 each, {@code stop >= slowdown}; RocksDB's defaults are 20 and 36).
-   */
+  /** The level-0 files of a store at which RocksDB slows writes down and at which it stops them ({@code stop >= slowdown}). */
   public RocksDbTuning withLevel0WriteTriggers(int slowdown, int stop) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
         maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, slowdown, stop, softPendingCompactionBytesLimit,
@@ -232,27 +198,15 @@ public record RocksDbTuning(Compression compression, Map<String, Compression> st
 
   /**
    * The bytes compaction may be behind by (RocksDB's estimate) before RocksDB slows writes down
-   * ({@code soft}) and stops them ({@code hard}); 0 or 1 MiB..1 PiB each, 0 = off, {@code soft <=
-   * hard} unless hard is 0. RocksDB's defaults are 64 GiB and 256 GiB.
+   * ({@code soft}) and stops them ({@code hard}); 0 = off, {@code soft <= hard} unless hard is 0.
    */
   public RocksDbTuning withPendingCompactionLimits(long soft, long hard) {
     return new RocksDbTuning(compression, storeCompression, writeBufferSize, maxWriteBuffers, blockCacheSize, writeBufferManagerSize,
         maxOpenFiles, maxBackgroundJobs, bloomFilterBitsPerKey, level0SlowdownWritesTrigger, level0StopWritesTrigger, soft, hard);
   }
 
-  private static boolean inPendingRange(long bytes) {
-    return bytes >= MIN_PENDING_COMPACTION_LIMIT && bytes <= MAX_PENDING_COMPACTION_LIMIT;
-  }
-
-  private static void pendingLimit(List<SettingError> errors, String field, long bytes) {
-    if (bytes != 0 && !inPendingRange(bytes)) {
-      errors.add(new SettingError("rocksDbTuning." + field, bytes, "must be 0 (off) or a size in 1 MiB..1 PiB"));
-    }
-  }
-
-  private static void range(List<SettingError> errors, String field, long value, long min, long max, String allowed) {
-    if (value < min || value > max) {
-      errors.add(new SettingError("rocksDbTuning." + field, value, "must be " + allowed));
-    }
+  /** Checks a field against its definition; errors name it as {@code rocksDbTuning.<field>}. */
+  private static void check(List<SettingError> errors, Setting setting, long value) {
+    setting.check(errors, setting.javaName(), value);
   }
 }

@@ -1,20 +1,22 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.StorageKeys;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * How RocksDB's own write-ahead log is written, for databases that keep it on. Every field is off
- * by default (RocksDB's defaults). What each one changes:
+ * by default (RocksDB's defaults); keys and ranges are defined in {@code StorageKeys}. What each
+ * one changes:
  *
  * <ul>
  *   <li>{@code manualFlush} (RocksDB {@code manual_wal_flush}): writes stay in RocksDB's WAL
  *       buffer instead of reaching the file at every write; a {@link WalGroupSyncer} (or {@link
  *       Database#syncWal()}) writes and syncs them. Read-your-own-writes is unchanged; a process
  *       crash loses what no sync covered yet.
- *   <li>{@code syncInterval} (0..60 s, 0 = none): a group syncer calls {@code flushWal(true)}
+ *   <li>{@code syncInterval} (0 = none): a group syncer calls {@code flushWal(true)}
  *       (write + fsync) this often for every pending commit: an out-of-band group
  *       committer. Bounds what a crash or power loss can take.
  *   <li>{@code ackAfterSync}: a transactional commit completes only after a group sync that started
@@ -36,13 +38,9 @@ import java.util.List;
 public record RocksDbWal(boolean manualFlush, Duration syncInterval, boolean ackAfterSync,
     boolean unorderedWrite, boolean pipelinedWrite, boolean twoWriteQueues) {
 
-  public static final Duration MAX_SYNC_INTERVAL = Duration.ofSeconds(60);
-
   public RocksDbWal {
     List<SettingError> errors = new ArrayList<>();
-    if (syncInterval == null || syncInterval.isNegative() || syncInterval.compareTo(MAX_SYNC_INTERVAL) > 0) {
-      errors.add(new SettingError("rocksDbWal.syncInterval", syncInterval, "must be a duration in 0..60 s (0: no periodic sync)"));
-    }
+    StorageKeys.WAL_SYNC_INTERVAL.check(errors, StorageKeys.WAL_SYNC_INTERVAL.javaName(), syncInterval);
     if (unorderedWrite && pipelinedWrite) {
       errors.add(new SettingError("rocksDbWal.unorderedWrite", true,
           "RocksDB forbids unordered-write together with pipelined-write; turn one off"));

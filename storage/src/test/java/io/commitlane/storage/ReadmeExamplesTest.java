@@ -8,8 +8,6 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,16 +16,11 @@ class ReadmeExamplesTest {
   @TempDir
   Path dir;
 
-  @AfterEach
-  void reset() {
-    ProcessSettings.reset();
-  }
-
   @Test
   void storageQuickStart() {
     // README: storage-quick-start
-    ProcessSettings.configure(Map.of("occLockBuckets", 65_536, "occValidation", "parallel"));
-    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
+    CommitlaneSettings settings = CommitlaneSettings.defaults().withOccValidation(OccValidation.PARALLEL);
+    try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false).withSettings(settings))) {
       byte[] counter = "visits".getBytes(StandardCharsets.UTF_8);
       // Read-modify-write: the read is tracked, so a concurrent increment makes this commit
       // conflict and transact() runs it again on a fresh snapshot (3 retries by default).

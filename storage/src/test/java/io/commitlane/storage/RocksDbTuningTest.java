@@ -22,7 +22,8 @@ class RocksDbTuningTest {
   @Test
   void everyBadFieldIsReportedWithItsRange() {
     InvalidSettingsException e = assertThrows(InvalidSettingsException.class,
-        () -> new RocksDbTuning(null, Map.of("__commitlane_own", Compression.LZ4), 1024, 1, 5, 10, 3, 0, 99));
+        () -> new RocksDbTuning(null, Map.of("__commitlane_own", Compression.LZ4), 1024, 1, 5, 10, 3, 0, 99,
+            20, 36, 64 * RocksDbTuning.GIB, 256 * RocksDbTuning.GIB));
     assertEquals(List.of("rocksDbTuning.compression", "rocksDbTuning.storeCompression.__commitlane_own",
         "rocksDbTuning.writeBufferSize", "rocksDbTuning.maxWriteBuffers", "rocksDbTuning.blockCacheSize",
         "rocksDbTuning.writeBufferManagerSize", "rocksDbTuning.maxOpenFiles", "rocksDbTuning.maxBackgroundJobs",

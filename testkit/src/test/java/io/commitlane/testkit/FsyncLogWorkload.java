@@ -54,9 +54,7 @@ public final class FsyncLogWorkload implements CrashWorkload {
     }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "fsync-log-crash-workload");
     PipelineSettings base = settings(system, opts.getOrDefault("append", "leaderless"));
-    PipelineSettings settings = new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
-        base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
-        base.purgeInterval(), base.writeGroups());
+    PipelineSettings settings = base.withLog(base.log().toBuilder().fileSystem(fs).build());
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
     Semaphore inFlight = new Semaphore(8);
     for (long i = 1; ; i++) {

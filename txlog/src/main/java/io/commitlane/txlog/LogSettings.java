@@ -1,6 +1,8 @@
 package io.commitlane.txlog;
 
 import io.commitlane.txlog.fs.JdkFileSystem;
+import io.commitlane.txlog.internal.settings.LogKey;
+import io.commitlane.txlog.internal.settings.LogKeys;
 import io.commitlane.txlog.fs.LogFileSystem;
 import java.time.Clock;
 import java.time.Duration;
@@ -14,10 +16,8 @@ import java.util.Objects;
  * others are attached as suppressed exceptions).
  */
 public final class LogSettings {
-  /** Smallest {@code maxSegmentBytes}: 4 KiB. */
-  public static final long MIN_SEGMENT_BYTES = 4L << 10;
-  /** Largest {@code maxSegmentBytes}: 1 GiB (offsets and mappings stay in int range). */
-  public static final long MAX_SEGMENT_BYTES = 1L << 30;
+  /** Largest {@code maxSegmentBytes} (offsets and mappings stay in int range). */
+  public static final long MAX_SEGMENT_BYTES = LogKeys.MAX_SEGMENT_SIZE.max();
 
   private final Durability durability;
   private final long maxSegmentBytes;
@@ -155,7 +155,11 @@ public final class LogSettings {
         + recoveryMode + "}";
   }
 
-  /** Collects settings; nothing is checked until {@link #build()}. */
+  /**
+   * Collects settings; nothing is checked until {@link #build()}. Each setting's range (and its
+   * key under {@code commitlane.txlog}) is defined once, in {@code LogKeys}; a builder starts from
+   * the values of the actors module's {@code reference.conf}, which a test keeps equal.
+   */
   public static final class Builder {
     private Durability durability = Durability.PROCESS;
     private long maxSegmentBytes = 16L << 20;
@@ -190,7 +194,7 @@ public final class LogSettings {
     /**
      * LEADERLESS: bytes of each of the two ping-pong buffers (capped at maxSegmentBytes); a frame
      * larger than a buffer is written straight to the file while appends wait. ACTOR: the most
-     * the writer takes into one batch (one write). 4 KiB..256 MiB, default 1 MiB.
+     * the writer takes into one batch (one write).
      */
     public Builder appendBufferBytes(long bytes) {
       this.appendBufferBytes = bytes;
@@ -200,8 +204,7 @@ public final class LogSettings {
     /**
      * LEADERLESS: slots of the completion watermark's ring (24 bytes each): an append waits while
      * it would be this many records past the oldest record not yet finished or aborted, and fails
-     * with {@link UnfinishedLimitException} after {@link #completionRingWait}. A power of two,
-     * 16..1048576, default 16384.
+     * with {@link UnfinishedLimitException} after {@link #completionRingWait}. A power of two.
      */
     public Builder completionRingSlots(int records) {
       this.completionRingSlots = records;
@@ -214,31 +217,31 @@ public final class LogSettings {
       return this;
     }
 
-    /** Rotate before a record would make the active segment larger than this; 4 KiB..1 GiB, default 16 MiB. */
+    /** Rotate before a record would make the active segment larger than this. */
     public Builder maxSegmentBytes(long bytes) {
       this.maxSegmentBytes = bytes;
       return this;
     }
 
-    /** Rotate at the first append after the active segment got this old; 1 ms..365 days, default 1 hour. */
+    /** Rotate at the first append after the active segment got this old. */
     public Builder maxSegmentAge(Duration age) {
       this.maxSegmentAge = age;
       return this;
     }
 
-    /** {@link TransactionLog#purgeExpired()} deletes flushed segments older than this; 0..3650 days, default 3 days. */
+    /** {@link TransactionLog#purgeExpired()} deletes flushed segments older than this. */
     public Builder retention(Duration retention) {
       this.retention = retention;
       return this;
     }
 
-    /** FSYNC: force early once this many bytes wait; 1 B..1 GiB, default 1 MiB. */
+    /** FSYNC: force early once this many bytes wait. */
     public Builder groupCommitMaxBytes(long bytes) {
       this.groupCommitMaxBytes = bytes;
       return this;
     }
 
-    /** FSYNC: force early once this many records wait; 1..1,000,000, default 4096. */
+    /** FSYNC: force early once this many records wait. */
     public Builder groupCommitMaxRecords(int records) {
       this.groupCommitMaxRecords = records;
       return this;
@@ -246,8 +249,8 @@ public final class LogSettings {
 
     /**
      * FSYNC: how long the force thread may wait after the first durability request for more
-     * records to share one fsync; 0..1 s, default 0 (force at once: records written during a force
-     * share the next one, so a lone caller never waits for company).
+     * records to share one fsync; 0 forces at once (records written during a force share the next
+     * one, so a lone caller never waits for company).
      */
     public Builder groupCommitMaxWait(Duration wait) {
       this.groupCommitMaxWait = wait;
@@ -256,7 +259,7 @@ public final class LogSettings {
 
     /**
      * LEADERLESS: how long an append waits for a slot of the completion ring (a finish or abort of
-     * the oldest unfinished record frees it) before it fails; 0..1 hour, default 30 s.
+     * the oldest unfinished record frees it) before it fails.
      */
     public Builder completionRingWait(Duration wait) {
       this.completionRingWait = wait;
@@ -288,51 +291,27 @@ public final class LogSettings {
      */
     public LogSettings build() {
       List<InvalidLogSettingException> errors = new ArrayList<>();
-      if (durability == null) {
-        errors.add(new InvalidLogSettingException("durability", null, "NONE, PROCESS or FSYNC"));
-      }
-      if (maxSegmentBytes < MIN_SEGMENT_BYTES || maxSegmentBytes > MAX_SEGMENT_BYTES) {
-        errors.add(new InvalidLogSettingException(
-            "maxSegmentBytes", maxSegmentBytes, "4096..1073741824 bytes (4 KiB..1 GiB)"));
-      }
-      checkDuration(errors, "maxSegmentAge", maxSegmentAge, Duration.ofMillis(1),
-          Duration.ofDays(365), "1 ms..365 days");
-      checkDuration(errors, "retention", retention, Duration.ZERO, Duration.ofDays(3650),
-          "0..3650 days");
-      if (groupCommitMaxBytes < 1 || groupCommitMaxBytes > (1L << 30)) {
-        errors.add(new InvalidLogSettingException(
-            "groupCommitMaxBytes", groupCommitMaxBytes, "1..1073741824 bytes"));
-      }
-      if (groupCommitMaxRecords < 1 || groupCommitMaxRecords > 1_000_000) {
-        errors.add(new InvalidLogSettingException(
-            "groupCommitMaxRecords", groupCommitMaxRecords, "1..1000000 records"));
-      }
-      checkDuration(errors, "groupCommitMaxWait", groupCommitMaxWait, Duration.ZERO,
-          Duration.ofSeconds(1), "0..1 s");
+      present(errors, LogKeys.DURABILITY, durability);
+      check(errors, LogKeys.MAX_SEGMENT_SIZE, maxSegmentBytes);
+      check(errors, LogKeys.MAX_SEGMENT_AGE, maxSegmentAge);
+      check(errors, LogKeys.RETENTION, retention);
+      check(errors, LogKeys.GROUP_COMMIT_MAX_BYTES, groupCommitMaxBytes);
+      check(errors, LogKeys.GROUP_COMMIT_MAX_RECORDS, groupCommitMaxRecords);
+      check(errors, LogKeys.GROUP_COMMIT_MAX_WAIT, groupCommitMaxWait);
       if (fileSystem == null) {
         errors.add(new InvalidLogSettingException("fileSystem", null, "a LogFileSystem, not null"));
       }
       if (clock == null) {
         errors.add(new InvalidLogSettingException("clock", null, "a java.time.Clock, not null"));
       }
-      if (appendMode == null) {
-        errors.add(new InvalidLogSettingException("appendMode", null, "SERIALIZED, LEADERLESS or ACTOR"));
+      present(errors, LogKeys.APPEND, appendMode);
+      check(errors, LogKeys.APPEND_BUFFER_SIZE, appendBufferBytes);
+      if (!LogKeys.COMPLETION_RING_SLOTS.allows(completionRingSlots) || Integer.bitCount(completionRingSlots) != 1) {
+        errors.add(new InvalidLogSettingException(LogKeys.COMPLETION_RING_SLOTS.javaName(), completionRingSlots,
+            LogKeys.COMPLETION_RING_SLOTS.allowed()));
       }
-      if (appendBufferBytes < (4L << 10) || appendBufferBytes > (256L << 20)) {
-        errors.add(new InvalidLogSettingException(
-            "appendBufferBytes", appendBufferBytes, "4096..268435456 bytes (4 KiB..256 MiB)"));
-      }
-      if (completionRingSlots < 16 || completionRingSlots > (1 << 20)
-          || Integer.bitCount(completionRingSlots) != 1) {
-        errors.add(new InvalidLogSettingException("completionRingSlots", completionRingSlots,
-            "a power of two in 16..1048576 records"));
-      }
-      if (recoveryMode == null) {
-        errors.add(new InvalidLogSettingException("recoveryMode", null,
-            "POINT_IN_TIME, ABSOLUTE_CONSISTENCY or SKIP_CORRUPTED"));
-      }
-      checkDuration(errors, "completionRingWait", completionRingWait, Duration.ZERO,
-          Duration.ofHours(1), "0..1 hour");
+      present(errors, LogKeys.RECOVERY, recoveryMode);
+      check(errors, LogKeys.COMPLETION_RING_WAIT, completionRingWait);
       if (name != null && (name.isBlank() || name.length() > 200)) {
         errors.add(new InvalidLogSettingException("name", name, "null or 1..200 non-blank characters"));
       }
@@ -344,10 +323,21 @@ public final class LogSettings {
       return new LogSettings(this);
     }
 
-    private static void checkDuration(List<InvalidLogSettingException> errors, String field,
-        Duration value, Duration min, Duration max, String range) {
-      if (value == null || value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-        errors.add(new InvalidLogSettingException(field, value, range));
+    private static void check(List<InvalidLogSettingException> errors, LogKey key, long value) {
+      if (!key.allows(value)) {
+        errors.add(new InvalidLogSettingException(key.javaName(), value, key.allowed()));
+      }
+    }
+
+    private static void check(List<InvalidLogSettingException> errors, LogKey key, Duration value) {
+      if (!key.allows(value)) {
+        errors.add(new InvalidLogSettingException(key.javaName(), value, key.allowed()));
+      }
+    }
+
+    private static void present(List<InvalidLogSettingException> errors, LogKey key, Object value) {
+      if (value == null) {
+        errors.add(new InvalidLogSettingException(key.javaName(), null, key.allowed()));
       }
     }
   }

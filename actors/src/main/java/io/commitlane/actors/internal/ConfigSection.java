@@ -5,6 +5,7 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigValue;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.Setting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,10 +64,6 @@ public final class ConfigSection {
   /** Report a problem found elsewhere (already named by its full path). */
   public void error(SettingError error) {
     errors.add(error);
-  }
-
-  public boolean hasErrors() {
-    return !errors.isEmpty();
   }
 
   public List<SettingError> errors() {
@@ -226,6 +223,56 @@ public final class ConfigSection {
     }
     errors.add(new SettingError(path(key), raw, "must be one of " + String.join(", ", names)));
     return fallback;
+  }
+
+  /**
+   * The value of a defined setting, read and checked through its definition: a {@code Long} for
+   * an integer or a size, a {@code Duration}, a {@code Boolean} for on/off, a {@code String} for a
+   * choice (as written) or text. Null, with an error naming the key and what it allows, when the
+   * key is missing or its value is not allowed: there is no fallback, a config is expected to
+   * include {@code reference.conf}, which holds every default.
+   */
+  public Object read(Setting setting) {
+    if (section == null) {
+      return null;
+    }
+    String key = setting.key();
+    Object raw = raw(key);
+    Object value = switch (setting.kind()) {
+      case INTEGER -> {
+        if (raw instanceof String s && setting.values().contains(s.trim())) {
+          yield s.trim();
+        }
+        Long v = wholeNumber(raw);
+        yield v != null && setting.allows(v) ? v : null;
+      }
+      case SIZE -> {
+        Long v = read(key, Config::getBytes, null);
+        yield v != null && setting.allows(v) ? v : null;
+      }
+      case DURATION -> {
+        Duration d = read(key, Config::getDuration, null);
+        yield setting.allows(d) ? d : null;
+      }
+      case FLAG -> read(key, Config::getBoolean, null);
+      case ONE_OF -> raw instanceof String s && setting.values().contains(s) ? s : null;
+      case TEXT -> {
+        String s = read(key, Config::getString, null);
+        yield s == null || s.isBlank() ? null : s;
+      }
+    };
+    if (value == null) {
+      errors.add(new SettingError(path(key), raw, setting.allowed()));
+    }
+    return value;
+  }
+
+  private <T> T read(String key, BiFunction<Config, String, T> getter, T absent) {
+    try {
+      return getter.apply(section, key);
+    } catch (ConfigException e) {
+      return absent;
+    }
   }
 
   /** The key of {@code known} closest to {@code key} by edit distance (the first in order among equals). */

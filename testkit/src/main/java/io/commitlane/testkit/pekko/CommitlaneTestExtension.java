@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigValueFactory;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineMode;
 import io.commitlane.actors.PipelineSettings;
+import io.commitlane.actors.internal.config.PipelineKeys;
 import io.commitlane.actors.WriteGroupSettings;
 import io.commitlane.testkit.StageControl;
 import java.io.IOException;
@@ -34,7 +35,7 @@ import org.junit.platform.commons.support.HierarchyTraversalMode;
  */
 final class CommitlaneTestExtension implements ParameterResolver, BeforeAllCallback, AfterAllCallback {
   private static final ExtensionContext.Namespace NS = ExtensionContext.Namespace.create(CommitlaneTestExtension.class);
-  private static final String COMMIT_THREADS = PipelineSettings.ROOT + ".commit-threads";
+  private static final String COMMIT_THREADS = PipelineSettings.ROOT + "." + PipelineKeys.COMMIT_THREADS.key();
   /** The names of commit executor threads (DatabaseSupervisor names each {@code commitlane-commit-<db>-<n>}). */
   private static final String EXECUTOR_THREAD_PREFIX = "commitlane-commit-";
 

@@ -111,9 +111,7 @@ public enum OpenFaults {
 
   /** {@code base} with its logs on {@code fs}. */
   public static PipelineSettings withFileSystem(PipelineSettings base, FaultInjectingFileSystem fs) {
-    return new PipelineSettings(base.storage(), base.mode(), base.commitQueueCapacity(), base.executorBatch(),
-        base.completionDispatcher(), base.walEnabled(), base.log().toBuilder().fileSystem(fs).build(), base.replay(),
-        base.purgeInterval(), base.writeGroups());
+    return base.withLog(base.log().toBuilder().fileSystem(fs).build());
   }
 
   /**
