@@ -2,6 +2,12 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.internal.lifecycle.DatabaseSupervisor;
+import io.commitlane.actors.internal.lifecycle.OpenDatabase;
+import io.commitlane.actors.internal.lifecycle.PathOwners;
+import io.commitlane.actors.internal.pipeline.CommitFuture;
+import io.commitlane.actors.internal.pipeline.Faults;
+import io.commitlane.actors.internal.protocol.DeadLetterReplies;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.NotADatabaseException;
 import io.commitlane.storage.PathInUseException;
@@ -116,7 +122,8 @@ public final class Commitlane implements Extension {
     return ID.apply(system);
   }
 
-  ActorSystem<?> system() {
+  @io.commitlane.annotation.InternalApi
+  public ActorSystem<?> system() {
     return system;
   }
 
@@ -327,7 +334,8 @@ public final class Commitlane implements Extension {
   // ---- closing ------------------------------------------------------------------------------
 
   /** A handle of {@code db} closed and drained. The last one starts the database's close. */
-  CompletionStage<Done> release(OpenDatabase db) {
+  @io.commitlane.annotation.InternalApi
+  public CompletionStage<Done> release(OpenDatabase db) {
     synchronized (this) {
       db.references--;
       if (db.closing) {
@@ -384,7 +392,8 @@ public final class Commitlane implements Extension {
    * now on. New opens of the path wait for that ({@link OpenDatabase#released}), and the actor
    * system's termination does too ({@link #awaitStoppedReleases}).
    */
-  void stopping(OpenDatabase db) {
+  @io.commitlane.annotation.InternalApi
+  public void stopping(OpenDatabase db) {
     synchronized (this) {
       db.closing = true;
       stoppedUnreleased.add(db);
@@ -419,7 +428,8 @@ public final class Commitlane implements Extension {
   }
 
   /** The supervisor released the database (or stopped without it): forget it, free the path. Idempotent. */
-  void released(OpenDatabase db) {
+  @io.commitlane.annotation.InternalApi
+  public void released(OpenDatabase db) {
     released(db, null);
   }
 
@@ -428,7 +438,8 @@ public final class Commitlane implements Extension {
    * final flush that failed: acknowledged commits may be lost), or null. The handles whose close
    * waits on it fail with it then.
    */
-  void released(OpenDatabase db, Throwable closeFailure) {
+  @io.commitlane.annotation.InternalApi
+  public void released(OpenDatabase db, Throwable closeFailure) {
     synchronized (this) {
       if (db.forgotten) {
         return; // a later entry of the same path may hold the claim now
@@ -446,7 +457,8 @@ public final class Commitlane implements Extension {
   }
 
   /** The open failed: the handles waiting for it fail with {@code cause}. */
-  void openFailed(OpenDatabase db, Throwable cause) {
+  @io.commitlane.annotation.InternalApi
+  public void openFailed(OpenDatabase db, Throwable cause) {
     // Forgotten before the failure is seen, so an open retried right away is a fresh one.
     synchronized (this) {
       if (!db.forgotten) {

@@ -2,6 +2,15 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.internal.lifecycle.OpenDatabase;
+import io.commitlane.actors.internal.lifecycle.StoreMaintenance;
+import io.commitlane.actors.internal.log.TransactionLogs;
+import io.commitlane.actors.internal.pipeline.AdmissionGate;
+import io.commitlane.actors.internal.pipeline.CommitFuture;
+import io.commitlane.actors.internal.pipeline.CommitRequest;
+import io.commitlane.actors.internal.pipeline.Faults;
+import io.commitlane.actors.internal.pipeline.Pipeline;
+import io.commitlane.actors.internal.protocol.RequestHandler;
 import io.commitlane.actors.stream.Backoff;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.ConflictException;
@@ -57,7 +66,8 @@ public final class CommitlaneDatabase implements AutoCloseable {
   private final StoreMaintenance maintenance;
   private final AtomicReference<CompletableFuture<Done>> closed = new AtomicReference<>();
 
-  CommitlaneDatabase(OpenDatabase database, Pipeline pipeline) {
+  @io.commitlane.annotation.InternalApi
+  public CommitlaneDatabase(OpenDatabase database, Pipeline pipeline) {
     this.database = database;
     this.pipeline = pipeline;
     this.maintenance = new StoreMaintenance(this, pipeline);
@@ -195,7 +205,8 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /** Admit through this handle's gate; {@code completion} runs on the thread that completes the commit. */
-  void admit(Transaction txn, CommitRequest.Completion completion) {
+  @io.commitlane.annotation.InternalApi
+  public void admit(Transaction txn, CommitRequest.Completion completion) {
     pipeline.admit(txn, completion, gate);
   }
 
@@ -336,7 +347,8 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /** A backup into {@code BackupStore.at(directory)}, looked at on the lifecycle dispatcher too (the protocol's {@code Backup}). */
-  CompletableFuture<io.commitlane.storage.BackupInfo> backup(Path directory) {
+  @io.commitlane.annotation.InternalApi
+  public CompletableFuture<io.commitlane.storage.BackupInfo> backup(Path directory) {
     Objects.requireNonNull(directory, "directory");
     return backup(() -> io.commitlane.storage.BackupStore.at(directory), io.commitlane.storage.BackupProgress.NONE);
   }
@@ -512,11 +524,13 @@ public final class CommitlaneDatabase implements AutoCloseable {
     return closed.get() != null;
   }
 
-  Pipeline pipeline() {
+  @io.commitlane.annotation.InternalApi
+  public Pipeline pipeline() {
     return pipeline;
   }
 
-  Executor completions() {
+  @io.commitlane.annotation.InternalApi
+  public Executor completions() {
     return pipeline.completions();
   }
 }

@@ -2,10 +2,11 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.internal.config.PipelineSettingsReader;
 import io.commitlane.storage.BlindWrites;
 import io.commitlane.storage.CommitlaneSettings;
-import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.OccValidation;
 import io.commitlane.storage.RocksDbWal;
 import io.commitlane.txlog.Durability;

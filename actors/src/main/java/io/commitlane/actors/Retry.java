@@ -6,7 +6,7 @@ import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
 import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
-import io.commitlane.actors.internal.DispatcherFuture;
+import io.commitlane.actors.internal.pipeline.DispatcherFuture;
 import io.commitlane.actors.stream.Backoff;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.InvalidSettingsException;

@@ -1,6 +1,6 @@
 package io.commitlane.bench;
 
-import io.commitlane.actors.ReplayBacklog;
+import io.commitlane.actors.internal.log.ReplayBacklog;
 import io.commitlane.storage.CommitlaneException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseHealth;

@@ -1,13 +1,13 @@
 package io.commitlane.cluster;
 
-import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Command;
+import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.Expectation;
 import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.ScanRange;
-import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;

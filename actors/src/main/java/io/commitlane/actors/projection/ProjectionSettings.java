@@ -1,10 +1,10 @@
 package io.commitlane.actors.projection;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.actors.stream.Backoff;
-import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.InvalidSettingsException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

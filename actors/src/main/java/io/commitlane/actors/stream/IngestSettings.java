@@ -1,9 +1,9 @@
 package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.internal.ConfigSection;
-import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.InvalidSettingsException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.ConfigSection;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
