@@ -2,6 +2,7 @@ package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.internal.config.ConfigSection;
+import io.commitlane.actors.stream.internal.StreamConfig;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.InvalidSettingsException;
 import java.time.Duration;

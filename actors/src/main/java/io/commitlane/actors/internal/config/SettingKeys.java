@@ -15,7 +15,7 @@ import java.util.TreeSet;
  * are those of this module's {@code reference.conf}, where every setting has its default and its
  * comment: adding a setting there makes it known here.
  */
-final public class SettingKeys {
+public final class SettingKeys {
   /**
    * Sections whose insides are not settings of a database: the dispatchers this module defines
    * (Pekko dispatcher configuration), the cluster and replication modules' own sections, which

@@ -21,7 +21,7 @@ import java.util.Optional;
  * Replaying a record re-applies final values, so replaying the same records twice gives the same
  * data.
  */
-final public class WriteSetCodec {
+public final class WriteSetCodec {
   private static final int FORMAT_2 = -2;
   private static final int FORMAT_3 = -3;
 

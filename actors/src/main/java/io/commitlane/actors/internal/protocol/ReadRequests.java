@@ -30,7 +30,7 @@ import java.util.Objects;
  * ReplyLimit}) is refused with a clear error instead of being sent to be dropped; a local caller
  * gets any size. Reads create nothing: a store that does not exist reads as empty.
  */
-final public class ReadRequests {
+public final class ReadRequests {
   /** The byte bound of a scan page: 4 MiB of keys and values (less where a reply must fit a frame). */
   public static final long PAGE_BYTES = 4L << 20;
 

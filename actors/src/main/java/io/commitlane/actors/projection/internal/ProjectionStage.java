@@ -1,5 +1,6 @@
 package io.commitlane.actors.projection.internal;
 
+import io.commitlane.actors.projection.Projection;
 import io.commitlane.actors.projection.ProjectionBatch;
 import io.commitlane.actors.projection.ProjectionConflictException;
 import io.commitlane.actors.projection.ProjectionControl;

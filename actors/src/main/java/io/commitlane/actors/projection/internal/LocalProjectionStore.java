@@ -1,8 +1,10 @@
-package io.commitlane.actors.projection;
+package io.commitlane.actors.projection.internal;
 
 import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.UnknownLogException;
+import io.commitlane.actors.projection.ProjectionConflictException;
+import io.commitlane.actors.projection.ProjectionPositionException;
 import io.commitlane.actors.projection.internal.FailureKind;
 import io.commitlane.actors.projection.internal.ProjectionStore;
 import io.commitlane.actors.projection.internal.RecordReader;
@@ -36,18 +38,18 @@ import java.util.regex.Pattern;
  * a commit that wrote the position after this transaction's snapshot makes it conflict) and
  * written in it.
  */
-final class LocalProjectionStore implements ProjectionStore<LogRecord, Transaction> {
+public final class LocalProjectionStore implements ProjectionStore<LogRecord, Transaction> {
   private static final Pattern LOG_NAME = Pattern.compile("[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}");
 
   private final CommitlaneDatabase db;
   private final String log;
 
-  LocalProjectionStore(CommitlaneDatabase db, String log) {
+  public LocalProjectionStore(CommitlaneDatabase db, String log) {
     this.db = db;
     this.log = log;
   }
 
-  static String checkLog(String log) {
+  public static String checkLog(String log) {
     if (log == null || !LOG_NAME.matcher(log).matches()) {
       throw new IllegalArgumentException("log name " + (log == null ? "null" : '"' + log + '"')
           + " is invalid: a log name is 1..128 of A-Z a-z 0-9 . _ -, not starting with '.'");

@@ -1,8 +1,15 @@
-package io.commitlane.actors.stream;
+package io.commitlane.actors.stream.internal;
 
 import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.stream.CommitFlow;
+import io.commitlane.actors.stream.CommitFlowSettings;
+import io.commitlane.actors.stream.ConflictRetry;
+import io.commitlane.actors.stream.FailureMode;
+import io.commitlane.actors.stream.WriteFailedException;
+import io.commitlane.actors.stream.WriteOutcome;
+import io.commitlane.actors.stream.WriteRequest;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Transaction;
@@ -41,7 +48,7 @@ import org.apache.pekko.stream.stage.TimerGraphStageLogic;
  * (a commit executor, or the log's fsync thread) straight into this stage's async callback,
  * which only enqueues it for the stage: one hand-off per commit, no user code on that thread.
  */
-final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, WriteOutcome<C>>> {
+public final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, WriteOutcome<C>>> {
   /** Runs the completion hand-off on the completing thread: it only enqueues an async-callback event. */
   private static final Executor ON_COMPLETING_THREAD = Runnable::run;
 
@@ -52,7 +59,7 @@ final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C>, Writ
   private final Outlet<WriteOutcome<C>> out;
   private final FlowShape<WriteRequest<C>, WriteOutcome<C>> shape;
 
-  WriteCommitter(CommitlaneDatabase db, CommitFlowSettings settings, boolean ordered) {
+  public WriteCommitter(CommitlaneDatabase db, CommitFlowSettings settings, boolean ordered) {
     this.db = db;
     this.settings = settings;
     this.ordered = ordered;

@@ -1,5 +1,11 @@
-package io.commitlane.actors.stream;
+package io.commitlane.actors.stream.internal;
 
+import io.commitlane.actors.stream.Ingest;
+import io.commitlane.actors.stream.IngestBatch;
+import io.commitlane.actors.stream.IngestFailedException;
+import io.commitlane.actors.stream.IngestTotals;
+import io.commitlane.actors.stream.WriteFailedException;
+import io.commitlane.actors.stream.WriteOutcome;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -18,7 +24,7 @@ import org.apache.pekko.stream.stage.InHandler;
  * the totals when it fails. The stage's future completes on the stream's dispatcher; {@code
  * *Async} stages attached to it without an executor run there too, never on the common pool.
  */
-final class IngestTotalsSink<T> extends AbstractGraphStageWithMaterializedValue<SinkShape<WriteOutcome<IngestBatch<T>>>, CompletionStage<IngestTotals>> {
+public final class IngestTotalsSink<T> extends AbstractGraphStageWithMaterializedValue<SinkShape<WriteOutcome<IngestBatch<T>>>, CompletionStage<IngestTotals>> {
   private final Inlet<WriteOutcome<IngestBatch<T>>> in = Inlet.create("Ingest.totals.in");
   private final SinkShape<WriteOutcome<IngestBatch<T>>> shape = SinkShape.of(in);
 

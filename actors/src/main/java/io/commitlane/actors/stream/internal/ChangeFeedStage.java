@@ -1,5 +1,6 @@
-package io.commitlane.actors.stream;
+package io.commitlane.actors.stream.internal;
 
+import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.LogView;
@@ -21,14 +22,14 @@ import org.apache.pekko.stream.stage.OutHandler;
  * future; the committing thread that completes it only enqueues an async-callback event, and the
  * stage reads again on its own dispatcher. No polling, no timer.
  */
-final class ChangeFeedStage extends GraphStage<SourceShape<LogRecord>> {
+public final class ChangeFeedStage extends GraphStage<SourceShape<LogRecord>> {
   private final Supplier<LogView> log;
   private final ReadRequest from;
   private final boolean live;
   private final Outlet<LogRecord> out = Outlet.create("ChangeFeed.out");
   private final SourceShape<LogRecord> shape = SourceShape.of(out);
 
-  ChangeFeedStage(Supplier<LogView> log, ReadRequest from, boolean live) {
+  public ChangeFeedStage(Supplier<LogView> log, ReadRequest from, boolean live) {
     this.log = log;
     this.from = from;
     this.live = live;

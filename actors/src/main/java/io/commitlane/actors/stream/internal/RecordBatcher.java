@@ -1,5 +1,8 @@
-package io.commitlane.actors.stream;
+package io.commitlane.actors.stream.internal;
 
+import io.commitlane.actors.stream.Ingest;
+import io.commitlane.actors.stream.IngestBatch;
+import io.commitlane.actors.stream.RecordWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -26,7 +29,7 @@ import org.apache.pekko.stream.stage.TimerGraphStageLogic;
  * the end of the stream (what {@code groupedWeightedWithin} does). Runs on the stream's
  * dispatcher; the linger timer uses the materializer's scheduler.
  */
-final class RecordBatcher<T> extends GraphStage<FlowShape<T, IngestBatch<T>>> {
+public final class RecordBatcher<T> extends GraphStage<FlowShape<T, IngestBatch<T>>> {
   private static final Object LINGER = "linger";
 
   private final int maxRecords;
@@ -37,7 +40,7 @@ final class RecordBatcher<T> extends GraphStage<FlowShape<T, IngestBatch<T>>> {
   private final Outlet<IngestBatch<T>> out = Outlet.create("Ingest.batcher.out");
   private final FlowShape<T, IngestBatch<T>> shape = FlowShape.of(in, out);
 
-  RecordBatcher(int maxRecords, long maxBytes, Duration linger, RecordWriter<T> weigher) {
+  public RecordBatcher(int maxRecords, long maxBytes, Duration linger, RecordWriter<T> weigher) {
     this.maxRecords = maxRecords;
     this.maxBytes = maxBytes;
     this.linger = linger;

@@ -1,7 +1,10 @@
-package io.commitlane.actors.stream;
+package io.commitlane.actors.stream.internal;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.internal.config.ConfigSection;
+import io.commitlane.actors.stream.Backoff;
+import io.commitlane.actors.stream.ConflictRetry;
+import io.commitlane.actors.stream.FailureMode;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -12,8 +15,8 @@ import java.util.TreeSet;
  * the two values the stream stages share, their conflict retry and their failure mode. Errors
  * name the full path of their key and are collected in the {@link ConfigSection}.
  */
-final class StreamConfig {
-  static final String ROOT = "commitlane.stream";
+public final class StreamConfig {
+  public static final String ROOT = "commitlane.stream";
 
   private static final Set<String> CONFLICT_RETRY_KEYS = Set.of("conflict-retry.max-attempts", "conflict-retry.backoff-min",
       "conflict-retry.backoff-max", "conflict-retry.backoff-random-factor");
@@ -25,7 +28,7 @@ final class StreamConfig {
    * {@code commitlane.stream.<name>} of {@code config}, refusing any key that is neither in
    * {@code ownKeys} nor one of the shared conflict-retry and failure-mode keys.
    */
-  static ConfigSection section(Config config, String name, Set<String> ownKeys) {
+  public static ConfigSection section(Config config, String name, Set<String> ownKeys) {
     Set<String> keys = new HashSet<>(ownKeys);
     keys.addAll(CONFLICT_RETRY_KEYS);
     keys.add(FAILURE_MODE);
@@ -35,7 +38,7 @@ final class StreamConfig {
     return c;
   }
 
-  static FailureMode failureMode(ConfigSection c, FailureMode fallback) {
+  public static FailureMode failureMode(ConfigSection c, FailureMode fallback) {
     return c.oneOf(FAILURE_MODE, FailureMode.values(), fallback);
   }
 
@@ -43,7 +46,7 @@ final class StreamConfig {
    * The conflict-retry keys of the section. Their range errors are reported with full paths; the
    * fallback replaces a bad value so the rest of the section is still checked.
    */
-  static ConflictRetry conflictRetry(ConfigSection c, ConflictRetry fallback) {
+  public static ConflictRetry conflictRetry(ConfigSection c, ConflictRetry fallback) {
     int attempts = c.integer("conflict-retry.max-attempts", fallback.maxAttempts());
     Duration min = c.duration("conflict-retry.backoff-min", fallback.backoff().min());
     Duration max = c.duration("conflict-retry.backoff-max", fallback.backoff().max());
