@@ -493,7 +493,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
     }
     drained.whenComplete((v, e) -> {
       pipeline.unregister(gate);
-      database.release(this).whenCompleteAsync((ok, err) -> {
+      database.release().whenCompleteAsync((ok, err) -> {
         if (err == null) {
           done.complete(Done.getInstance());
         } else {
@@ -518,10 +518,6 @@ public final class CommitlaneDatabase implements AutoCloseable {
     } catch (ExecutionException | TimeoutException e) {
       throw new IllegalStateException("closing " + path() + " failed", e.getCause() != null ? e.getCause() : e);
     }
-  }
-
-  boolean isClosing() {
-    return closed.get() != null;
   }
 
   @io.commitlane.annotation.InternalApi

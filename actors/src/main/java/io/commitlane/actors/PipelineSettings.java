@@ -56,7 +56,7 @@ public record PipelineSettings(
       errors.add(new SettingError(ROOT, null, "storage settings are required"));
     }
     if (mode == null) {
-      errors.add(new SettingError(ROOT + ".mode", null, "must be \"threads\" or \"legacy\""));
+      errors.add(new SettingError(ROOT + ".mode", null, "must be \"threads\", \"two-lane\" or \"legacy\""));
     }
     if (commitQueueCapacity < 1 || commitQueueCapacity > 10_000_000) {
       errors.add(new SettingError(ROOT + ".commit-queue-capacity", commitQueueCapacity, "must be an integer in 1..10000000"));

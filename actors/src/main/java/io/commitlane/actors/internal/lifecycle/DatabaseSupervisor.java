@@ -32,9 +32,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * into the {@link CommitQueue} directly.
  *
  * <p>One behavior per state, its state in its parameters: {@link #opening}, {@link #serving},
- * {@link #closing}. It never blocks its thread: opening and releasing run on the lifecycle
- * dispatcher, and a stop without a close hands the release to a thread of its own, which the
- * extension waits for when the actor system terminates.
+ * {@link #closing}. Opening and releasing run on the lifecycle dispatcher, and a stop without a
+ * close hands the release to a thread of its own, which the extension waits for when the actor
+ * system terminates. It blocks its thread in one case only: when no commit executor can be
+ * started at all (no thread could be created), it runs the commits queued at that moment itself
+ * ({@link Pipeline#runInline}), and later commits run on their callers' threads.
  */
 public final class DatabaseSupervisor {
   public sealed interface Command permits Opened, OpenFailed, Grow, Close, Drained, LogStopped, Released {}
@@ -44,8 +46,10 @@ public final class DatabaseSupervisor {
 
   private record OpenFailed(Throwable cause) implements Command {}
 
-  /** From the queue: work is waiting and no executor is idle. */
-  /** Start one more executor for {@code lane} (the admission queue, or the two-lane mode's write lane), if it may grow. */
+  /**
+   * From the queue: work is waiting and no executor is idle. Start one more executor for {@code
+   * lane} (the admission queue, or the two-lane mode's write lane), if it may grow.
+   */
   record Grow(CommitQueue lane) implements Command {}
 
   /** From the extension: the last handle closed, or the actor system shuts down. */

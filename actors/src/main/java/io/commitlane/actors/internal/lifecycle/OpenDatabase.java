@@ -63,8 +63,8 @@ public final class OpenDatabase {
     this.endpoint = endpoint;
   }
 
-  /** A handle closed and drained: count it out; the stage completes once that handle's part is done. */
-  public CompletionStage<Done> release(CommitlaneDatabase handle) {
+  /** A handle closed and drained: count it out. Completes at once while other handles hold the database; the last handle's release closes it and completes once it is released. */
+  public CompletionStage<Done> release() {
     return extension.release(this);
   }
 }

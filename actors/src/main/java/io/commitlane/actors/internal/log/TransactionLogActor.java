@@ -19,17 +19,24 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
- * The transaction-log actor of one database, a child of its supervisor: takes RocksDB's flush events off RocksDB's flush
- * thread (recording a flushed position means an fsync and a rename), runs the periodic purge of
- * log segments, starts the one of request-id records past their window (on the blocking
- * dispatcher: it scans every record), and
- * with {@code txlog.append = actor} writes the logs: committing threads queue their records and
- * finishes and send {@link WriteQueued} when no turn is pending; each one is a writer turn (a
- * batch written, forced for {@code fsync}, finished, sampled, acknowledged). Turns, flush events
- * and purges are handled one at a time in mailbox order, so a flush event never runs inside a
- * batch. It runs on {@code commitlane.log-dispatcher}, a dedicated thread, because all of it
- * blocks on I/O. The supervisor stops it before it closes the logs; when it stops, the logs'
- * writers go back to their own threads.
+ * The transaction-log actor of one database, a child of its supervisor. It does four things:
+ *
+ * <ul>
+ *   <li>takes RocksDB's flush events off RocksDB's flush thread ({@link FlushCompleted}):
+ *       recording a flushed position means an fsync and a rename;
+ *   <li>runs the periodic purge of log segments ({@link Purge});
+ *   <li>starts the periodic purge of request-id records past their window ({@link
+ *       PurgeRequestIds}), which runs on the blocking dispatcher because it scans every record;
+ *   <li>with {@code txlog.append = actor}, writes the logs: committing threads queue their records
+ *       (and the finishes of their commits) in the log, and the log sends {@link WriteQueued} when
+ *       no turn is pending. Each {@code WriteQueued} is one writer turn: a batch written, forced
+ *       for {@code fsync}, finished, sampled and acknowledged.
+ * </ul>
+ *
+ * <p>Turns, flush events and purges are handled one at a time in mailbox order, so a flush event
+ * never runs inside a batch. The actor runs on {@code commitlane.log-dispatcher}, a dedicated
+ * thread, because all of it blocks on I/O. The supervisor stops it before it closes the logs; when
+ * it stops, the logs' writers go back to their own threads.
  */
 public final class TransactionLogActor extends AbstractBehavior<TransactionLogActor.Command> {
   public sealed interface Command permits FlushCompleted, Purge, PurgeRequestIds, WriteQueued {}

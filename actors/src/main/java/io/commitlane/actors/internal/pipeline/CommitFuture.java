@@ -40,12 +40,6 @@ public class CommitFuture<T> extends CompletableFuture<T> {
     }
   }
 
-  static <T> CommitFuture<T> failed(Executor executor, Throwable cause) {
-    CommitFuture<T> f = new CommitFuture<>(executor);
-    f.completeExceptionally(cause);
-    return f;
-  }
-
   @Override
   public Executor defaultExecutor() {
     return executor;

@@ -230,10 +230,6 @@ public final class Pipeline {
     return CompletableFuture.allOf(drained.toArray(CompletableFuture[]::new));
   }
 
-  synchronized boolean isClosing() {
-    return closing;
-  }
-
   public CommitFuture<CommitResult> commit(Transaction txn, AdmissionGate gate) {
     return commit(txn, gate, null);
   }
