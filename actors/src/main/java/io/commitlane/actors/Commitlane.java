@@ -1,7 +1,10 @@
 package io.commitlane.actors;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.internal.lifecycle.DatabaseNames;
 import io.commitlane.actors.internal.lifecycle.DatabaseSupervisor;
 import io.commitlane.actors.internal.lifecycle.OpenDatabase;
 import io.commitlane.actors.internal.lifecycle.PathOwners;
@@ -248,7 +251,7 @@ public final class Commitlane implements Extension {
           result.completeExceptionally(e);
           return result;
         }
-        db = new OpenDatabase(this, key, nameOf(key), settings, faults, completions, readOnly);
+        db = new OpenDatabase(this, key, DatabaseNames.forActors(key), settings, faults, completions, readOnly);
         db.references = 1;
         open.put(key, db);
         start(db);
@@ -517,13 +520,6 @@ public final class Commitlane implements Extension {
     return f;
   }
 
-  static Throwable unwrap(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
-
   /** As the storage registry keys paths: absolute, normalized, links resolved (created if missing). */
   private static Path canonical(Path path) {
     try {
@@ -546,12 +542,6 @@ public final class Commitlane implements Extension {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot resolve database path " + path, e);
     }
-  }
-
-  private static String nameOf(Path path) {
-    Path file = path.getFileName();
-    String name = file == null ? "root" : file.toString().replaceAll("[^A-Za-z0-9_-]", "_");
-    return name.isEmpty() ? "db" : name;
   }
 
   /** "name: open with a, asked for b" for each setting that differs (records compare component by component). */

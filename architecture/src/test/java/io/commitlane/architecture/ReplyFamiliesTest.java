@@ -3,12 +3,12 @@ package io.commitlane.architecture;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.RefusedReply;
 import io.commitlane.actors.DatabaseProtocol.Reply;
 import io.commitlane.actors.DatabaseProtocol.Request;
-import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.internal.protocol.ReplyLimit;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;

@@ -2,8 +2,8 @@ package io.commitlane.cluster;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.internal.config.ConfigSection;
-import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;

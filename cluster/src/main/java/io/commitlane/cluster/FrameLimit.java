@@ -1,7 +1,7 @@
 package io.commitlane.cluster;
 
-import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.Expectation;
 import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;

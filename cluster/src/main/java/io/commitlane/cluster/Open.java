@@ -1,7 +1,7 @@
 package io.commitlane.cluster;
 
-import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.internal.protocol.ReplyLimit;
 import io.commitlane.actors.internal.protocol.RequestHandler;
 import io.commitlane.cluster.ShardedDatabase.Stop;

@@ -1,7 +1,7 @@
 package io.commitlane.cluster;
 
-import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.internal.protocol.RequestHandler;
 import org.apache.pekko.actor.typed.Behavior;

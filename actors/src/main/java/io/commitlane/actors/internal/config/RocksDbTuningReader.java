@@ -2,10 +2,9 @@ package io.commitlane.actors.internal.config;
 
 import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueType;
-import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.storage.Compression;
-import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.RocksDbTuning;
 import java.util.LinkedHashMap;
 import java.util.Locale;

@@ -3,7 +3,6 @@ package io.commitlane.actors.internal.config;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValue;
-import io.commitlane.actors.internal.config.ConfigSection;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;

@@ -1,5 +1,7 @@
 package io.commitlane.actors.internal.lifecycle;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseActor;
 import io.commitlane.actors.PipelineMode;
@@ -331,7 +333,4 @@ public final class DatabaseSupervisor {
     };
   }
 
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-  }
 }

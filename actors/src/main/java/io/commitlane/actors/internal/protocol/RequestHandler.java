@@ -1,10 +1,12 @@
 package io.commitlane.actors.internal.protocol;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import io.commitlane.actors.ChangeRecord;
-import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitStamp;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseActor;
+import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.BackedUp;
 import io.commitlane.actors.DatabaseProtocol.Backup;
 import io.commitlane.actors.DatabaseProtocol.Checkpoint;
@@ -32,43 +34,29 @@ import io.commitlane.actors.DatabaseProtocol.StoreDropped;
 import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
-import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.Expectation;
-import io.commitlane.actors.InvalidRequestException;
 import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
-import io.commitlane.actors.UnknownLogException;
 import io.commitlane.actors.internal.pipeline.CommitRequest;
 import io.commitlane.actors.internal.pipeline.Pipeline;
-import io.commitlane.actors.internal.protocol.ReplyLimit;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.annotation.InternalApi;
-import io.commitlane.storage.BackupException;
-import io.commitlane.storage.BackupRefusedException;
-import io.commitlane.storage.CheckpointException;
-import io.commitlane.storage.CheckpointRefusedException;
 import io.commitlane.storage.CommitResult;
-import io.commitlane.storage.CommitlaneException;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.DatabaseHealth;
-import io.commitlane.storage.InvalidStoreNameException;
-import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.RocksDbStats;
 import io.commitlane.storage.Store;
-import io.commitlane.storage.StoreDroppedException;
 import io.commitlane.storage.Transaction;
-import io.commitlane.storage.UnknownStoreException;
 import io.commitlane.txlog.LogClosedException;
 import io.commitlane.txlog.ReadRequest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.stream.Materializer;
@@ -163,7 +151,7 @@ public final class RequestHandler {
       }
     } catch (RuntimeException e) {
       // Whatever failed before a commit was admitted: the request still gets its one reply.
-      r.answer(refusal(e, closed));
+      r.answer(Refusals.of(e, closed));
     }
   }
 
@@ -177,7 +165,7 @@ public final class RequestHandler {
       apply(txn, w.mutations(), w.log());
       admit(txn, to, replying(w.correlation(), to, ownerEpoch, 1, closed));
     } catch (RuntimeException e) {
-      to.tell(w.refused(refusal(e, closed)));
+      to.tell(w.refused(Refusals.of(e, closed)));
     }
   }
 
@@ -222,7 +210,7 @@ public final class RequestHandler {
     try {
       runConditionalWrite(c, to, 1);
     } catch (RuntimeException e) {
-      to.tell(c.refused(refusal(e, closed)));
+      to.tell(c.refused(Refusals.of(e, closed)));
     }
   }
 
@@ -273,7 +261,7 @@ public final class RequestHandler {
               to.tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
             }
           } catch (RuntimeException e) {
-            to.tell(c.refused(refusal(e, closed)));
+            to.tell(c.refused(Refusals.of(e, closed)));
           }
         });
       }
@@ -295,14 +283,14 @@ public final class RequestHandler {
   private void onCreateStore(CreateStore c) {
     db.createStore(c.name()).whenComplete((store, err) -> replies.tell(c.replyTo(), err == null
         ? new StoreCreated(c.correlation(), c.name(), store.generation())
-        : c.refused(refusal(unwrap(err), closed))));
+        : c.refused(Refusals.of(unwrap(err), closed))));
   }
 
   /** Logical here, on the actor's thread (it syncs one small file); the reply waits for the physical drop. */
   private void onDropStore(DropStore d) {
     db.dropStore(d.name()).whenComplete((done, err) -> replies.tell(d.replyTo(), err == null
         ? new StoreDropped(d.correlation(), d.name())
-        : d.refused(refusal(unwrap(err), closed))));
+        : d.refused(Refusals.of(unwrap(err), closed))));
   }
 
   private void onGetStats(GetStats g) {
@@ -366,7 +354,7 @@ public final class RequestHandler {
         return closed;
       }
     }
-    return refusal(e, closed);
+    return Refusals.of(e, closed);
   }
 
   // ---- helpers ------------------------------------------------------------------------------
@@ -421,51 +409,11 @@ public final class RequestHandler {
         if (c instanceof ConflictException conflict) {
           replyTo.tell(new Conflicted(correlation, ConflictCause.VALIDATION, List.of(), Math.max(attempts, conflict.attempts())));
         } else {
-          replyTo.tell(new WriteRefused(correlation, refusal(c, closed)));
+          replyTo.tell(new WriteRefused(correlation, Refusals.of(c, closed)));
         }
       }
     };
   }
 
-  /** Why a request failed, typed: what happened, and whether trying again may help. */
-  static Refusal refusal(Throwable e, Refusal closed) {
-    if (e instanceof DatabaseClosedException) {
-      return closed != null ? closed : new Failed(FailureReason.DATABASE_CLOSED, e.getMessage(), false);
-    }
-    if (e instanceof CommitQueueFullException q) {
-      return new Failed(FailureReason.OVERLOADED, q.getMessage(), true);
-    }
-    if (e instanceof StoreDroppedException) {
-      return new Failed(FailureReason.STORE_DROPPED, e.getMessage(), false);
-    }
-    if (e instanceof UnknownStoreException) {
-      return new Failed(FailureReason.UNKNOWN_STORE, e.getMessage(), false);
-    }
-    if (e instanceof UnknownLogException) {
-      return new Failed(FailureReason.UNKNOWN_LOG, e.getMessage(), false);
-    }
-    if (e instanceof ReadOnlyDatabaseException) {
-      return new Failed(FailureReason.READ_ONLY, e.getMessage(), false);
-    }
-    if (e instanceof BackupException b && b.isOutOfSpace() || e instanceof CheckpointException c && c.isOutOfSpace()) {
-      return new Failed(FailureReason.NO_SPACE, e.getMessage(), false);
-    }
-    if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.IN_USE) {
-      return new Failed(FailureReason.IN_USE, e.getMessage(), true);
-    }
-    if (e instanceof BackupRefusedException r && r.reason() == BackupRefusedException.Reason.INVALID_PATH
-        || e instanceof CheckpointRefusedException) {
-      return new Failed(FailureReason.INVALID_REQUEST, e.getMessage(), false);
-    }
-    if (e instanceof InvalidRequestException || e instanceof InvalidStoreNameException || e instanceof IllegalArgumentException
-        || e instanceof IllegalStateException) {
-      return new Failed(FailureReason.INVALID_REQUEST, String.valueOf(e.getMessage()), false);
-    }
-    boolean retryable = e instanceof CommitlaneException c && c.isRetryable();
-    return new Failed(FailureReason.STORAGE, e.toString(), retryable);
-  }
 
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-  }
 }

@@ -1,5 +1,7 @@
 package io.commitlane.actors.stream.internal;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitlaneDatabase;
@@ -349,10 +351,4 @@ public final class WriteCommitter<C> extends GraphStage<FlowShape<WriteRequest<C
     }
   }
 
-  private static Throwable unwrap(Throwable t) {
-    while (t instanceof CompletionException && t.getCause() != null) {
-      t = t.getCause();
-    }
-    return t;
-  }
 }
