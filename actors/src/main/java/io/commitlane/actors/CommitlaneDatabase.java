@@ -240,7 +240,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * RocksDB creates it in its write queue, so during a write stall it waits for the stall to end.
    */
   public CompletionStage<Store> createStore(String name) {
-    return pipeline.createStore(name, database.extension.lifecycle());
+    return pipeline.createStore(name, database.databases.lifecycle());
   }
 
   /**
@@ -321,7 +321,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
   public CompletionStage<io.commitlane.storage.CheckpointInfo> checkpoint(Path target) {
     Objects.requireNonNull(target, "target");
     Database storage = pipeline.db();
-    return CompletableFuture.supplyAsync(() -> storage.checkpoint(target), database.extension.lifecycle())
+    return CompletableFuture.supplyAsync(() -> storage.checkpoint(target), database.databases.lifecycle())
         .whenCompleteAsync((info, failure) -> { }, pipeline.completions());
   }
 
@@ -358,7 +358,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
     Database storage = pipeline.db();
     Executor completions = pipeline.completions();
     BackupFuture result = new BackupFuture();
-    database.extension.lifecycle().execute(() -> {
+    database.databases.lifecycle().execute(() -> {
       try {
         io.commitlane.storage.BackupInfo info = store.get().create(storage, progress, () -> result.cancelRequested);
         completions.execute(() -> result.complete(info));

@@ -166,7 +166,7 @@ public final class DatabaseSupervisor {
 
   private Behavior<Command> onOpenFailed(OpenFailed f) {
     ctx.getLog().error("cannot open database {}", database.path, f.cause());
-    database.extension.openFailed(database, f.cause());
+    database.databases.openFailed(database, f.cause());
     return Behaviors.stopped();
   }
 
@@ -249,7 +249,7 @@ public final class DatabaseSupervisor {
     if (r.failure() != null) {
       ctx.getLog().error("releasing database {} failed", database.path, r.failure());
     }
-    database.extension.released(database, failure);
+    database.databases.released(database, failure);
     pipeline.queue().dismissIdle(); // idle executors wait in their mailboxes, where the stop reaches them at once
     if (pipeline.writes() != null) {
       pipeline.writes().queue.dismissIdle();
@@ -271,24 +271,24 @@ public final class DatabaseSupervisor {
     } catch (CompletionException | java.util.concurrent.CancellationException e) {
       failure = unwrap(e);
     }
-    database.extension.released(database, failure != null ? failure : open.pipeline().closeFailure());
+    database.databases.released(database, failure != null ? failure : open.pipeline().closeFailure());
     return Behaviors.same();
   }
 
   /** Stopped while it opened: release the database once its open finishes, off this thread. */
   private Behavior<Command> stoppedWhileOpening() {
     if (opening.isCompletedExceptionally()) {
-      database.extension.released(database); // the open failed (the extension heard of it): nothing to release
+      database.databases.released(database); // the open failed (the extension heard of it): nothing to release
       return Behaviors.same();
     }
-    database.extension.stopping(database);
+    database.databases.stopping(database);
     opening.whenCompleteAsync((opened, err) -> {
       try {
         if (opened != null) {
           opened.release();
         }
       } finally {
-        database.extension.released(database);
+        database.databases.released(database);
       }
     }, releaser());
     return Behaviors.same();
@@ -302,7 +302,7 @@ public final class DatabaseSupervisor {
   private Behavior<Command> stoppedUnreleased(Open open, CompletableFuture<Void> releasing) {
     ctx.getLog().warn("database {} stopped before its close finished (the actor system terminating past the close phase, or a"
         + " failure): failing what is still queued and releasing it on a thread of its own", database.path);
-    database.extension.stopping(database);
+    database.databases.stopping(database);
     Pipeline pipeline = open.pipeline();
     pipeline.closeGates();
     pipeline.queue().stop();
@@ -314,7 +314,7 @@ public final class DatabaseSupervisor {
       try {
         pipeline.release(); // a no-op once released
       } finally {
-        database.extension.released(database);
+        database.databases.released(database);
       }
     }, releaser());
     return Behaviors.same();

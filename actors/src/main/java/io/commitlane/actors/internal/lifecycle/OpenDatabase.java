@@ -19,7 +19,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * share once opened, and the number of handles holding it. The last handle's release closes it.
  */
 public final class OpenDatabase {
-  public final Commitlane extension;
+  public final OpenDatabases databases;
   public final Path path;
   public final String name;
   public final PipelineSettings settings;
@@ -33,16 +33,16 @@ public final class OpenDatabase {
   public final CompletableFuture<Done> released = new CompletableFuture<>();
   public volatile ActorRef<DatabaseSupervisor.Command> supervisor;
   private volatile ActorRef<DatabaseProtocol.Request> endpoint;
-  /** Handles holding the database; guarded by the extension. */
+  /** Handles holding the database; guarded by OpenDatabases. */
   public int references;
-  /** The database is closing: new opens wait for {@link #released}; guarded by the extension. */
+  /** The database is closing: new opens wait for {@link #released}; guarded by OpenDatabases. */
   public boolean closing;
-  /** Released and forgotten by the extension (done once); guarded by the extension. */
+  /** Released and forgotten by OpenDatabases (done once); guarded by OpenDatabases. */
   public boolean forgotten;
 
-  public OpenDatabase(Commitlane extension, Path path, String name, PipelineSettings settings, Faults faults, Executor completions,
+  public OpenDatabase(OpenDatabases databases, Path path, String name, PipelineSettings settings, Faults faults, Executor completions,
       boolean readOnly) {
-    this.extension = extension;
+    this.databases = databases;
     this.readOnly = readOnly;
     this.path = path;
     this.name = name;
@@ -52,7 +52,7 @@ public final class OpenDatabase {
   }
 
   public ActorSystem<?> system() {
-    return extension.system();
+    return databases.system();
   }
 
   public ActorRef<DatabaseProtocol.Request> endpoint() {
@@ -65,6 +65,6 @@ public final class OpenDatabase {
 
   /** A handle closed and drained: count it out. Completes at once while other handles hold the database; the last handle's release closes it and completes once it is released. */
   public CompletionStage<Done> release() {
-    return extension.release(this);
+    return databases.release(this);
   }
 }

@@ -1,9 +1,9 @@
 /**
  * INTERNAL API. Opening and closing a database path in an actor system. Entry point: {@link
- * io.commitlane.actors.internal.lifecycle.DatabaseSupervisor}, spawned by {@link
- * io.commitlane.actors.Commitlane} for each {@link
- * io.commitlane.actors.internal.lifecycle.OpenDatabase} (one per path per actor system, counted by
- * handle).
+ * io.commitlane.actors.internal.lifecycle.OpenDatabases}, the registry {@link
+ * io.commitlane.actors.Commitlane} opens and closes through: it keeps one {@link
+ * io.commitlane.actors.internal.lifecycle.OpenDatabase} per path (counted by handle) and spawns
+ * its {@link io.commitlane.actors.internal.lifecycle.DatabaseSupervisor}.
  *
  * <p>The supervisor opens the storage handle and replays the transaction logs on the lifecycle
  * dispatcher, then serves: it starts commit executors when the queue asks, restarts a failed one,
