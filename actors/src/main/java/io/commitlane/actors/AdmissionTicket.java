@@ -1,5 +1,7 @@
 package io.commitlane.actors;
 
+import io.commitlane.actors.internal.pipeline.CommitQueue;
+
 /**
  * A place in line for a database's commit queue, from {@link CommitlaneDatabase#awaitAdmission}:
  * the waiting alternative to {@link CommitQueueFullException}. Once the queue has room for one
@@ -20,27 +22,33 @@ public final class AdmissionTicket {
   private final CommitQueue queue;
   private final Runnable onGranted;
   /** Guarded by the queue's waiter lock. */
-  boolean granted;
+  @io.commitlane.annotation.InternalApi
+  public boolean granted;
   /** Guarded by the queue's waiter lock: committed with, or cancelled. */
-  boolean ended;
+  @io.commitlane.annotation.InternalApi
+  public boolean ended;
 
-  AdmissionTicket(CommitQueue queue, Runnable onGranted) {
+  @io.commitlane.annotation.InternalApi
+  public AdmissionTicket(CommitQueue queue, Runnable onGranted) {
     this.queue = queue;
     this.onGranted = onGranted;
   }
 
   /** A ticket whose room needs no reservation: a database that runs commits without a queue (legacy mode). */
-  static AdmissionTicket grantedWithoutQueue() {
+  @io.commitlane.annotation.InternalApi
+  public static AdmissionTicket grantedWithoutQueue() {
     AdmissionTicket t = new AdmissionTicket(null, () -> {});
     t.granted = true;
     return t;
   }
 
-  CommitQueue queue() {
+  @io.commitlane.annotation.InternalApi
+  public CommitQueue queue() {
     return queue;
   }
 
-  void granted() {
+  @io.commitlane.annotation.InternalApi
+  public void granted() {
     onGranted.run();
   }
 

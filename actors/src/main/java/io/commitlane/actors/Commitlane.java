@@ -1,27 +1,22 @@
 package io.commitlane.actors;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
+import io.commitlane.actors.internal.lifecycle.OpenDatabases;
+import io.commitlane.actors.internal.pipeline.Faults;
+import io.commitlane.actors.internal.protocol.DeadLetterReplies;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.NotADatabaseException;
 import io.commitlane.storage.PathInUseException;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -74,15 +69,9 @@ public final class Commitlane implements Extension {
   private static final Id ID = new Id();
 
   private final ActorSystem<?> system;
-  private final Executor lifecycle;
-  private final Map<Path, OpenDatabase> open = new HashMap<>();
-  private final AtomicLong instances = new AtomicLong();
-  /** Databases whose supervisor stopped without a close and whose release still runs; guarded by this. */
-  private final Set<OpenDatabase> stoppedUnreleased = new java.util.HashSet<>();
+  private final OpenDatabases databases;
   private final List<DeadLetterReplies.Rule> deadLetterRules = new CopyOnWriteArrayList<>();
   private final DeadLetterReplies deadLetters = new DeadLetterReplies();
-  /** Guarded by this: coordinated shutdown closed the databases; new opens are refused. */
-  private boolean shuttingDown;
 
   private static final class Id extends ExtensionId<Commitlane> {
     @Override
@@ -93,10 +82,11 @@ public final class Commitlane implements Extension {
 
   private Commitlane(ActorSystem<?> system) {
     this.system = system;
-    this.lifecycle = system.dispatchers().lookup(DispatcherSelector.fromConfig(LIFECYCLE_DISPATCHER));
+    this.databases = new OpenDatabases(system, system.dispatchers().lookup(DispatcherSelector.fromConfig(LIFECYCLE_DISPATCHER)));
     system.systemActorOf(deadLetters.behavior(deadLetterRules), "commitlane-dead-letters", Props.empty());
-    CoordinatedShutdown.get(system.classicSystem()).addTask(CLOSE_PHASE, "close-databases", this::shutdown);
-    system.classicSystem().registerOnTermination(this::awaitStoppedReleases);
+    java.util.function.Supplier<CompletionStage<Done>> closeForGood = () -> databases.closeAll(true);
+    CoordinatedShutdown.get(system.classicSystem()).addTask(CLOSE_PHASE, "close-databases", closeForGood);
+    system.classicSystem().registerOnTermination(databases::awaitStoppedReleases);
     String order = "pekko.coordinated-shutdown.phases.cluster-shutdown.depends-on";
     List<String> clusterShutdown = system.settings().config().hasPath(order) ? system.settings().config().getStringList(order) : List.of();
     if (!clusterShutdown.contains(CLOSE_PHASE)) {
@@ -106,18 +96,9 @@ public final class Commitlane implements Extension {
     }
   }
 
-  /** Where blocking lifecycle work runs: opening, releasing, checkpoints, backups, creating stores. */
-  Executor lifecycle() {
-    return lifecycle;
-  }
-
   /** The extension of {@code system} (created on first use). */
   public static Commitlane get(ActorSystem<?> system) {
     return ID.apply(system);
-  }
-
-  ActorSystem<?> system() {
-    return system;
   }
 
   // ---- opening ------------------------------------------------------------------------------
@@ -128,7 +109,7 @@ public final class Commitlane implements Extension {
     try {
       settings = PipelineSettings.fromConfig(system.settings().config());
     } catch (RuntimeException e) {
-      return failed(e);
+      return databases.failed(e);
     }
     return openAsync(path, settings);
   }
@@ -143,7 +124,7 @@ public final class Commitlane implements Extension {
     try {
       settings = PipelineSettings.fromConfig(config.withFallback(system.settings().config()));
     } catch (RuntimeException e) {
-      return failed(e);
+      return databases.failed(e);
     }
     return openAsync(path, settings);
   }
@@ -160,7 +141,7 @@ public final class Commitlane implements Extension {
   }
 
   CompletionStage<CommitlaneDatabase> openAsync(Path path, PipelineSettings settings, Faults faults) {
-    return openAsync(path, settings, faults, false);
+    return databases.open(path, settings, faults, false);
   }
 
   /**
@@ -172,7 +153,7 @@ public final class Commitlane implements Extension {
     try {
       settings = PipelineSettings.fromConfig(system.settings().config());
     } catch (RuntimeException e) {
-      return failed(e);
+      return databases.failed(e);
     }
     return openReadOnlyAsync(path, settings);
   }
@@ -189,93 +170,12 @@ public final class Commitlane implements Extension {
    * PathInUseException} while the path is open read-write in this actor system or process.
    */
   public CompletionStage<CommitlaneDatabase> openReadOnlyAsync(Path path, PipelineSettings settings) {
-    return openAsync(path, settings, new Faults(), true);
+    return databases.open(path, settings, new Faults(), true);
   }
 
   /** {@link #openReadOnlyAsync(Path)}, waiting for it. Throws what the stage fails with. */
   public CommitlaneDatabase openReadOnly(Path path) {
     return await(openReadOnlyAsync(path));
-  }
-
-  private CompletionStage<CommitlaneDatabase> openAsync(Path path, PipelineSettings settings, Faults faults, boolean readOnly) {
-    Objects.requireNonNull(path, "path");
-    Objects.requireNonNull(settings, "settings");
-    Objects.requireNonNull(faults, "faults");
-    Executor completions;
-    Path key;
-    try {
-      completions = system.dispatchers().lookup(DispatcherSelector.fromConfig(settings.completionDispatcher()));
-      key = readOnly ? existing(path) : canonical(path);
-    } catch (RuntimeException e) {
-      return failed(e);
-    }
-    CommitFuture<CommitlaneDatabase> result = new CommitFuture<>(completions);
-    OpenDatabase db;
-    CompletableFuture<Done> closingFirst = null;
-    synchronized (this) {
-      if (shuttingDown) {
-        result.completeExceptionally(new DatabaseClosedException(key));
-        return result;
-      }
-      db = open.get(key);
-      if (db != null && db.closing) {
-        closingFirst = db.released;
-      } else if (db != null) {
-        if (db.readOnly != readOnly) {
-          result.completeExceptionally(new PathInUseException("database " + key + " is already open "
-              + (db.readOnly ? "read-only" : "read-write") + " in this actor system; this open asked for "
-              + (readOnly ? "read-only" : "read-write") + ". Use that handle, or close every handle first"));
-          return result;
-        }
-        if (!db.settings.equals(settings)) {
-          result.completeExceptionally(new PathInUseException("database " + key + " is already open in this actor system with"
-              + " other settings (" + String.join("; ", differences(db.settings, settings)) + "). A database's settings are fixed"
-              + " by its first open: open it with the same settings, or close every handle first"));
-          return result;
-        }
-        db.references++;
-      } else {
-        try {
-          PathOwners.claim(key, system);
-        } catch (RuntimeException e) {
-          result.completeExceptionally(e);
-          return result;
-        }
-        db = new OpenDatabase(this, key, nameOf(key), settings, faults, completions, readOnly);
-        db.references = 1;
-        open.put(key, db);
-        start(db);
-      }
-    }
-    if (closingFirst != null) {
-      // The path's database is closing: open it again once it is released.
-      closingFirst.whenComplete((done, err) -> openAsync(path, settings, faults, readOnly).whenComplete((h, e) -> {
-        if (e == null) {
-          result.complete(h);
-        } else {
-          result.completeExceptionally(unwrap(e));
-        }
-      }));
-      return result;
-    }
-    OpenDatabase opening = db;
-    opening.opened.whenComplete((pipeline, err) -> {
-      if (err == null) {
-        result.complete(new CommitlaneDatabase(opening, pipeline));
-      } else {
-        result.completeExceptionally(unwrap(err));
-      }
-    });
-    return result;
-  }
-
-  private void start(OpenDatabase db) {
-    try {
-      db.supervisor = system.systemActorOf(DatabaseSupervisor.create(db, lifecycle),
-          "commitlane-" + db.name + "-" + instances.incrementAndGet(), Props.empty());
-    } catch (RuntimeException e) {
-      openFailed(db, e);
-    }
   }
 
   /** {@link #openAsync(Path)}, waiting for it. Throws what the stage fails with. */
@@ -300,47 +200,15 @@ public final class Commitlane implements Extension {
    * copying its files.
    */
   public CompletionStage<Done> whenReleased(Path path) {
-    Path key;
-    try {
-      key = canonical(path);
-    } catch (RuntimeException e) {
-      return failed(e);
-    }
-    OpenDatabase db;
-    synchronized (this) {
-      db = open.get(key);
-    }
-    CommitFuture<Done> result = new CommitFuture<>(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
-    if (db == null) {
-      result.complete(Done.getInstance());
-    } else {
-      db.released.whenComplete((d, e) -> result.complete(Done.getInstance()));
-    }
-    return result;
+    return databases.whenReleased(path);
   }
 
   /** The canonical paths of the databases open (or opening, or closing) in this actor system. */
-  public synchronized Set<Path> openPaths() {
-    return new TreeSet<>(open.keySet());
+  public Set<Path> openPaths() {
+    return databases.openPaths();
   }
 
   // ---- closing ------------------------------------------------------------------------------
-
-  /** A handle of {@code db} closed and drained. The last one starts the database's close. */
-  CompletionStage<Done> release(OpenDatabase db) {
-    synchronized (this) {
-      db.references--;
-      if (db.closing) {
-        return db.released;
-      }
-      if (db.references > 0) {
-        return CompletableFuture.completedFuture(Done.getInstance());
-      }
-      db.closing = true;
-    }
-    db.supervisor.tell(DatabaseSupervisor.Close.INSTANCE);
-    return db.released;
-  }
 
   /**
    * Close every database open in this actor system now: each stops admitting (its handles get
@@ -348,115 +216,7 @@ public final class Commitlane implements Extension {
    * completes once all are released. Later opens open them again.
    */
   public CompletionStage<Done> closeAll() {
-    return closeAll(false);
-  }
-
-  /** Coordinated shutdown's task, in {@value #CLOSE_PHASE}: close everything and refuse new opens. */
-  private CompletionStage<Done> shutdown() {
-    return closeAll(true);
-  }
-
-  private CompletionStage<Done> closeAll(boolean forGood) {
-    List<OpenDatabase> all;
-    List<OpenDatabase> toClose = new ArrayList<>();
-    synchronized (this) {
-      shuttingDown |= forGood;
-      all = new ArrayList<>(open.values());
-      for (OpenDatabase db : all) {
-        if (!db.closing) {
-          db.closing = true;
-          toClose.add(db);
-        }
-      }
-    }
-    for (OpenDatabase db : toClose) {
-      db.supervisor.tell(DatabaseSupervisor.Close.INSTANCE);
-    }
-    if (!all.isEmpty()) {
-      LOG.info("closing {} database(s) of actor system {}", all.size(), system.name());
-    }
-    return CompletableFuture.allOf(all.stream().map(db -> db.released).toArray(CompletableFuture[]::new))
-        .thenApply(v -> Done.getInstance());
-  }
-
-  /**
-   * The supervisor stopped without a close: the database is released on a thread of its own from
-   * now on. New opens of the path wait for that ({@link OpenDatabase#released}), and the actor
-   * system's termination does too ({@link #awaitStoppedReleases}).
-   */
-  void stopping(OpenDatabase db) {
-    synchronized (this) {
-      db.closing = true;
-      stoppedUnreleased.add(db);
-    }
-    db.released.whenComplete((done, err) -> {
-      synchronized (this) {
-        stoppedUnreleased.remove(db);
-      }
-    });
-  }
-
-  /**
-   * Run when the actor system has terminated, before its termination completes: wait (up to a
-   * minute each) for the releases that stopped supervisors handed to threads of their own, so
-   * that a terminated system holds no database files. Nothing else runs on the system by then.
-   */
-  private void awaitStoppedReleases() {
-    List<OpenDatabase> pending;
-    synchronized (this) {
-      pending = new ArrayList<>(stoppedUnreleased);
-    }
-    for (OpenDatabase db : pending) {
-      try {
-        db.released.get(1, java.util.concurrent.TimeUnit.MINUTES);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (Exception e) {
-        LOG.warn("database {} was not released within a minute of the actor system's termination", db.path, e);
-      }
-    }
-  }
-
-  /** The supervisor released the database (or stopped without it): forget it, free the path. Idempotent. */
-  void released(OpenDatabase db) {
-    released(db, null);
-  }
-
-  /**
-   * The database's files are released; {@code closeFailure} is what went wrong releasing them (a
-   * final flush that failed: acknowledged commits may be lost), or null. The handles whose close
-   * waits on it fail with it then.
-   */
-  void released(OpenDatabase db, Throwable closeFailure) {
-    synchronized (this) {
-      if (db.forgotten) {
-        return; // a later entry of the same path may hold the claim now
-      }
-      db.forgotten = true;
-      open.remove(db.path, db);
-      PathOwners.release(db.path, system);
-    }
-    db.opened.completeExceptionally(new DatabaseClosedException(db.path)); // no-op once opened
-    if (closeFailure == null) {
-      db.released.complete(Done.getInstance());
-    } else {
-      db.released.completeExceptionally(closeFailure);
-    }
-  }
-
-  /** The open failed: the handles waiting for it fail with {@code cause}. */
-  void openFailed(OpenDatabase db, Throwable cause) {
-    // Forgotten before the failure is seen, so an open retried right away is a fresh one.
-    synchronized (this) {
-      if (!db.forgotten) {
-        db.forgotten = true;
-        open.remove(db.path, db);
-        PathOwners.release(db.path, system);
-      }
-    }
-    db.opened.completeExceptionally(cause);
-    db.released.complete(Done.getInstance());
+    return databases.closeAll(false);
   }
 
   // ---- dead letters -------------------------------------------------------------------------
@@ -497,72 +257,5 @@ public final class Commitlane implements Extension {
       }
       throw e;
     }
-  }
-
-  private <T> CompletionStage<T> failed(Throwable e) {
-    CommitFuture<T> f = new CommitFuture<>(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
-    f.completeExceptionally(e);
-    return f;
-  }
-
-  static Throwable unwrap(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
-
-  /** As the storage registry keys paths: absolute, normalized, links resolved (created if missing). */
-  private static Path canonical(Path path) {
-    try {
-      Path abs = path.toAbsolutePath().normalize();
-      Files.createDirectories(abs);
-      return abs.toRealPath();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot resolve database path " + path, e);
-    }
-  }
-
-  /** As {@link #canonical}, for a read-only open: the directory must exist, and nothing is created. */
-  private static Path existing(Path path) {
-    Path abs = path.toAbsolutePath().normalize();
-    if (!Files.isDirectory(abs)) {
-      throw new NotADatabaseException("open read-only", abs, "there is no directory there");
-    }
-    try {
-      return abs.toRealPath();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot resolve database path " + path, e);
-    }
-  }
-
-  private static String nameOf(Path path) {
-    Path file = path.getFileName();
-    String name = file == null ? "root" : file.toString().replaceAll("[^A-Za-z0-9_-]", "_");
-    return name.isEmpty() ? "db" : name;
-  }
-
-  /** "name: open with a, asked for b" for each setting that differs (records compare component by component). */
-  static List<String> differences(Object have, Object wanted) {
-    List<String> out = new ArrayList<>();
-    if (have.getClass().isRecord() && have.getClass() == wanted.getClass()) {
-      for (java.lang.reflect.RecordComponent c : have.getClass().getRecordComponents()) {
-        try {
-          Object a = c.getAccessor().invoke(have);
-          Object b = c.getAccessor().invoke(wanted);
-          if (!Objects.equals(a, b)) {
-            out.addAll(a != null && b != null && a.getClass().isRecord() && a.getClass() == b.getClass()
-                ? differences(a, b).stream().map(d -> c.getName() + "." + d).toList()
-                : List.of(c.getName() + ": open with " + a + ", asked for " + b));
-          }
-        } catch (ReflectiveOperationException e) {
-          out.add(c.getName() + " (unreadable: " + e + ")");
-        }
-      }
-    }
-    if (out.isEmpty() && !Objects.equals(have, wanted)) {
-      out.add("open with " + have + ", asked for " + wanted);
-    }
-    return out;
   }
 }

@@ -2,6 +2,17 @@ package io.commitlane.actors;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
+import io.commitlane.actors.internal.lifecycle.DatabaseCopies;
+import io.commitlane.actors.internal.lifecycle.OpenDatabase;
+import io.commitlane.actors.internal.lifecycle.StoreMaintenance;
+import io.commitlane.actors.internal.log.TransactionLogs;
+import io.commitlane.actors.internal.pipeline.AdmissionGate;
+import io.commitlane.actors.internal.pipeline.CommitFuture;
+import io.commitlane.actors.internal.pipeline.CommitRequest;
+import io.commitlane.actors.internal.pipeline.Faults;
+import io.commitlane.actors.internal.pipeline.Pipeline;
+import io.commitlane.actors.internal.pipeline.RetriedTransaction;
+import io.commitlane.actors.internal.protocol.RequestHandler;
 import io.commitlane.actors.stream.Backoff;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.ConflictException;
@@ -23,7 +34,6 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.dispatch.ExecutionContexts;
 
 /**
  * A handle of an open database, for plain Java callers: commits run on the database's own commit
@@ -55,12 +65,15 @@ public final class CommitlaneDatabase implements AutoCloseable {
   /** Counts this handle's admitted commits; closing it drains them. */
   private final AdmissionGate gate = new AdmissionGate();
   private final StoreMaintenance maintenance;
+  private final DatabaseCopies copies;
   private final AtomicReference<CompletableFuture<Done>> closed = new AtomicReference<>();
 
-  CommitlaneDatabase(OpenDatabase database, Pipeline pipeline) {
+  @io.commitlane.annotation.InternalApi
+  public CommitlaneDatabase(OpenDatabase database, Pipeline pipeline) {
     this.database = database;
     this.pipeline = pipeline;
     this.maintenance = new StoreMaintenance(this, pipeline);
+    this.copies = new DatabaseCopies(pipeline, database.databases.lifecycle());
     pipeline.register(gate);
   }
 
@@ -195,7 +208,8 @@ public final class CommitlaneDatabase implements AutoCloseable {
   }
 
   /** Admit through this handle's gate; {@code completion} runs on the thread that completes the commit. */
-  void admit(Transaction txn, CommitRequest.Completion completion) {
+  @io.commitlane.annotation.InternalApi
+  public void admit(Transaction txn, CommitRequest.Completion completion) {
     pipeline.admit(txn, completion, gate);
   }
 
@@ -229,7 +243,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * RocksDB creates it in its write queue, so during a write stall it waits for the stall to end.
    */
   public CompletionStage<Store> createStore(String name) {
-    return pipeline.createStore(name, database.extension.lifecycle());
+    return pipeline.createStore(name, database.databases.lifecycle());
   }
 
   /**
@@ -308,10 +322,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    * io.commitlane.storage.CheckpointException} (nothing partial is left).
    */
   public CompletionStage<io.commitlane.storage.CheckpointInfo> checkpoint(Path target) {
-    Objects.requireNonNull(target, "target");
-    Database storage = pipeline.db();
-    return CompletableFuture.supplyAsync(() -> storage.checkpoint(target), database.extension.lifecycle())
-        .whenCompleteAsync((info, failure) -> { }, pipeline.completions());
+    return copies.checkpoint(Objects.requireNonNull(target, "target"));
   }
 
   /** {@link #backup(io.commitlane.storage.BackupStore, io.commitlane.storage.BackupProgress)} without progress reports. */
@@ -332,46 +343,14 @@ public final class CommitlaneDatabase implements AutoCloseable {
       io.commitlane.storage.BackupProgress progress) {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(progress, "progress");
-    return backup(() -> store, progress);
+    return copies.backup(() -> store, progress);
   }
 
   /** A backup into {@code BackupStore.at(directory)}, looked at on the lifecycle dispatcher too (the protocol's {@code Backup}). */
-  CompletableFuture<io.commitlane.storage.BackupInfo> backup(Path directory) {
+  @io.commitlane.annotation.InternalApi
+  public CompletableFuture<io.commitlane.storage.BackupInfo> backup(Path directory) {
     Objects.requireNonNull(directory, "directory");
-    return backup(() -> io.commitlane.storage.BackupStore.at(directory), io.commitlane.storage.BackupProgress.NONE);
-  }
-
-  private CompletableFuture<io.commitlane.storage.BackupInfo> backup(
-      java.util.function.Supplier<io.commitlane.storage.BackupStore> store, io.commitlane.storage.BackupProgress progress) {
-    Database storage = pipeline.db();
-    Executor completions = pipeline.completions();
-    BackupFuture result = new BackupFuture();
-    database.extension.lifecycle().execute(() -> {
-      try {
-        io.commitlane.storage.BackupInfo info = store.get().create(storage, progress, () -> result.cancelRequested);
-        completions.execute(() -> result.complete(info));
-      } catch (io.commitlane.storage.BackupCancelledException e) {
-        completions.execute(result::stopped);
-      } catch (RuntimeException | Error e) {
-        completions.execute(() -> result.completeExceptionally(e));
-      }
-    });
-    return result;
-  }
-
-  /** A backup's future: {@code cancel} asks the backup to stop; the future is cancelled once it has. */
-  private static final class BackupFuture extends CompletableFuture<io.commitlane.storage.BackupInfo> {
-    volatile boolean cancelRequested;
-
-    @Override
-    public boolean cancel(boolean mayInterruptIfRunning) {
-      cancelRequested = true;
-      return !isDone();
-    }
-
-    void stopped() {
-      super.cancel(false);
-    }
+    return copies.backup(() -> io.commitlane.storage.BackupStore.at(directory), io.commitlane.storage.BackupProgress.NONE);
   }
 
   /** Transactions replayed into RocksDB from each log when this path was opened. */
@@ -414,45 +393,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
   public <T> CompletionStage<T> transactAsync(Retry retry, TransactionFunction<T> body) {
     Objects.requireNonNull(retry, "retry");
     Objects.requireNonNull(body, "body");
-    CommitFuture<T> result = new CommitFuture<>(pipeline.completions());
-    attempt(1, retry, body, result);
-    return result;
-  }
-
-  private <T> void attempt(int attempt, Retry retry, TransactionFunction<T> body, CommitFuture<T> result) {
-    T value;
-    Transaction txn;
-    try {
-      txn = begin();
-      try {
-        value = body.apply(txn);
-      } catch (RuntimeException | Error e) {
-        txn.abort();
-        throw e;
-      }
-    } catch (Throwable e) {
-      result.completeExceptionally(e);
-      return;
-    }
-    pipeline.commit(txn, gate).whenComplete((r, err) -> {
-      Throwable cause = err instanceof CompletionException && err.getCause() != null ? err.getCause() : err;
-      if (cause == null) {
-        result.complete(value);
-      } else if (cause instanceof ConflictException && attempt < retry.maxAttempts()) {
-        pipeline.retries().increment();
-        Duration delay = retry.delay(attempt);
-        Runnable next = () -> attempt(attempt + 1, retry, body, result);
-        if (delay.isZero()) {
-          next.run();
-        } else {
-          database.system().scheduler().scheduleOnce(delay, next, ExecutionContexts.fromExecutor(pipeline.completions()));
-        }
-      } else if (cause instanceof ConflictException c) {
-        result.completeExceptionally(attempt == 1 ? c : new ConflictException(c.transactionId(), attempt));
-      } else {
-        result.completeExceptionally(cause);
-      }
-    });
+    return new RetriedTransaction<>(pipeline, gate, this::begin, database.system().scheduler(), retry, body).start();
   }
 
   /** A snapshot of the pipeline's counters and latency histograms (since the previous snapshot). */
@@ -481,7 +422,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
     }
     drained.whenComplete((v, e) -> {
       pipeline.unregister(gate);
-      database.release(this).whenCompleteAsync((ok, err) -> {
+      database.release().whenCompleteAsync((ok, err) -> {
         if (err == null) {
           done.complete(Done.getInstance());
         } else {
@@ -508,15 +449,13 @@ public final class CommitlaneDatabase implements AutoCloseable {
     }
   }
 
-  boolean isClosing() {
-    return closed.get() != null;
-  }
-
-  Pipeline pipeline() {
+  @io.commitlane.annotation.InternalApi
+  public Pipeline pipeline() {
     return pipeline;
   }
 
-  Executor completions() {
+  @io.commitlane.annotation.InternalApi
+  public Executor completions() {
     return pipeline.completions();
   }
 }

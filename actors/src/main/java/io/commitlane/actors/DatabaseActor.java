@@ -4,7 +4,10 @@ import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Request;
-import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.lifecycle.DatabaseNames;
+import io.commitlane.actors.internal.pipeline.Failures;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
+import io.commitlane.actors.internal.protocol.RequestHandler;
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -119,7 +122,7 @@ public final class DatabaseActor {
           db.closeAsync(); // the actor stopped while it opened
           return;
         }
-        self.tell(err == null ? Opened.INSTANCE : new OpenFailed(Commitlane.unwrap(err)));
+        self.tell(err == null ? Opened.INSTANCE : new OpenFailed(Failures.unwrap(err)));
       });
       return Behaviors.withStash(settings.commitQueueCapacity(),
           stash -> new DatabaseActor(ctx, slot, true).opening(stash, path));
@@ -143,7 +146,7 @@ public final class DatabaseActor {
   }
 
   private Behavior<DatabaseProtocol.Command> serving(CommitlaneDatabase db) {
-    RequestHandler handler = new RequestHandler(db, nameOf(db.path()), ctx.getSystem().address().toString(), 0, 0,
+    RequestHandler handler = new RequestHandler(db, DatabaseNames.of(db.path()), ctx.getSystem().address().toString(), 0, 0,
         materializer(), RequestHandler.closedRefusal(db.path()), ReplyLimit.of(ctx.getSystem()));
     return Behaviors.receive(DatabaseProtocol.Command.class)
         .onMessage(Request.class, r -> {
@@ -208,10 +211,5 @@ public final class DatabaseActor {
       }
       return m[0];
     };
-  }
-
-  private static String nameOf(Path path) {
-    Path file = path.getFileName();
-    return file == null ? path.toString() : file.toString();
   }
 }

@@ -2,6 +2,7 @@ package io.commitlane.actors;
 
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
+import io.commitlane.actors.internal.protocol.RequestNames;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.CheckpointInfo;
 import io.commitlane.storage.KeyValue;

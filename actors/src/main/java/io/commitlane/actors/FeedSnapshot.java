@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.actors.internal.log.ReplayMarkers;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Transaction;

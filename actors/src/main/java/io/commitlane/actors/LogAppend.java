@@ -14,11 +14,14 @@ public final class LogAppend {
   private final String log;
   private final long position;
   private final long timestamp;
-  final TransactionLog store;
+  @io.commitlane.annotation.InternalApi
+  public final TransactionLog store;
   /** {@code txlog.append = actor}: completes when the log's writer finished the record and made it durable. */
-  volatile CompletableFuture<Void> acknowledgement;
+  @io.commitlane.annotation.InternalApi
+  public volatile CompletableFuture<Void> acknowledgement;
 
-  LogAppend(String log, long position, long timestamp, TransactionLog store) {
+  @io.commitlane.annotation.InternalApi
+  public LogAppend(String log, long position, long timestamp, TransactionLog store) {
     this.log = log;
     this.position = position;
     this.timestamp = timestamp;

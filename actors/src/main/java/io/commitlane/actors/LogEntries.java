@@ -1,5 +1,6 @@
 package io.commitlane.actors;
 
+import io.commitlane.actors.internal.protocol.RequestNames;
 import io.commitlane.storage.internal.PrintableBytes;
 import java.util.List;
 

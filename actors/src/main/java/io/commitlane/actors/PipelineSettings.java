@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.internal.config.PipelineKeys;
+import io.commitlane.actors.internal.config.PipelineSettingsReader;
 import io.commitlane.storage.BlindWrites;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;

@@ -35,7 +35,8 @@ public record RequestId(String value) {
     return new RequestId(UUID.randomUUID().toString());
   }
 
-  byte[] bytes() {
+  @io.commitlane.annotation.InternalApi
+  public byte[] bytes() {
     return value.getBytes(StandardCharsets.UTF_8);
   }
 

@@ -1,10 +1,11 @@
 package io.commitlane.actors;
 
-import io.commitlane.storage.internal.PrintableBytes;
+import io.commitlane.actors.internal.protocol.RequestNames;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.InvalidRangeException;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.Store;
+import io.commitlane.storage.internal.PrintableBytes;
 import java.util.Arrays;
 
 /**
@@ -95,7 +96,8 @@ public record ScanRange(String store, byte[] lower, boolean lowerInclusive, byte
   }
 
   /** This range in {@code store} of {@code db}, as the storage module reads it. */
-  KeyRange toKeyRange(Store store) {
+  @io.commitlane.annotation.InternalApi
+  public KeyRange toKeyRange(Store store) {
     try {
       KeyRange r = KeyRange.all().in(store);
       if (lower != null) {
@@ -113,7 +115,8 @@ public record ScanRange(String store, byte[] lower, boolean lowerInclusive, byte
   }
 
   /** The store this range names in {@code db}, or null when it does not exist (then the range is empty). */
-  Store existingStore(Database db) {
+  @io.commitlane.annotation.InternalApi
+  public Store existingStore(Database db) {
     return store == null ? db.defaultStore() : db.findStore(store).orElse(null);
   }
 

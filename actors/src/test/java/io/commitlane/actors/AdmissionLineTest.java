@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.internal.pipeline.CommitQueue;
 import io.commitlane.actors.stream.CommitFlow;
 import io.commitlane.actors.stream.CommitFlowSettings;
 import io.commitlane.actors.stream.WriteOutcome;

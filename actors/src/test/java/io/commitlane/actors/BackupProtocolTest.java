@@ -20,6 +20,7 @@ import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.Refusals.FailedReply;
+import io.commitlane.actors.internal.pipeline.Faults;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.RestoreOptions;

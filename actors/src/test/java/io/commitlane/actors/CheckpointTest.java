@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.internal.log.TransactionLogs;
 import io.commitlane.storage.CapturedLog;
 import io.commitlane.storage.CheckpointException;
 import io.commitlane.storage.CheckpointInfo;

@@ -13,6 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.Refusals.FailedReply;
+import io.commitlane.actors.internal.pipeline.Faults;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.ConflictException;

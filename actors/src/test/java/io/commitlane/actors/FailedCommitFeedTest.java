@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.internal.pipeline.Faults;
 import io.commitlane.actors.stream.ChangeFeed;
 import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.CommitResult;

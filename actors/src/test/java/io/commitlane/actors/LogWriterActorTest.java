@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.internal.log.TransactionLogActor;
+import io.commitlane.actors.internal.log.TransactionLogs;
+import io.commitlane.actors.internal.pipeline.CompletionBatcher;
+import io.commitlane.actors.internal.protocol.RequestLedger;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.internal.config.SettingKeys;
 import io.commitlane.storage.BlindWrites;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.InvalidSettingsException;

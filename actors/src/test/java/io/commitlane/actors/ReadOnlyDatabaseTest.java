@@ -17,6 +17,7 @@ import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.Page;
 import io.commitlane.actors.DatabaseProtocol.Values;
 import io.commitlane.actors.Refusals.FailedReply;
+import io.commitlane.actors.internal.log.ReplayBacklog;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
 import io.commitlane.storage.KeyRange;

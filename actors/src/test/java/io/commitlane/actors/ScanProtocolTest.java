@@ -19,6 +19,7 @@ import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol.Scan;
 import io.commitlane.actors.DatabaseProtocol.ScanReply;
 import io.commitlane.actors.Refusals.FailedReply;
+import io.commitlane.actors.internal.protocol.ReadRequests;
 import io.commitlane.actors.stream.RangeSource;
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.DatabaseClosedException;

@@ -3,6 +3,7 @@ package io.commitlane.actors;
 import static io.commitlane.actors.PipelineTestSupport.b;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.commitlane.actors.internal.log.WriteSetCodec;
 import io.commitlane.storage.CommitHook;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;

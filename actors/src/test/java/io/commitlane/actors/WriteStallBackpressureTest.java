@@ -14,6 +14,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.Refusals.FailedReply;
+import io.commitlane.actors.internal.pipeline.Pipeline;
+import io.commitlane.actors.internal.pipeline.WriteLane;
 import io.commitlane.actors.stream.CommitFlow;
 import io.commitlane.actors.stream.CommitFlowSettings;
 import io.commitlane.actors.stream.Ingest;

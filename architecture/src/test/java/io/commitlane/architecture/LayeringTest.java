@@ -57,7 +57,7 @@ class LayeringTest {
   static final ArchRule PERSISTENCE_USES_THE_PUBLIC_API = noClasses().that().resideInAPackage("io.commitlane.persistence..")
       .should().dependOnClassesThat().resideInAnyPackage("io.commitlane.testkit..", "io.commitlane.bench..",
           "io.commitlane.examples..", "io.commitlane.cluster..")
-      .orShould().dependOnClassesThat().haveNameMatching("io\\.commitlane\\.actors\\.(DatabaseProtocol|DatabaseActor|RequestHandler)(\\$.*)?")
+      .orShould().dependOnClassesThat().haveNameMatching("io\\.commitlane\\.actors\\.(DatabaseProtocol|DatabaseActor|internal\\.protocol\\.RequestHandler)(\\$.*)?")
       .because("the Pekko Persistence plugins are built on the public Java API (CommitlaneDatabase, Transaction, KeyRange),"
           + " not on the actor protocol, so changes to the protocol never reach them");
 

@@ -9,7 +9,7 @@ import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.RefusedReply;
 import io.commitlane.actors.DatabaseProtocol.Reply;
 import io.commitlane.actors.DatabaseProtocol.Request;
-import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;

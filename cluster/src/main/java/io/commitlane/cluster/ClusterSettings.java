@@ -1,7 +1,7 @@
 package io.commitlane.cluster;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.nio.file.InvalidPathException;

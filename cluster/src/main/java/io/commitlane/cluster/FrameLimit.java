@@ -7,7 +7,7 @@ import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.ScanRange;
-import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
 import java.util.List;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;

@@ -2,8 +2,8 @@ package io.commitlane.cluster;
 
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Request;
-import io.commitlane.actors.RequestHandler;
-import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
+import io.commitlane.actors.internal.protocol.RequestHandler;
 import io.commitlane.cluster.ShardedDatabase.Stop;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;

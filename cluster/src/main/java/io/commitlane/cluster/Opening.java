@@ -1,5 +1,7 @@
 package io.commitlane.cluster;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
@@ -13,7 +15,6 @@ import io.commitlane.cluster.ShardedDatabase.RetryOpen;
 import io.commitlane.cluster.ShardedDatabase.Stop;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -203,7 +204,4 @@ final class Opening {
     return Behaviors.same();
   }
 
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-  }
 }

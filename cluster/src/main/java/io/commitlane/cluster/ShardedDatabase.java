@@ -3,7 +3,7 @@ package io.commitlane.cluster;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.PipelineSettings;
-import io.commitlane.actors.RequestHandler;
+import io.commitlane.actors.internal.protocol.RequestHandler;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;

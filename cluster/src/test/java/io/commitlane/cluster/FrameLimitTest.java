@@ -6,20 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.actors.Expectation;
+import io.commitlane.actors.Key;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
 import io.commitlane.actors.ScanRange;
-import io.commitlane.actors.DatabaseProtocol;
-import io.commitlane.actors.Key;
-import org.apache.pekko.serialization.SerializationExtension;
-import org.apache.pekko.actor.typed.javadsl.Adapter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.serialization.SerializationExtension;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -133,7 +133,7 @@ class FrameLimitTest {
             Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, true, Integer.MAX_VALUE, Integer.MAX_VALUE));
     for (DatabaseProtocol.Reply r : replies) {
       long serialized = serialization.serialize(r).get().length;
-      long bound = io.commitlane.actors.internal.ReplyLimit.upperBound(r);
+      long bound = io.commitlane.actors.internal.protocol.ReplyLimit.upperBound(r);
       assertTrue(serialized <= bound, r.getClass().getSimpleName() + ": " + serialized + " > " + bound);
     }
   }

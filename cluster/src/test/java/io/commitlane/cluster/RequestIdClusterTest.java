@@ -1,9 +1,9 @@
 package io.commitlane.cluster;
 
 import static io.commitlane.cluster.Await.b;
+import static io.commitlane.cluster.Await.refusal;
 import static io.commitlane.cluster.Await.result;
 import static io.commitlane.cluster.Await.s;
-import static io.commitlane.cluster.Await.refusal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -56,7 +56,7 @@ class RequestIdClusterTest {
       String db = databaseNotOwnedBy(cluster, 0, "frozen-");
       DatabaseSharding client = cluster.databases.get(0);
       try (Database handle = Database.open(dir.resolve(db)); StageControl control = StageControl.install(handle);
-           LogLatch joined = LogLatch.on("io.commitlane.actors.RequestLedger", "request " + ID + " joins its attempt in flight")) {
+           LogLatch joined = LogLatch.on("io.commitlane.actors.internal.protocol.RequestLedger", "request " + ID + " joins its attempt in flight")) {
         Barrier held = control.barrier(CommitStage.VALIDATED, StageControl.any());
         CompletionStage<WriteReply> first = write(client, db, "first");
         held.awaitArrival(Duration.ofSeconds(30));

@@ -166,7 +166,6 @@ final class CommitPath {
     int[] writeBuckets = bucketsOf(c, locked);
     locked.seal();
 
-    boolean hooked = false;
     boolean published = false;
     CommitValidatedEvent validation = events.beginValidation(c);
     lock(locked);
@@ -179,27 +178,16 @@ final class CommitPath {
         // Under BlindWrites.ORDERED only the reads are checked; the write buckets are still
         // locked above, which keeps commits to a key (and their log records) in order.
         if (conflictsInTable(c, writeBuckets) || conflictsInRanges(c, c)) {
-          conflicts.increment();
-          events.validated(validation, c, CommitEvents.CONFLICTED, 1);
-          throw new ConflictException(c.transactionId());
+          throw conflict(c, validation, 1);
         }
-        events.validated(validation, c, CommitEvents.VALIDATED, 1);
-        hooks.stage(CommitStage.VALIDATED, c);
-        LogAppendedEvent append = events.beginAppend(c);
-        hooks.beforeWrite(c); // unwinds its own partial work if a hook throws
-        hooked = true;
-        events.appended(append, c);
-        hooks.stage(CommitStage.LOG_APPENDED, c);
+        beforeWrite(c, validation, 1);
       }
-      return new Prepared(c, locked, writeBuckets, published, hooked);
+      return new Prepared(c, locked, writeBuckets, published, c.isTransactional());
     } catch (RuntimeException | Error e) {
       if (!(e instanceof ConflictException)) {
         failures.increment();
       }
       CommitOutcomeUnknownException unknown = e instanceof CommitOutcomeUnknownException u ? stop(u) : null;
-      if (hooked) {
-        unknown = undo(c, e);
-      }
       release(c, locked, published, false);
       if (unknown != null) {
         throw unknown;
@@ -404,33 +392,22 @@ final class CommitPath {
    */
   private boolean admitToGroup(PendingCommit c, int[] writeBuckets, WrittenKeys groupWrites, Throwable[] failures,
       int i, int groupSize, Object token) {
-    boolean hooked = false;
     boolean published = false;
     CommitValidatedEvent validation = events.beginValidation(c);
     try {
       if (token != null) {
         published = ordered.publish(c, token);
         if (!published) { // an earlier member's fence is the group's: it must not wait for another's
-          conflicts.increment();
-          events.validated(validation, c, CommitEvents.CONFLICTED, groupSize);
-          throw new ConflictException(c.transactionId());
+          throw conflict(c, validation, groupSize);
         }
       }
       // The ordered record sees the earlier members' writes as pending: scanning over one conflicts.
       if (conflictsInTable(c, writeBuckets) || conflictsInGroup(c, groupWrites) || conflictsInRanges(c, token)) {
-        conflicts.increment();
-        events.validated(validation, c, CommitEvents.CONFLICTED, groupSize);
-        throw new ConflictException(c.transactionId());
+        throw conflict(c, validation, groupSize);
       }
       // Per member, before the merge: a member writing a store being dropped fails alone, not the group.
       StoreClaims.requireWritable(c.writes());
-      events.validated(validation, c, CommitEvents.VALIDATED, groupSize);
-      hooks.stage(CommitStage.VALIDATED, c);
-      LogAppendedEvent append = events.beginAppend(c);
-      hooks.beforeWrite(c);
-      hooked = true;
-      events.appended(append, c);
-      hooks.stage(CommitStage.LOG_APPENDED, c);
+      beforeWrite(c, validation, groupSize);
       return true;
     } catch (RuntimeException | Error e) {
       failures[i] = e;
@@ -440,14 +417,41 @@ final class CommitPath {
       if (e instanceof CommitOutcomeUnknownException u) {
         stop(u);
       }
-      if (hooked) {
-        CommitOutcomeUnknownException unknown = undo(c, e);
-        failures[i] = unknown != null ? unknown : e;
-      }
       if (published) {
         ordered.abandon(c);
       }
       return false;
+    }
+  }
+
+  /** A commit that failed validation: counted, its validation event ended; the exception to throw. */
+  private ConflictException conflict(PendingCommit c, CommitValidatedEvent validation, int groupSize) {
+    conflicts.increment();
+    events.validated(validation, c, CommitEvents.CONFLICTED, groupSize);
+    return new ConflictException(c.transactionId());
+  }
+
+  /**
+   * What follows a passed validation, for a lone commit and a group member alike: the validation
+   * event, the {@code VALIDATED} stage, the hooks' before-write steps (the log append), then the
+   * {@code LOG_APPENDED} stage. The before-write steps unwind their own partial work if a hook
+   * throws; if anything after them fails, they are undone here, and the failure thrown is the
+   * undo's {@link CommitOutcomeUnknownException} when the undo failed too.
+   */
+  private void beforeWrite(PendingCommit c, CommitValidatedEvent validation, int groupSize) {
+    events.validated(validation, c, CommitEvents.VALIDATED, groupSize);
+    hooks.stage(CommitStage.VALIDATED, c);
+    LogAppendedEvent append = events.beginAppend(c);
+    hooks.beforeWrite(c);
+    try {
+      events.appended(append, c);
+      hooks.stage(CommitStage.LOG_APPENDED, c);
+    } catch (RuntimeException | Error e) {
+      CommitOutcomeUnknownException unknown = undo(c, e);
+      if (unknown != null) {
+        throw unknown;
+      }
+      throw e;
     }
   }
 

@@ -1,6 +1,7 @@
 package io.commitlane.actors.projection;
 
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.projection.internal.LocalProjectionStore;
 import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.LogRecord;
 import java.util.Objects;

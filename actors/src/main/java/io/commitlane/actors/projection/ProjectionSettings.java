@@ -1,7 +1,7 @@
 package io.commitlane.actors.projection;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.actors.stream.Backoff;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;

@@ -1,6 +1,7 @@
 package io.commitlane.actors.stream;
 
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.stream.internal.ChangeFeedStage;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.LogView;
 import io.commitlane.txlog.ReadRequest;

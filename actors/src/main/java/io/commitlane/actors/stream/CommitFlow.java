@@ -1,6 +1,7 @@
 package io.commitlane.actors.stream;
 
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.stream.internal.WriteCommitter;
 import java.util.Objects;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.javadsl.Flow;

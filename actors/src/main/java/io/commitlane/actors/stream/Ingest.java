@@ -1,6 +1,9 @@
 package io.commitlane.actors.stream;
 
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.stream.internal.IngestTotalsSink;
+import io.commitlane.actors.stream.internal.RecordBatcher;
+import io.commitlane.actors.stream.internal.WriteCommitter;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;

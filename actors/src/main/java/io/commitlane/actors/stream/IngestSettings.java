@@ -1,7 +1,8 @@
 package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.ConfigSection;
+import io.commitlane.actors.stream.internal.StreamConfig;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.time.Duration;

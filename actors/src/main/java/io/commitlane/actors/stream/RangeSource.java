@@ -1,7 +1,7 @@
 package io.commitlane.actors.stream;
 
 import io.commitlane.actors.CommitlaneDatabase;
-import io.commitlane.actors.internal.RangePages;
+import io.commitlane.actors.internal.protocol.RangePages;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
 import java.util.List;

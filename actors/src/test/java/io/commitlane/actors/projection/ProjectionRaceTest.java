@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.projection.internal.LocalProjectionStore;
 import io.commitlane.actors.projection.internal.StoredPosition;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Transaction;

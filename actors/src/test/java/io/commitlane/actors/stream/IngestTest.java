@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.commitlane.actors.ClassTestKit;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.Hold;
+import io.commitlane.actors.stream.internal.IngestTotalsSink;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
 import java.nio.file.Path;

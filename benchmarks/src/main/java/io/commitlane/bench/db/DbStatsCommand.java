@@ -1,6 +1,6 @@
 package io.commitlane.bench.db;
 
-import io.commitlane.actors.ReplayBacklog;
+import io.commitlane.actors.internal.log.ReplayBacklog;
 import io.commitlane.bench.Main;
 import io.commitlane.bench.cli.Checks;
 import io.commitlane.storage.CommitlaneException;

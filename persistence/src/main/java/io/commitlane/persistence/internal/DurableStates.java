@@ -1,5 +1,6 @@
 package io.commitlane.persistence.internal;
 
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.persistence.RevisionConflictException;
 import io.commitlane.persistence.WriteTooLargeException;
@@ -172,7 +173,7 @@ public final class DurableStates {
   }
 
   private CompletionStage<Done> result(Throwable failure, String persistenceId, long revision, boolean deletion) {
-    Throwable cause = EventJournal.unwrap(failure);
+    Throwable cause = Failures.unwrap(failure);
     if (cause == null) {
       return CompletableFuture.completedFuture(Done.getInstance());
     }

@@ -1,9 +1,11 @@
 package io.commitlane.persistence.internal;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import io.commitlane.annotation.InternalApi;
-import io.commitlane.persistence.WriteTooLargeException;
 import io.commitlane.persistence.InvalidNameException;
 import io.commitlane.persistence.InvalidSequenceNumberException;
+import io.commitlane.persistence.WriteTooLargeException;
 import io.commitlane.persistence.WriterConflictException;
 import io.commitlane.persistence.internal.PayloadCodec.Serialized;
 import io.commitlane.storage.KeyValue;
@@ -11,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -317,10 +318,4 @@ public final class EventJournal {
         : CompletableFuture.completedFuture(null), store.executor());
   }
 
-  static Throwable unwrap(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }

@@ -1,5 +1,6 @@
 package io.commitlane.persistence.internal;
 
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.annotation.InternalApi;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -142,7 +143,7 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
           if (e == null) {
             pageRead.invoke(page);
           } else {
-            readFailed.invoke(EventJournal.unwrap(e));
+            readFailed.invoke(Failures.unwrap(e));
           }
         });
       }

@@ -3,6 +3,7 @@ package io.commitlane.persistence.internal;
 import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.CommitQueueFullException;
 import io.commitlane.actors.CommitlaneDatabase;
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.persistence.internal.StoreWrite.Change;
 import io.commitlane.persistence.internal.StoreWrite.Expectation;
@@ -104,7 +105,7 @@ public final class LocalPluginStore implements PluginStore {
         if (e == null) {
           result.complete(null);
         } else {
-          result.completeExceptionally(EventJournal.unwrap(e));
+          result.completeExceptionally(Failures.unwrap(e));
         }
       });
     }
@@ -142,7 +143,7 @@ public final class LocalPluginStore implements PluginStore {
       return;
     }
     (ticket == null ? db.commit(txn) : db.commit(txn, ticket)).whenComplete((r, failure) -> {
-      Throwable cause = EventJournal.unwrap(failure);
+      Throwable cause = Failures.unwrap(failure);
       if (cause == null) {
         result.complete(null);
       } else if (cause instanceof CommitQueueFullException) {

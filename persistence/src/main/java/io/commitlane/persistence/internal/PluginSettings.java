@@ -2,7 +2,7 @@ package io.commitlane.persistence.internal;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValue;
-import io.commitlane.actors.internal.ConfigSection;
+import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.txlog.Durability;
 import java.nio.file.Path;

@@ -1,5 +1,6 @@
 package io.commitlane.persistence.internal;
 
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.annotation.InternalApi;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -72,7 +73,7 @@ public final class PluginStart<T> {
       if (e == null) {
         result.complete(r);
       } else {
-        result.completeExceptionally(EventJournal.unwrap(e));
+        result.completeExceptionally(Failures.unwrap(e));
       }
     });
     return result;

@@ -2,6 +2,7 @@ package io.commitlane.persistence.internal;
 
 import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.annotation.InternalApi;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -166,7 +167,7 @@ public final class PluginStores implements Extension {
             synchronized (this) {
               open.remove(settings.storeKey(), shared);
             }
-            Throwable cause = EventJournal.unwrap(e);
+            Throwable cause = Failures.unwrap(e);
             LOG.error("plugin {} could not open its database {}: {}", settings.pluginId(),
                 settings.replicated() != null ? "(replicated)" : settings.path(), cause.toString());
             shared.opened.completeExceptionally(cause);

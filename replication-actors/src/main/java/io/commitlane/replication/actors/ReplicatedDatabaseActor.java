@@ -1,8 +1,8 @@
 package io.commitlane.replication.actors;
 
-import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Request;
-import io.commitlane.actors.internal.ReplyLimit;
+import io.commitlane.actors.DatabaseProtocol;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
 import io.commitlane.replication.ReplicatedDatabase;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.Behavior;

@@ -1,5 +1,6 @@
 package io.commitlane.replication.actors;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.commitlane.actors.ChangeRecord;
@@ -38,10 +39,10 @@ import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
 import io.commitlane.actors.ScanRange;
-import io.commitlane.actors.internal.RangePages;
-import io.commitlane.actors.internal.ReplyLimit;
-import io.commitlane.actors.internal.ScanContinuation;
-import io.commitlane.storage.internal.PrintableBytes;
+import io.commitlane.actors.internal.protocol.RangePages;
+import io.commitlane.actors.internal.protocol.Refusals;
+import io.commitlane.actors.internal.protocol.ReplyLimit;
+import io.commitlane.actors.internal.protocol.ScanContinuation;
 import io.commitlane.replication.ChangesTrimmedException;
 import io.commitlane.replication.CommitReceipt;
 import io.commitlane.replication.CommitRefusedException;
@@ -57,12 +58,12 @@ import io.commitlane.storage.InvalidRangeException;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;
+import io.commitlane.storage.internal.PrintableBytes;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import org.apache.pekko.Done;
@@ -199,7 +200,7 @@ final class ReplicatedRequests {
     t.commit(requestId(c.requestId())).whenComplete((receipt, error) -> {
       if (error == null) {
         replies.tell(c.replyTo(), committed(c.correlation(), receipt, c.log() != null));
-      } else if (cause(error) instanceof ReplicaExpectationException failed) {
+      } else if (unwrap(error) instanceof ReplicaExpectationException failed) {
         replies.tell(c.replyTo(), new Conflicted(c.correlation(), ConflictCause.EXPECTATIONS, failedExpectations(c.expected(),
             failed.actual()), 1));
       } else {
@@ -387,31 +388,27 @@ final class ReplicatedRequests {
 
   private static WriteReply writeRefusal(long correlation, Throwable error,
       List<Expectation> actual, int attempts) {
-    if (cause(error) instanceof ReplicaConflictException) {
+    if (unwrap(error) instanceof ReplicaConflictException) {
       return new Conflicted(correlation, ConflictCause.VALIDATION, actual, attempts);
     }
     return new WriteRefused(correlation, refusal(error));
   }
 
-  /** The protocol's refusal for a failure of the replicated database. */
+  /**
+   * The protocol's refusal for a failure of the replicated database: its own failures (a replica
+   * that does not answer, a refused commit, trimmed changes) here, the rest as a local database
+   * refuses them ({@link Refusals}).
+   */
   static Refusal refusal(Throwable error) {
-    Throwable e = cause(error);
+    Throwable e = unwrap(error);
     String message = String.valueOf(e.getMessage());
     if (e instanceof ReplicaUnavailableException) {
       return new Unavailable(UnavailableReason.NO_REPLY, message);
     }
-    if (e instanceof CommitRefusedException || e instanceof InvalidRequestException || e instanceof IllegalArgumentException
-        || e instanceof ChangesTrimmedException) {
+    if (e instanceof CommitRefusedException || e instanceof ChangesTrimmedException) {
       return new Failed(FailureReason.INVALID_REQUEST, message, false);
     }
-    return new Failed(FailureReason.STORAGE, e.toString(), false);
+    return Refusals.of(e, null);
   }
 
-  private static Throwable cause(Throwable error) {
-    Throwable e = error;
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }

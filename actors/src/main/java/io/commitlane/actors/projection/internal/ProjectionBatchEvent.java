@@ -1,5 +1,6 @@
 package io.commitlane.actors.projection.internal;
 
+import io.commitlane.actors.projection.Projection;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Enabled;

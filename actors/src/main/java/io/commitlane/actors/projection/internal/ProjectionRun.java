@@ -1,6 +1,6 @@
 package io.commitlane.actors.projection.internal;
 
-import io.commitlane.actors.internal.DispatcherFuture;
+import io.commitlane.actors.internal.pipeline.DispatcherFuture;
 import io.commitlane.actors.projection.ProjectionControl;
 import io.commitlane.actors.projection.ProjectionState;
 import io.commitlane.actors.projection.ProjectionStatus;

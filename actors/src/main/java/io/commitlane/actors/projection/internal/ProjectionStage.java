@@ -1,5 +1,8 @@
 package io.commitlane.actors.projection.internal;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
+import io.commitlane.actors.projection.Projection;
 import io.commitlane.actors.projection.ProjectionBatch;
 import io.commitlane.actors.projection.ProjectionConflictException;
 import io.commitlane.actors.projection.ProjectionControl;
@@ -11,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.japi.Pair;
 import org.apache.pekko.stream.Attributes;
@@ -463,11 +465,4 @@ final class ProjectionStage<R, T> extends AbstractGraphStageWithMaterializedValu
     }
   }
 
-  private static Throwable unwrap(Throwable error) {
-    Throwable e = error;
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }

@@ -1,5 +1,7 @@
 package io.commitlane.persistence.replicated.internal;
 
+import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
+
 import io.commitlane.annotation.InternalApi;
 import io.commitlane.persistence.internal.ConditionFailedException;
 import io.commitlane.persistence.internal.Keys;
@@ -368,10 +370,4 @@ public final class ReplicatedPluginStore implements PluginStore {
     }
   }
 
-  private static Throwable unwrap(Throwable e) {
-    while (e instanceof CompletionException && e.getCause() != null) {
-      e = e.getCause();
-    }
-    return e;
-  }
 }
