@@ -2,7 +2,7 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.txlog.CorruptLogFrameException;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;

@@ -1,6 +1,6 @@
 package io.commitlane.actors;
 
-import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.CommitResult;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.CapturedLog;
@@ -8,7 +8,7 @@ import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.ReadOnlyDatabaseException;
 import io.commitlane.storage.LogCapture;
 import io.commitlane.storage.NotDurableException;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;

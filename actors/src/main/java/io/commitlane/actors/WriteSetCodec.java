@@ -2,7 +2,7 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.storage.Store;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

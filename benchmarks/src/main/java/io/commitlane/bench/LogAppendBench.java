@@ -1,10 +1,10 @@
 package io.commitlane.bench;
 
-import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.storage.RocksDbWal;
 import io.commitlane.storage.Transaction;
 import io.commitlane.txlog.AppendMode;

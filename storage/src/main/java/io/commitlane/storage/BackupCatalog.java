@@ -1,5 +1,8 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.backup.BackupLayout;
+import io.commitlane.storage.internal.backup.BackupMetadata;
+import io.commitlane.storage.internal.backup.SideFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -28,7 +31,7 @@ final class BackupCatalog {
   private BackupCatalog() {}
 
   /** The backups in the directory, by id. */
-  static List<BackupInfo> list(BackupLayout layout, BackupEngine engine) throws IOException {
+  public static List<BackupInfo> list(BackupLayout layout, BackupEngine engine) throws IOException {
     Map<Integer, org.rocksdb.BackupInfo> valid = new TreeMap<>();
     for (org.rocksdb.BackupInfo b : engine.getBackupInfo()) {
       valid.put(b.backupId(), b);

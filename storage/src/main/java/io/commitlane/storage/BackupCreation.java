@@ -1,6 +1,11 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.BackupRefusedException.Reason;
+import io.commitlane.storage.internal.backup.BackupLayout;
+import io.commitlane.storage.internal.backup.BackupManifest;
+import io.commitlane.storage.internal.backup.BackupMetadata;
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.files.RealPaths;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -28,7 +33,7 @@ import org.rocksdb.RocksDBException;
 final class BackupCreation {
   private BackupCreation() {}
 
-  static BackupInfo run(BackupStore store, Database db, BackupProgress progress, BooleanSupplier cancelled) {
+  public static BackupInfo run(BackupStore store, Database db, BackupProgress progress, BooleanSupplier cancelled) {
     BackupLayout layout = store.layout();
     SharedDatabase shared = db.shared();
     shared.requireWritable("back up (a read-only handle cannot flush, so the backup could miss data)");

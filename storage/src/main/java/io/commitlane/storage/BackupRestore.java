@@ -1,6 +1,11 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.BackupRefusedException.Reason;
+import io.commitlane.storage.internal.backup.BackupLayout;
+import io.commitlane.storage.internal.backup.BackupManifest;
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.files.DropIntents;
+import io.commitlane.storage.internal.files.RealPaths;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -27,7 +32,7 @@ import org.rocksdb.RocksDBException;
 final class BackupRestore {
   private BackupRestore() {}
 
-  static void run(BackupStore store, int id, Path target, io.commitlane.storage.RestoreOptions options,
+  public static void run(BackupStore store, int id, Path target, io.commitlane.storage.RestoreOptions options,
       BackupProgress progress) {
     BackupLayout layout = store.layout();
     Path dest = target.toAbsolutePath().normalize();

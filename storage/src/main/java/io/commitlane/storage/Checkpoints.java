@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.files.RealPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -18,7 +20,7 @@ import org.rocksdb.RocksDBException;
 final class Checkpoints {
   private Checkpoints() {}
 
-  static CheckpointInfo create(SharedDatabase shared, Path target) {
+  public static CheckpointInfo create(SharedDatabase shared, Path target) {
     shared.requireWritable("take a checkpoint (a read-only handle cannot flush, so its copy could miss data)");
     Path dest = target.toAbsolutePath().normalize();
     if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {

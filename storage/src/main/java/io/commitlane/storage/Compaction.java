@@ -16,7 +16,7 @@ import org.rocksdb.Status;
 final class Compaction {
   private Compaction() {}
 
-  static void run(Database db, KeyRange range, boolean bottommost) {
+  public static void run(Database db, KeyRange range, boolean bottommost) {
     db.shared().requireWritable("compact");
     Store store = range.storeIn(db);
     db.requireOwn(store);

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.PendingCommit;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,7 +14,7 @@ final class GroupCommit {
   private GroupCommit() {}
 
   /** See {@link Database#commitGroup}. */
-  static GroupResult commit(SharedDatabase shared, List<Transaction> members) {
+  public static GroupResult commit(SharedDatabase shared, List<Transaction> members) {
     int n = members.size();
     GroupResult result = new GroupResult(n);
     List<PendingCommit> pending = new ArrayList<>(n);

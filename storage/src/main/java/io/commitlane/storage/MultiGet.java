@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.KeyHash;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -15,7 +17,7 @@ final class MultiGet {
   private MultiGet() {}
 
   /** See {@link Database#multiGet(Store, List)}. */
-  static List<byte[]> latest(Database handle, Store store, List<byte[]> keys) {
+  public static List<byte[]> latest(Database handle, Store store, List<byte[]> keys) {
     handle.requireOwn(store);
     Objects.requireNonNull(keys, "keys").forEach(k -> Objects.requireNonNull(k, "key"));
     handle.enter();
@@ -52,7 +54,7 @@ final class MultiGet {
    * A transaction's multi-get: its own writes answer first (a removal is null), the rest come from
    * its snapshot in one call and are tracked by {@link KeyHash}, as {@link Transaction#get} tracks.
    */
-  static List<byte[]> merged(SharedDatabase db, Store store, List<byte[]> keys, WriteBuffer writes,
+  public static List<byte[]> merged(SharedDatabase db, Store store, List<byte[]> keys, WriteBuffer writes,
       Supplier<ReadOptions> snapshot, LongConsumer track) {
     byte[][] out = new byte[keys.size()][];
     boolean[] own = new boolean[out.length];

@@ -21,7 +21,7 @@ final class NativeScan implements AutoCloseable {
   private final String where;
 
   /** @param snapshot the transaction's snapshot, or null for an iterator's own consistent view */
-  NativeScan(SharedDatabase db, Store store, Snapshot snapshot, byte[] start, byte[] end, boolean reverse) {
+  public NativeScan(SharedDatabase db, Store store, Snapshot snapshot, byte[] start, byte[] end, boolean reverse) {
     this.reverse = reverse;
     this.where = store.toString();
     options = new ReadOptions();
@@ -55,7 +55,7 @@ final class NativeScan implements AutoCloseable {
   }
 
   /** Whether the iterator is on a key; at the end it reports a RocksDB error instead of hiding it. */
-  boolean valid() {
+  public boolean valid() {
     if (it.isValid()) {
       return true;
     }
@@ -67,16 +67,16 @@ final class NativeScan implements AutoCloseable {
     return false;
   }
 
-  byte[] key() {
+  public byte[] key() {
     return it.key();
   }
 
-  byte[] value() {
+  public byte[] value() {
     return it.value();
   }
 
   /** One step in the scan's direction. */
-  void step() {
+  public void step() {
     if (reverse) {
       it.prev();
     } else {

@@ -1,5 +1,15 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.CommitEvents;
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.CommitPath;
+import io.commitlane.storage.internal.commit.Hooks;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.VersionTable;
+import io.commitlane.storage.internal.commit.WalGroupSyncer;
+import io.commitlane.storage.internal.commit.WriteBatchFormat;
+import io.commitlane.storage.internal.commit.WriteBuffer;
+import io.commitlane.storage.internal.rocks.NativeCallbacks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -208,7 +218,7 @@ final class SharedDatabase {
     }
   }
 
-  Path path() {
+  public Path path() {
     return path;
   }
 
@@ -217,7 +227,7 @@ final class SharedDatabase {
   }
 
   /** Refuses {@code what} on a read-only database, before anything is changed. */
-  void requireWritable(String what) {
+  public void requireWritable(String what) {
     if (readOnly) {
       throw new ReadOnlyDatabaseException(path, what);
     }
@@ -235,11 +245,11 @@ final class SharedDatabase {
     return storeOptions;
   }
 
-  CommitPath commitPath() {
+  public CommitPath commitPath() {
     return commitPath;
   }
 
-  Hooks hooks() {
+  public Hooks hooks() {
     return hooks;
   }
 
@@ -299,12 +309,12 @@ final class SharedDatabase {
   }
 
   /** The named stores of this database. */
-  StoreCatalog stores() {
+  public StoreCatalog stores() {
     return catalog;
   }
 
   /** Guarded by this: whether {@link #closeNative()} has closed the handle. */
-  boolean isClosed() {
+  public boolean isClosed() {
     return closed;
   }
 
@@ -322,7 +332,7 @@ final class SharedDatabase {
     }
   }
 
-  Store internalStore() {
+  public Store internalStore() {
     return internal;
   }
 
@@ -380,7 +390,7 @@ final class SharedDatabase {
   }
 
   /** The native handle, for scans and batched reads; callers are inside a handle's gate (see the class comment). */
-  RocksDB rocks() {
+  public RocksDB rocks() {
     return db;
   }
 
@@ -392,7 +402,7 @@ final class SharedDatabase {
     db.releaseSnapshot(s);
   }
 
-  long latestSequenceNumber() {
+  public long latestSequenceNumber() {
     return db.getLatestSequenceNumber();
   }
 

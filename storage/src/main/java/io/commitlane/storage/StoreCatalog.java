@@ -1,5 +1,8 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.CommitEvents;
+import io.commitlane.storage.internal.commit.StoreDroppedEvent;
+import io.commitlane.storage.internal.files.DropIntents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -40,7 +43,7 @@ final class StoreCatalog {
   /** Guarded by the lock. */
   private int nextStoreId;
 
-  StoreCatalog(SharedDatabase lock, RocksDB db, StoreOptions cfOptions, Path path, CommitEvents events) {
+  public StoreCatalog(SharedDatabase lock, RocksDB db, StoreOptions cfOptions, Path path, CommitEvents events) {
     this.lock = lock;
     this.db = db;
     this.cfOptions = cfOptions;
@@ -52,7 +55,7 @@ final class StoreCatalog {
   }
 
   /** A column family RocksDB opened with the database, as a store; the internal one is returned, not listed. */
-  Store opened(String name, ColumnFamilyHandle handle) {
+  public Store opened(String name, ColumnFamilyHandle handle) {
     synchronized (lock) {
       Store store = new Store(lock, name, nextStoreId++, handle);
       if (!store.isInternal()) {
@@ -68,7 +71,7 @@ final class StoreCatalog {
    * record's delete did not) is forgotten. Then stores the open asked for that are missing are
    * created again, as new generations.
    */
-  void finishRecordedDrops(List<String> wanted) {
+  public void finishRecordedDrops(List<String> wanted) {
     synchronized (lock) {
       for (Map.Entry<Integer, String> intent : dropIntents.pending().entrySet()) {
         Store s = stores.get(intent.getValue());
@@ -91,12 +94,12 @@ final class StoreCatalog {
   }
 
   /** The store of that name in any phase (live or still dropping), or null. */
-  Store existingStore(String name) {
+  public Store existingStore(String name) {
     return stores.get(name);
   }
 
   /** The live store of that name, or null (none, or being dropped). */
-  Store liveStore(String name) {
+  public Store liveStore(String name) {
     Store s = stores.get(name);
     return s != null && (s.state() == null || s.state().isLive()) ? s : null;
   }
@@ -105,7 +108,7 @@ final class StoreCatalog {
    * The live store of that name, created if there is none. Throws {@link StoreDroppedException}
    * while an earlier generation is still being dropped (RocksDB keeps the name until then).
    */
-  Store createStore(String name) {
+  public Store createStore(String name) {
     StoreNames.requireValid(name);
     synchronized (lock) {
       Store s = stores.get(name);
@@ -129,7 +132,7 @@ final class StoreCatalog {
    * drop of an earlier generation still being dropped otherwise (then created on the drop thread,
    * which completes the returned future).
    */
-  CompletableFuture<Store> createStoreWhenFree(String name) {
+  public CompletableFuture<Store> createStoreWhenFree(String name) {
     StoreNames.requireValid(name);
     Store previous;
     synchronized (lock) {
@@ -158,7 +161,7 @@ final class StoreCatalog {
    * dropped and its handle closed. Dropping a store that is already being dropped returns the same
    * future.
    */
-  CompletableFuture<Void> dropStore(String name) {
+  public CompletableFuture<Void> dropStore(String name) {
     StoreNames.requireDroppable(name);
     synchronized (lock) {
       Store s = stores.get(name);
@@ -219,7 +222,7 @@ final class StoreCatalog {
   }
 
   /** The live stores (the default one included, the internal one not). */
-  List<Store> liveStores() {
+  public List<Store> liveStores() {
     List<Store> live = new ArrayList<>();
     stores.values().forEach(s -> {
       if (s.state() == null || s.state().isLive()) {
@@ -230,7 +233,7 @@ final class StoreCatalog {
   }
 
   /** Live stores only. */
-  List<String> storeNames() {
+  public List<String> storeNames() {
     List<String> names = new ArrayList<>();
     stores.forEach((name, s) -> {
       if (s.state() == null || s.state().isLive()) {
@@ -241,7 +244,7 @@ final class StoreCatalog {
   }
 
   /** Stores dropped logically whose physical drop has not finished. */
-  List<String> droppingStores() {
+  public List<String> droppingStores() {
     List<String> names = new ArrayList<>();
     stores.forEach((name, s) -> {
       if (s.state() != null && !s.state().isLive()) {
@@ -252,17 +255,17 @@ final class StoreCatalog {
   }
 
   /** Every store in any phase, for flush and close. */
-  Collection<Store> all() {
+  public Collection<Store> all() {
     return stores.values();
   }
 
   /** Lets physical drops already handed over finish (close calls it before its final flush). */
-  void drainDrops(Duration timeout) {
+  public void drainDrops(Duration timeout) {
     dropExecutor.drain(timeout);
   }
 
   /** Stops the drop thread and closes every store's handle; the database is closed by then. */
-  void close() {
+  public void close() {
     dropExecutor.shutdown();
     for (Store s : stores.values()) {
       s.handle().close();

@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.rocks.SharedCaches;
 import java.util.HashMap;
 import java.util.Map;
 import org.rocksdb.BlockBasedTableConfig;
@@ -22,14 +23,14 @@ final class StoreOptions implements AutoCloseable {
   /** Guarded by this. */
   private boolean closed;
 
-  StoreOptions(RocksDbTuning tuning) {
+  public StoreOptions(RocksDbTuning tuning) {
     this.tuning = tuning;
     this.caches = SharedCaches.acquire(tuning);
     this.bloom = tuning.bloomFilterBitsPerKey() == 0 ? null : new BloomFilter(tuning.bloomFilterBitsPerKey());
   }
 
   /** Apply the database-wide options. */
-  DBOptions apply(DBOptions options) {
+  public DBOptions apply(DBOptions options) {
     options.setMaxOpenFiles(tuning.maxOpenFiles()).setMaxBackgroundJobs(tuning.maxBackgroundJobs());
     if (caches.writeBufferManager() != null) {
       options.setWriteBufferManager(caches.writeBufferManager());
@@ -38,7 +39,7 @@ final class StoreOptions implements AutoCloseable {
   }
 
   /** The options to open or create {@code store} with. */
-  synchronized ColumnFamilyOptions forStore(String store) {
+  public synchronized ColumnFamilyOptions forStore(String store) {
     Compression c = tuning.compressionOf(store);
     return byCompression.computeIfAbsent(c, this::make);
   }

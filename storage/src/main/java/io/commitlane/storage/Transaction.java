@@ -1,6 +1,14 @@
 package io.commitlane.storage;
 
 import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.commit.CommitPath;
+import io.commitlane.storage.internal.commit.Hooks;
+import io.commitlane.storage.internal.commit.KeyHash;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.ReadSet;
+import io.commitlane.storage.internal.commit.ScannedRanges;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

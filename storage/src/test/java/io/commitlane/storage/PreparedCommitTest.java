@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
