@@ -1,7 +1,7 @@
 package io.commitlane.actors;
 
 import io.commitlane.storage.DatabaseClosedException;
-import io.commitlane.txlog.internal.LogWriterHost;
+import io.commitlane.txlog.internal.append.LogWriterHost;
 import io.commitlane.txlog.TransactionLog;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

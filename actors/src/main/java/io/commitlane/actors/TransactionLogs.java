@@ -13,7 +13,7 @@ import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.LogStats;
-import io.commitlane.txlog.internal.LogWriterHost;
+import io.commitlane.txlog.internal.append.LogWriterHost;
 import io.commitlane.txlog.MonotonicClock;
 import io.commitlane.txlog.TransactionLog;
 import io.commitlane.txlog.TransactionLogException;

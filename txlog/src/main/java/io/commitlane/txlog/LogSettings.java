@@ -1,7 +1,7 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.fs.JdkFileSystem;
-import io.commitlane.txlog.fs.LogFileSystem;
+import io.commitlane.txlog.internal.fs.JdkFileSystem;
+import io.commitlane.txlog.internal.fs.LogFileSystem;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
