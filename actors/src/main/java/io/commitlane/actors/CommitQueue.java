@@ -2,6 +2,7 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.internal.commit.TwoLaneCommits;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -380,7 +381,7 @@ final class CommitQueue {
       try {
         Throwable closed = new DatabaseClosedException(path);
         // A commit the log lane prepared holds its locks and its log record: undo both first.
-        r.completion.failed(r.txn.isPrepared() ? r.txn.abandonPrepared(closed) : closed);
+        r.completion.failed(TwoLaneCommits.isPrepared(r.txn) ? TwoLaneCommits.abandonPrepared(r.txn, closed) : closed);
       } finally {
         r.gate.completed();
       }
