@@ -40,7 +40,7 @@ final class BackgroundErrors extends AbstractEventListener {
   /** Completed, and replaced, each time the database is OK again; guarded by this. */
   private CompletableFuture<DatabaseHealth> recovered = new CompletableFuture<>();
 
-  public BackgroundErrors(String path, Clock clock) {
+  BackgroundErrors(String path, Clock clock) {
     super(EnabledEventCallback.ON_BACKGROUND_ERROR,
         EnabledEventCallback.ON_ERROR_RECOVERY_COMPLETED);
     this.path = path;
@@ -48,12 +48,12 @@ final class BackgroundErrors extends AbstractEventListener {
     this.current = DatabaseHealth.ok(clock.instant());
   }
 
-  public void attach(RocksDB db) {
+  void attach(RocksDB db) {
     this.db = db;
   }
 
   /** The last known health: one volatile read. */
-  public DatabaseHealth current() {
+  DatabaseHealth current() {
     return current;
   }
 
@@ -62,7 +62,7 @@ final class BackgroundErrors extends AbstractEventListener {
    * an error whose callback rocksdbjni dropped is seen too; the failure that prompted the look, if
    * any, says what went wrong.
    */
-  public DatabaseHealth refresh(RocksDBException failure) {
+  DatabaseHealth refresh(RocksDBException failure) {
     RocksDB rocks = db;
     if (rocks == null) {
       return current;
@@ -93,7 +93,7 @@ final class BackgroundErrors extends AbstractEventListener {
   }
 
   /** Completes with the health once the database is OK again (at once when it is). */
-  public synchronized CompletableFuture<DatabaseHealth> whenOk() {
+  synchronized CompletableFuture<DatabaseHealth> whenOk() {
     return current.isOk() ? CompletableFuture.completedFuture(current) : recovered;
   }
 
@@ -174,7 +174,7 @@ final class BackgroundErrors extends AbstractEventListener {
   }
 
   /** A refused or failed write: typed as a background error while RocksDB reports one, else a plain storage failure. */
-  public RuntimeException writeFailed(RocksDBException e) {
+  RuntimeException writeFailed(RocksDBException e) {
     DatabaseHealth health = current.isOk() ? refresh(e) : current;
     return health.isOk() ? new StorageException("write failed in " + path, e) : new BackgroundErrorException(path, health, e);
   }

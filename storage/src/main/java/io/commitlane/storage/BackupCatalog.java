@@ -31,7 +31,7 @@ final class BackupCatalog {
   private BackupCatalog() {}
 
   /** The backups in the directory, by id. */
-  public static List<BackupInfo> list(BackupLayout layout, BackupEngine engine) throws IOException {
+  static List<BackupInfo> list(BackupLayout layout, BackupEngine engine) throws IOException {
     Map<Integer, org.rocksdb.BackupInfo> valid = new TreeMap<>();
     for (org.rocksdb.BackupInfo b : engine.getBackupInfo()) {
       valid.put(b.backupId(), b);

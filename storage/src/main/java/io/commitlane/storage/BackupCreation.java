@@ -33,7 +33,7 @@ import org.rocksdb.RocksDBException;
 final class BackupCreation {
   private BackupCreation() {}
 
-  public static BackupInfo run(BackupStore store, Database db, BackupProgress progress, BooleanSupplier cancelled) {
+  static BackupInfo run(BackupStore store, Database db, BackupProgress progress, BooleanSupplier cancelled) {
     BackupLayout layout = store.layout();
     SharedDatabase shared = db.shared();
     shared.requireWritable("back up (a read-only handle cannot flush, so the backup could miss data)");

@@ -32,7 +32,7 @@ import org.rocksdb.RocksDBException;
 final class BackupRestore {
   private BackupRestore() {}
 
-  public static void run(BackupStore store, int id, Path target, io.commitlane.storage.RestoreOptions options,
+  static void run(BackupStore store, int id, Path target, io.commitlane.storage.RestoreOptions options,
       BackupProgress progress) {
     BackupLayout layout = store.layout();
     Path dest = target.toAbsolutePath().normalize();

@@ -39,7 +39,7 @@ import org.rocksdb.RocksIterator;
 final class BackupVerifier {
   private BackupVerifier() {}
 
-  public static BackupInfo verify(BackupStore store, int id, boolean deep, BackupProgress progress) {
+  static BackupInfo verify(BackupStore store, int id, boolean deep, BackupProgress progress) {
     BackupLayout layout = store.layout();
     try {
       Path dir = layout.backup(id);

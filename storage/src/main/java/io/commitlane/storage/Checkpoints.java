@@ -20,7 +20,7 @@ import org.rocksdb.RocksDBException;
 final class Checkpoints {
   private Checkpoints() {}
 
-  public static CheckpointInfo create(SharedDatabase shared, Path target) {
+  static CheckpointInfo create(SharedDatabase shared, Path target) {
     shared.requireWritable("take a checkpoint (a read-only handle cannot flush, so its copy could miss data)");
     Path dest = target.toAbsolutePath().normalize();
     if (Files.exists(dest, LinkOption.NOFOLLOW_LINKS)) {

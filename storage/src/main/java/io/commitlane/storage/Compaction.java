@@ -16,7 +16,7 @@ import org.rocksdb.Status;
 final class Compaction {
   private Compaction() {}
 
-  public static void run(Database db, KeyRange range, boolean bottommost) {
+  static void run(Database db, KeyRange range, boolean bottommost) {
     db.shared().requireWritable("compact");
     Store store = range.storeIn(db);
     db.requireOwn(store);

@@ -41,7 +41,7 @@ final class DatabaseDirectory {
    *     database)
    * @throws NotADatabaseException if the directory holds something else
    */
-  public static void requireOurs(Path dir, List<String> stores) {
+  static void requireOurs(Path dir, List<String> stores) {
     if (!stores.isEmpty()) {
       if (!stores.contains(Store.INTERNAL)) {
         throw new NotADatabaseException("open", dir, "it is a RocksDB database that commitlane did not create (it has no "
@@ -71,7 +71,7 @@ final class DatabaseDirectory {
   }
 
   /** Whether RocksDB refused the open because another process holds the database's LOCK file. */
-  public static boolean isLockHeld(RocksDBException e) {
+  static boolean isLockHeld(RocksDBException e) {
     String m = String.valueOf(e.getMessage());
     return m.contains("lock") && (m.contains("Resource temporarily unavailable") || m.contains("No locks available")
         || m.contains("lock hold by current process"));

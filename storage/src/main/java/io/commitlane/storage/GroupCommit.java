@@ -14,7 +14,7 @@ final class GroupCommit {
   private GroupCommit() {}
 
   /** See {@link Database#commitGroup}. */
-  public static GroupResult commit(SharedDatabase shared, List<Transaction> members) {
+  static GroupResult commit(SharedDatabase shared, List<Transaction> members) {
     int n = members.size();
     GroupResult result = new GroupResult(n);
     List<PendingCommit> pending = new ArrayList<>(n);

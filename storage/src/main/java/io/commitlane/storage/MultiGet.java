@@ -17,7 +17,7 @@ final class MultiGet {
   private MultiGet() {}
 
   /** See {@link Database#multiGet(Store, List)}. */
-  public static List<byte[]> latest(Database handle, Store store, List<byte[]> keys) {
+  static List<byte[]> latest(Database handle, Store store, List<byte[]> keys) {
     handle.requireOwn(store);
     Objects.requireNonNull(keys, "keys").forEach(k -> Objects.requireNonNull(k, "key"));
     handle.enter();
@@ -54,7 +54,7 @@ final class MultiGet {
    * A transaction's multi-get: its own writes answer first (a removal is null), the rest come from
    * its snapshot in one call and are tracked by {@link KeyHash}, as {@link Transaction#get} tracks.
    */
-  public static List<byte[]> merged(SharedDatabase db, Store store, List<byte[]> keys, WriteBuffer writes,
+  static List<byte[]> merged(SharedDatabase db, Store store, List<byte[]> keys, WriteBuffer writes,
       Supplier<ReadOptions> snapshot, LongConsumer track) {
     byte[][] out = new byte[keys.size()][];
     boolean[] own = new boolean[out.length];

@@ -21,7 +21,7 @@ final class NativeScan implements AutoCloseable {
   private final String where;
 
   /** @param snapshot the transaction's snapshot, or null for an iterator's own consistent view */
-  public NativeScan(SharedDatabase db, Store store, Snapshot snapshot, byte[] start, byte[] end, boolean reverse) {
+  NativeScan(SharedDatabase db, Store store, Snapshot snapshot, byte[] start, byte[] end, boolean reverse) {
     this.reverse = reverse;
     this.where = store.toString();
     options = new ReadOptions();
@@ -55,7 +55,7 @@ final class NativeScan implements AutoCloseable {
   }
 
   /** Whether the iterator is on a key; at the end it reports a RocksDB error instead of hiding it. */
-  public boolean valid() {
+  boolean valid() {
     if (it.isValid()) {
       return true;
     }
@@ -67,16 +67,16 @@ final class NativeScan implements AutoCloseable {
     return false;
   }
 
-  public byte[] key() {
+  byte[] key() {
     return it.key();
   }
 
-  public byte[] value() {
+  byte[] value() {
     return it.value();
   }
 
   /** One step in the scan's direction. */
-  public void step() {
+  void step() {
     if (reverse) {
       it.prev();
     } else {

@@ -218,7 +218,7 @@ final class SharedDatabase {
     }
   }
 
-  public Path path() {
+  Path path() {
     return path;
   }
 
@@ -227,7 +227,7 @@ final class SharedDatabase {
   }
 
   /** Refuses {@code what} on a read-only database, before anything is changed. */
-  public void requireWritable(String what) {
+  void requireWritable(String what) {
     if (readOnly) {
       throw new ReadOnlyDatabaseException(path, what);
     }
@@ -245,11 +245,11 @@ final class SharedDatabase {
     return storeOptions;
   }
 
-  public CommitPath commitPath() {
+  CommitPath commitPath() {
     return commitPath;
   }
 
-  public Hooks hooks() {
+  Hooks hooks() {
     return hooks;
   }
 
@@ -309,12 +309,12 @@ final class SharedDatabase {
   }
 
   /** The named stores of this database. */
-  public StoreCatalog stores() {
+  StoreCatalog stores() {
     return catalog;
   }
 
   /** Guarded by this: whether {@link #closeNative()} has closed the handle. */
-  public boolean isClosed() {
+  boolean isClosed() {
     return closed;
   }
 
@@ -332,7 +332,7 @@ final class SharedDatabase {
     }
   }
 
-  public Store internalStore() {
+  Store internalStore() {
     return internal;
   }
 
@@ -390,7 +390,7 @@ final class SharedDatabase {
   }
 
   /** The native handle, for scans and batched reads; callers are inside a handle's gate (see the class comment). */
-  public RocksDB rocks() {
+  RocksDB rocks() {
     return db;
   }
 
@@ -402,7 +402,7 @@ final class SharedDatabase {
     db.releaseSnapshot(s);
   }
 
-  public long latestSequenceNumber() {
+  long latestSequenceNumber() {
     return db.getLatestSequenceNumber();
   }
 

@@ -43,7 +43,7 @@ final class StoreCatalog {
   /** Guarded by the lock. */
   private int nextStoreId;
 
-  public StoreCatalog(SharedDatabase lock, RocksDB db, StoreOptions cfOptions, Path path, CommitEvents events) {
+  StoreCatalog(SharedDatabase lock, RocksDB db, StoreOptions cfOptions, Path path, CommitEvents events) {
     this.lock = lock;
     this.db = db;
     this.cfOptions = cfOptions;
@@ -55,7 +55,7 @@ final class StoreCatalog {
   }
 
   /** A column family RocksDB opened with the database, as a store; the internal one is returned, not listed. */
-  public Store opened(String name, ColumnFamilyHandle handle) {
+  Store opened(String name, ColumnFamilyHandle handle) {
     synchronized (lock) {
       Store store = new Store(lock, name, nextStoreId++, handle);
       if (!store.isInternal()) {
@@ -71,7 +71,7 @@ final class StoreCatalog {
    * record's delete did not) is forgotten. Then stores the open asked for that are missing are
    * created again, as new generations.
    */
-  public void finishRecordedDrops(List<String> wanted) {
+  void finishRecordedDrops(List<String> wanted) {
     synchronized (lock) {
       for (Map.Entry<Integer, String> intent : dropIntents.pending().entrySet()) {
         Store s = stores.get(intent.getValue());
@@ -94,12 +94,12 @@ final class StoreCatalog {
   }
 
   /** The store of that name in any phase (live or still dropping), or null. */
-  public Store existingStore(String name) {
+  Store existingStore(String name) {
     return stores.get(name);
   }
 
   /** The live store of that name, or null (none, or being dropped). */
-  public Store liveStore(String name) {
+  Store liveStore(String name) {
     Store s = stores.get(name);
     return s != null && (s.state() == null || s.state().isLive()) ? s : null;
   }
@@ -108,7 +108,7 @@ final class StoreCatalog {
    * The live store of that name, created if there is none. Throws {@link StoreDroppedException}
    * while an earlier generation is still being dropped (RocksDB keeps the name until then).
    */
-  public Store createStore(String name) {
+  Store createStore(String name) {
     StoreNames.requireValid(name);
     synchronized (lock) {
       Store s = stores.get(name);
@@ -132,7 +132,7 @@ final class StoreCatalog {
    * drop of an earlier generation still being dropped otherwise (then created on the drop thread,
    * which completes the returned future).
    */
-  public CompletableFuture<Store> createStoreWhenFree(String name) {
+  CompletableFuture<Store> createStoreWhenFree(String name) {
     StoreNames.requireValid(name);
     Store previous;
     synchronized (lock) {
@@ -161,7 +161,7 @@ final class StoreCatalog {
    * dropped and its handle closed. Dropping a store that is already being dropped returns the same
    * future.
    */
-  public CompletableFuture<Void> dropStore(String name) {
+  CompletableFuture<Void> dropStore(String name) {
     StoreNames.requireDroppable(name);
     synchronized (lock) {
       Store s = stores.get(name);
@@ -222,7 +222,7 @@ final class StoreCatalog {
   }
 
   /** The live stores (the default one included, the internal one not). */
-  public List<Store> liveStores() {
+  List<Store> liveStores() {
     List<Store> live = new ArrayList<>();
     stores.values().forEach(s -> {
       if (s.state() == null || s.state().isLive()) {
@@ -233,7 +233,7 @@ final class StoreCatalog {
   }
 
   /** Live stores only. */
-  public List<String> storeNames() {
+  List<String> storeNames() {
     List<String> names = new ArrayList<>();
     stores.forEach((name, s) -> {
       if (s.state() == null || s.state().isLive()) {
@@ -244,7 +244,7 @@ final class StoreCatalog {
   }
 
   /** Stores dropped logically whose physical drop has not finished. */
-  public List<String> droppingStores() {
+  List<String> droppingStores() {
     List<String> names = new ArrayList<>();
     stores.forEach((name, s) -> {
       if (s.state() != null && !s.state().isLive()) {
@@ -255,17 +255,17 @@ final class StoreCatalog {
   }
 
   /** Every store in any phase, for flush and close. */
-  public Collection<Store> all() {
+  Collection<Store> all() {
     return stores.values();
   }
 
   /** Lets physical drops already handed over finish (close calls it before its final flush). */
-  public void drainDrops(Duration timeout) {
+  void drainDrops(Duration timeout) {
     dropExecutor.drain(timeout);
   }
 
   /** Stops the drop thread and closes every store's handle; the database is closed by then. */
-  public void close() {
+  void close() {
     dropExecutor.shutdown();
     for (Store s : stores.values()) {
       s.handle().close();

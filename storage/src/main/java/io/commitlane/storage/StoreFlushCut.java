@@ -32,7 +32,7 @@ final class StoreFlushCut {
   /** Guarded by {@link #open}. */
   private boolean closed;
 
-  public StoreFlushCut(SharedDatabase shared, RocksDB db) {
+  StoreFlushCut(SharedDatabase shared, RocksDB db) {
     this.shared = shared;
     this.db = db;
   }
@@ -44,7 +44,7 @@ final class StoreFlushCut {
    * store being created or dropped behind that writer, could hold it. A named store is claimed
    * while it is read (a claim keeps its handle open); {@link #close} keeps the others open.
    */
-  public long onStoreFlushed(int columnFamilyId, long largest) {
+  long onStoreFlushed(int columnFamilyId, long largest) {
     flushedByStore.merge(columnFamilyId, largest, Math::max);
     if (!open.readLock().tryLock()) {
       return -1; // closing
@@ -74,7 +74,7 @@ final class StoreFlushCut {
   }
 
   /** Waits for a running {@link #onStoreFlushed} to finish; later ones answer -1. Before the stores' handles close. */
-  public void close() {
+  void close() {
     open.writeLock().lock();
     try {
       closed = true;

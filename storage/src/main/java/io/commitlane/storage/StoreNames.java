@@ -10,7 +10,7 @@ final class StoreNames {
 
   private StoreNames() {}
 
-  public static String requireValid(String name) {
+  static String requireValid(String name) {
     if (name == null) {
       throw new InvalidStoreNameException(null, "a store needs a name");
     }

@@ -23,14 +23,14 @@ final class StoreOptions implements AutoCloseable {
   /** Guarded by this. */
   private boolean closed;
 
-  public StoreOptions(RocksDbTuning tuning) {
+  StoreOptions(RocksDbTuning tuning) {
     this.tuning = tuning;
     this.caches = SharedCaches.acquire(tuning);
     this.bloom = tuning.bloomFilterBitsPerKey() == 0 ? null : new BloomFilter(tuning.bloomFilterBitsPerKey());
   }
 
   /** Apply the database-wide options. */
-  public DBOptions apply(DBOptions options) {
+  DBOptions apply(DBOptions options) {
     options.setMaxOpenFiles(tuning.maxOpenFiles()).setMaxBackgroundJobs(tuning.maxBackgroundJobs());
     if (caches.writeBufferManager() != null) {
       options.setWriteBufferManager(caches.writeBufferManager());
@@ -39,7 +39,7 @@ final class StoreOptions implements AutoCloseable {
   }
 
   /** The options to open or create {@code store} with. */
-  public synchronized ColumnFamilyOptions forStore(String store) {
+  synchronized ColumnFamilyOptions forStore(String store) {
     Compression c = tuning.compressionOf(store);
     return byCompression.computeIfAbsent(c, this::make);
   }
@@ -65,10 +65,6 @@ final class StoreOptions implements AutoCloseable {
 
   SharedCaches.Lease caches() {
     return caches;
-  }
-
-  RocksDbTuning tuning() {
-    return tuning;
   }
 
   /** After the RocksDB handle closed: frees the options and lets go of the shared caches. */

@@ -29,7 +29,7 @@ final class StoreState {
   private volatile Runnable reclaim;
 
   /** Take a claim; false unless LIVE. */
-  public boolean tryClaim() {
+  boolean tryClaim() {
     while (true) {
       long s = state.get();
       if ((s & PHASE) != LIVE) {
@@ -42,7 +42,7 @@ final class StoreState {
   }
 
   /** Give a claim back; the last one out of a dropping store schedules its physical drop. */
-  public void release() {
+  void release() {
     if (state.decrementAndGet() == DROPPING) {
       reclaimOnce();
     }
@@ -84,12 +84,12 @@ final class StoreState {
     return Phase.values()[(int) ((state.get() & PHASE) >>> SHIFT)];
   }
 
-  public boolean isLive() {
+  boolean isLive() {
     return (state.get() & PHASE) == LIVE;
   }
 
   /** True until the physical drop started: the handle may still be used by a claim holder. */
-  public boolean isWritable() {
+  boolean isWritable() {
     long p = state.get() & PHASE;
     return p == LIVE || p == DROPPING;
   }

@@ -65,11 +65,6 @@ public final class SharedCaches {
       return manager;
     }
 
-    /** Bytes the cache holds, memtables charged to it included (0 without a shared cache). */
-    long cacheUsage() {
-      return cache == null ? 0 : cache.getUsage();
-    }
-
     public int references() {
       synchronized (SharedCaches.class) {
         return references;
