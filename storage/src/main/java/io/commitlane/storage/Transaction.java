@@ -61,27 +61,7 @@ public final class Transaction implements AutoCloseable {
   private ReadOptions readOptions;
 
   static {
-    TwoLaneCommits.install(new TwoLaneCommits.Seam() {
-      @Override
-      public boolean prepareWrite(Transaction t) {
-        return t.prepareWrite();
-      }
-
-      @Override
-      public CommitResult writePrepared(Transaction t) {
-        return t.writePrepared();
-      }
-
-      @Override
-      public Throwable abandonPrepared(Transaction t, Throwable cause) {
-        return t.abandonPrepared(cause);
-      }
-
-      @Override
-      public boolean isPrepared(Transaction t) {
-        return t.isPrepared();
-      }
-    });
+    TwoLaneCommits.install(new TwoLaneSeam());
   }
 
   Transaction(Database handle, SharedDatabase shared) {

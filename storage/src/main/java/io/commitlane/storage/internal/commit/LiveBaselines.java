@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  * record then stays within its size bound by forgetting its oldest entries (conservative
  * conflicts for the oldest transactions only).
  */
-final class LiveBaselines {
+public final class LiveBaselines {
   static final int GENERATIONS = 64;
   /** Commits between generation starts, at least: finer buys nothing but a fuller ring. */
   static final long SPAN = 16;
@@ -37,7 +37,7 @@ final class LiveBaselines {
   private volatile long current;
 
   /** @param clock the commit clock: a transaction's baseline is read from it after {@link #enter} */
-  LiveBaselines(LongSupplier clock) {
+  public LiveBaselines(LongSupplier clock) {
     this.clock = clock;
     starts.set(0, clock.getAsLong());
   }
@@ -49,7 +49,7 @@ final class LiveBaselines {
    *
    * @return the generation to {@link #leave} with
    */
-  long enter() {
+  public long enter() {
     while (true) {
       long g = current;
       int counter = counter(g);
@@ -62,7 +62,7 @@ final class LiveBaselines {
   }
 
   /** Leave a generation joined with {@link #enter}, once the transaction's validation is over. */
-  void leave(long generation) {
+  public void leave(long generation) {
     members.getAndDecrement(counter(generation));
   }
 
@@ -71,7 +71,7 @@ final class LiveBaselines {
    * a new generation first when the current one is at least {@value #SPAN} commits old, so the
    * bound follows the clock while transactions come and go.
    */
-  long oldest() {
+  public long oldest() {
     long now = clock.getAsLong(); // first: a transaction not seen below reads its baseline later
     advance(now);
     long min = now;

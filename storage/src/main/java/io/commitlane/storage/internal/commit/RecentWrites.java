@@ -43,7 +43,7 @@ public final class RecentWrites {
   private static final int PARTITION_BITS = Integer.numberOfTrailingZeros(PARTITIONS);
 
   /** {@link #check} answers. */
-  static final int NOT_WRITTEN = 0;
+  public static final int NOT_WRITTEN = 0;
   static final int WRITTEN = 1;
   static final int UNKNOWN = 2;
 
@@ -55,7 +55,7 @@ public final class RecentWrites {
   public final LongAdder conservativeAnswers = new LongAdder();
 
   /** @param oldestLiveBaseline at most the baseline of every live and future transaction */
-  RecentWrites(LongSupplier oldestLiveBaseline) {
+  public RecentWrites(LongSupplier oldestLiveBaseline) {
     this.oldestLiveBaseline = oldestLiveBaseline;
     for (int i = 0; i < PARTITIONS; i++) {
       partitions[i] = new Partition();
@@ -63,7 +63,7 @@ public final class RecentWrites {
   }
 
   /** Record a write of {@code hash} at {@code version}; the caller holds the key's bucket lock. */
-  void record(long hash, long version) {
+  public void record(long hash, long version) {
     long h = key(hash);
     partitionOf(h).record(h, slotBits(h), version, this);
   }
@@ -73,7 +73,7 @@ public final class RecentWrites {
    * {@link #UNKNOWN} when the record no longer reaches back that far. The caller holds the key's
    * bucket lock.
    */
-  int check(long hash, long baseline) {
+  public int check(long hash, long baseline) {
     long h = key(hash);
     int answer = partitionOf(h).check(h, slotBits(h), baseline);
     if (answer == UNKNOWN) {

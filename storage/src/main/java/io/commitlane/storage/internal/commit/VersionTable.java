@@ -60,12 +60,12 @@ public final class VersionTable {
    * The bucket of a {@link KeyHash}, from its low 32 bits, spread uniformly over any bucket count
    * (not only powers of two). Keys with equal hashes share a bucket.
    */
-  int bucketOf(long hash) {
+  public int bucketOf(long hash) {
     return (int) (((hash & 0xFFFF_FFFFL) * buckets) >>> 32);
   }
 
   /** The version of a bucket; 0 when nothing was ever written there. */
-  long version(int bucket) {
+  public long version(int bucket) {
     long[] chunk = (long[]) CHUNKS.getAcquire(chunks, bucket >>> CHUNK_BITS);
     return chunk == null ? 0L : ((long) SLOT.getVolatile(chunk, bucket & CHUNK_MASK)) & VERSION_MASK;
   }
@@ -74,7 +74,7 @@ public final class VersionTable {
    * Record a write at {@code version} in a bucket the caller holds locked, or (serial policy) under
    * the caller's database-wide commit lock. Versions never move backwards.
    */
-  void stampLocked(int bucket, long version) {
+  public void stampLocked(int bucket, long version) {
     long[] chunk = chunkFor(bucket);
     int i = bucket & CHUNK_MASK;
     long s = (long) SLOT.getVolatile(chunk, i);
@@ -87,7 +87,7 @@ public final class VersionTable {
   }
 
   /** Take a bucket's lock, spinning briefly and then waiting. Not interruptible (see below). */
-  void lock(int bucket) {
+  public void lock(int bucket) {
     long[] chunk = chunkFor(bucket);
     int i = bucket & CHUNK_MASK;
     for (int spins = 0; ; spins++) {
@@ -106,7 +106,7 @@ public final class VersionTable {
   }
 
   /** Release a bucket's lock taken with {@link #lock(int)}. */
-  void unlock(int bucket) {
+  public void unlock(int bucket) {
     long[] chunk = chunkFor(bucket);
     int i = bucket & CHUNK_MASK;
     long s;
