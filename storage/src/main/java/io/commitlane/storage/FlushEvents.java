@@ -14,30 +14,30 @@ import org.slf4j.LoggerFactory;
  * database; the transaction log uses it to record what no longer needs replay.
  * Registered at open because RocksDB takes listeners only then.
  */
-public final class FlushEvents extends AbstractEventListener {
+final class FlushEvents extends AbstractEventListener {
   private static final Logger LOG = LoggerFactory.getLogger(FlushEvents.class);
   private final CopyOnWriteArrayList<LongConsumer> listeners = new CopyOnWriteArrayList<>();
   /** Set when stores flush on their own (atomic flush off); null: every flush cuts all stores at once. */
   private volatile StoreFlushCut perStore;
 
-  public FlushEvents() {
+  FlushEvents() {
     super(EnabledEventCallback.ON_FLUSH_COMPLETED);
   }
 
   /** Stores flush one by one: pass on only what every store holds flushed (see {@link StoreFlushCut}). */
-  public void correlatePerStore(StoreFlushCut cut) {
+  void correlatePerStore(StoreFlushCut cut) {
     this.perStore = cut;
   }
 
   /** Before the stores' handles close: no per-store reading runs from here on. */
-  public void stopCorrelating() {
+  void stopCorrelating() {
     StoreFlushCut cut = perStore;
     if (cut != null) {
       cut.close();
     }
   }
 
-  public Runnable add(LongConsumer listener) {
+  Runnable add(LongConsumer listener) {
     listeners.add(listener);
     return () -> listeners.remove(listener);
   }

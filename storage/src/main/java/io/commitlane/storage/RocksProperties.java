@@ -15,15 +15,15 @@ import org.rocksdb.TickerType;
  * RocksDB {@link Statistics} (tickers only: every histogram is switched off, which is most of
  * their cost) when statistics are on.
  */
-public final class RocksProperties implements AutoCloseable {
+final class RocksProperties implements AutoCloseable {
   private final Statistics statistics;
 
   /** Statistics must be given to RocksDB before it opens: {@link #configure} does that. */
-  public RocksProperties(boolean withStatistics) {
+  RocksProperties(boolean withStatistics) {
     this.statistics = withStatistics ? new Statistics(EnumSet.allOf(HistogramType.class)) : null;
   }
 
-  public DBOptions configure(DBOptions options) {
+  DBOptions configure(DBOptions options) {
     return statistics == null ? options : options.setStatistics(statistics);
   }
 
@@ -31,7 +31,7 @@ public final class RocksProperties implements AutoCloseable {
    * The caller is inside a handle's gate: the native handle stays open meanwhile. {@code stores}
    * are every store whose level 0 counts (RocksDB has no aggregate of that property).
    */
-  public RocksDbStats read(RocksDB db, ColumnFamilyHandle anyStore, Iterable<Store> stores) {
+  RocksDbStats read(RocksDB db, ColumnFamilyHandle anyStore, Iterable<Store> stores) {
     try {
       return new RocksDbStats(
           db.getAggregatedLongProperty("rocksdb.estimate-pending-compaction-bytes"),
