@@ -2,7 +2,7 @@ package io.commitlane.actors;
 
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.testkit.Barrier;
 import io.commitlane.testkit.StageControl;
 import java.time.Duration;

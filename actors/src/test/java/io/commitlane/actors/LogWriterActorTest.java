@@ -20,7 +20,7 @@ import io.commitlane.txlog.Durability;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.LogView;
 import io.commitlane.txlog.TransactionLog;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

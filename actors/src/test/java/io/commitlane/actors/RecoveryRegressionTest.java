@@ -28,7 +28,7 @@ import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
 import io.commitlane.txlog.TransactionLogException;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -198,7 +198,7 @@ class RequestIdTest {
   @ParameterizedTest
   @ValueSource(booleans = {false, true})
   void aRepeatIsNeverAnsweredCommittedForAFirstAttemptThatIsNotDurable(boolean crash) throws Exception {
-    io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
+    io.commitlane.txlog.internal.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.internal.fs.FaultInjectingFileSystem();
     PipelineSettings base = settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless"));
     PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
     Path db1 = dir.resolve("db");
@@ -243,7 +243,7 @@ class RequestIdTest {
   @org.junit.jupiter.params.provider.CsvSource({"serialized, true", "serialized, false", "leaderless, true",
       "leaderless, false", "actor, true", "actor, false"})
   void aRepeatIsNeverAnsweredCommittedForAWriteWhoseFsyncFailed(String append, boolean powerLoss) throws Exception {
-    io.commitlane.txlog.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.fs.FaultInjectingFileSystem();
+    io.commitlane.txlog.internal.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.internal.fs.FaultInjectingFileSystem();
     Map<String, Object> config = Map.of("wal", "off", "txlog.append", append, "txlog.durability", "fsync");
     PipelineSettings base = settings(testKit.system(), config);
     PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());

@@ -4,10 +4,10 @@ import static io.commitlane.actors.PipelineTestSupport.b;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.commitlane.actors.internal.log.WriteSetCodec;
-import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.storage.Store;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

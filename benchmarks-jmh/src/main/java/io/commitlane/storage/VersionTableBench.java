@@ -1,5 +1,9 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.KeyHash;
+import io.commitlane.storage.internal.commit.LiveBaselines;
+import io.commitlane.storage.internal.commit.RecentWrites;
+import io.commitlane.storage.internal.commit.VersionTable;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.SplittableRandom;

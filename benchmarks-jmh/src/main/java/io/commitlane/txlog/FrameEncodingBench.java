@@ -1,5 +1,7 @@
 package io.commitlane.txlog;
 
+import io.commitlane.txlog.internal.segment.FrameEncoder;
+import io.commitlane.txlog.internal.segment.RecordCodec;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.files.NoSpace;
+
 /**
  * A backup operation failed; the message says what happened and what to do. Subtypes say why: a
  * damaged backup ({@link BackupCorruptException}), an operation refused before it changed anything

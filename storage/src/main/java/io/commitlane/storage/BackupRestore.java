@@ -1,6 +1,11 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.BackupRefusedException.Reason;
+import io.commitlane.storage.internal.backup.BackupLayout;
+import io.commitlane.storage.internal.backup.BackupManifest;
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.files.DropIntents;
+import io.commitlane.storage.internal.files.RealPaths;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;

@@ -1,6 +1,10 @@
 package io.commitlane.storage;
 
 import io.commitlane.storage.BackupRefusedException.Reason;
+import io.commitlane.storage.internal.backup.BackupLayout;
+import io.commitlane.storage.internal.backup.BackupManifest;
+import io.commitlane.storage.internal.backup.BackupMetadata;
+import io.commitlane.storage.internal.backup.SideFiles;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.files.NoSpace;
+
 /**
  * A checkpoint could not be taken; the message says why and what to do. Nothing partial is left
  * behind. {@link CheckpointRefusedException} when the target cannot take one.

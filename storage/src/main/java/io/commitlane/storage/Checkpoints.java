@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.files.RealPaths;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.StageListener;
+
 /**
  * The named points a commit passes, in order. Storage reports {@link #VALIDATED} to {@link
  * #FINISHED}; the actor pipeline adds {@link #ADMITTED}, {@link #DEQUEUED} and {@link #COMPLETED}.

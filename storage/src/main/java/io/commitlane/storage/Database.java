@@ -1,6 +1,11 @@
 package io.commitlane.storage;
 
 import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.StageListener;
+import io.commitlane.storage.internal.commit.WriteBuffer;
+import io.commitlane.storage.internal.rocks.LifecycleGate;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;

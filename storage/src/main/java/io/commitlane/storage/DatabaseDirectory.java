@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.files.DropIntents;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.DirectoryStream;

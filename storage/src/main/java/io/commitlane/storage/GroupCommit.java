@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.PendingCommit;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,6 +1,7 @@
 package io.commitlane.storage;
 
 import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.KeyHash;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

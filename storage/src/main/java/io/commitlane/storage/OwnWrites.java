@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.Arrays;
 import java.util.Comparator;
 

@@ -2,6 +2,7 @@ package io.commitlane.storage;
 
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import io.commitlane.storage.internal.settings.StorageKeys;
+import io.commitlane.storage.internal.commit.WalGroupSyncer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

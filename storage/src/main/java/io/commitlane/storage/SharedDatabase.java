@@ -1,5 +1,15 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.CommitEvents;
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.CommitPath;
+import io.commitlane.storage.internal.commit.Hooks;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.VersionTable;
+import io.commitlane.storage.internal.commit.WalGroupSyncer;
+import io.commitlane.storage.internal.commit.WriteBatchFormat;
+import io.commitlane.storage.internal.commit.WriteBuffer;
+import io.commitlane.storage.internal.rocks.NativeCallbacks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.VersionTable;
+
 /**
  * Counters of one open database (shared by all handles of its path), since it was opened.
  *

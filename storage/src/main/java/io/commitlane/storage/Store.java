@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.annotation.InternalApi;
 import java.util.Objects;
 import org.rocksdb.ColumnFamilyHandle;
 
@@ -58,11 +59,15 @@ public final class Store {
     return state != null && !state.isLive();
   }
 
-  boolean isInternal() {
+  /** INTERNAL API: whether this is commitlane's own store, which holds no user data. */
+  @InternalApi
+  public boolean isInternal() {
     return INTERNAL.equals(name);
   }
 
-  int id() {
+  /** INTERNAL API: the number this store's writes are recorded under in the commit path. */
+  @InternalApi
+  public int id() {
     return id;
   }
 

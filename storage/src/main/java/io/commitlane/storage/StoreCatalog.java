@@ -1,5 +1,8 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.CommitEvents;
+import io.commitlane.storage.internal.commit.StoreDroppedEvent;
+import io.commitlane.storage.internal.files.DropIntents;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;

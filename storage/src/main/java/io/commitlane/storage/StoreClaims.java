@@ -1,6 +1,7 @@
 package io.commitlane.storage;
 
 import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -58,7 +59,7 @@ public final class StoreClaims {
    * physical drop has started. Claims make this unreachable; it turns a missed claim into a typed
    * failure instead of a write through a closed column-family handle.
    */
-  static void requireWritable(WriteBuffer writes) {
+  public static void requireWritable(WriteBuffer writes) {
     Store last = null;
     for (int i = 0; i < writes.size(); i++) {
       Store s = writes.store(i);

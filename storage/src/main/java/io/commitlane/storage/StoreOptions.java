@@ -1,5 +1,6 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.rocks.SharedCaches;
 import java.util.HashMap;
 import java.util.Map;
 import org.rocksdb.BlockBasedTableConfig;
@@ -64,10 +65,6 @@ final class StoreOptions implements AutoCloseable {
 
   SharedCaches.Lease caches() {
     return caches;
-  }
-
-  RocksDbTuning tuning() {
-    return tuning;
   }
 
   /** After the RocksDB handle closed: frees the options and lets go of the shared caches. */

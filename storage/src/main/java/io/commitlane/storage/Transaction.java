@@ -1,6 +1,15 @@
 package io.commitlane.storage;
 
 import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.internal.backup.SideFiles;
+import io.commitlane.storage.internal.commit.CommitPath;
+import io.commitlane.storage.internal.commit.Hooks;
+import io.commitlane.storage.internal.commit.KeyHash;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.ReadSet;
+import io.commitlane.storage.internal.commit.ScannedRanges;
+import io.commitlane.storage.internal.commit.TwoLaneCommits;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -50,6 +59,10 @@ public final class Transaction implements AutoCloseable {
   /** Guarded by {@code this}: the handle's close may release them from another thread. */
   private Snapshot snapshot;
   private ReadOptions readOptions;
+
+  static {
+    TwoLaneCommits.install(new TwoLaneSeam());
+  }
 
   Transaction(Database handle, SharedDatabase shared) {
     this.handle = handle;
@@ -277,17 +290,8 @@ public final class Transaction implements AutoCloseable {
     }
   }
 
-  /**
-   * The first half of {@link #commitSync()}, for a pipeline that runs a commit in two lanes:
-   * validate and run the commit hooks' before-write steps (the transaction log's append) on the
-   * calling thread. Returns true when the commit is prepared: it holds its keys' locks until
-   * {@link #writePrepared()} or {@link #abandonPrepared} runs, exactly once, on any thread (after
-   * a hand-off that orders memory, such as a queue). Returns false when there was nothing to write
-   * (the transaction is committed). On {@link ConflictException} or any other failure nothing is
-   * held and the transaction is {@link State#FAILED}.
-   */
-  @InternalApi
-  public boolean prepareWrite() {
+  /** The first half of a two-lane commit: see {@link TwoLaneCommits#prepareWrite}. */
+  boolean prepareWrite() {
     requireState();
     if (prepared != null) {
       throw new IllegalStateException("transaction " + id + " is already prepared");
@@ -314,8 +318,7 @@ public final class Transaction implements AutoCloseable {
   }
 
   /** The second half of a prepared commit: write it to RocksDB and release its locks. */
-  @InternalApi
-  public CommitResult writePrepared() {
+  CommitResult writePrepared() {
     CommitPath.Prepared p = takePrepared();
     try {
       shared.commitPath().write(p);
@@ -329,13 +332,8 @@ public final class Transaction implements AutoCloseable {
     }
   }
 
-  /**
-   * A prepared commit that will not be written (its pipeline is closing): undo its log append and
-   * release its locks. Returns what the committer should hear: {@code cause}, or a {@link
-   * CommitOutcomeUnknownException} when the append could not be undone.
-   */
-  @InternalApi
-  public Throwable abandonPrepared(Throwable cause) {
+  /** A prepared commit that will not be written: see {@link TwoLaneCommits#abandonPrepared}. */
+  Throwable abandonPrepared(Throwable cause) {
     CommitPath.Prepared p = takePrepared();
     state = State.FAILED;
     try {
@@ -346,8 +344,7 @@ public final class Transaction implements AutoCloseable {
   }
 
   /** Whether {@link #prepareWrite()} prepared it and neither its write nor its abandon ran yet. */
-  @InternalApi
-  public boolean isPrepared() {
+  boolean isPrepared() {
     return prepared != null;
   }
 

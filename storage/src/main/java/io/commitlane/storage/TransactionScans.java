@@ -1,5 +1,8 @@
 package io.commitlane.storage;
 
+import io.commitlane.storage.internal.commit.OrderedWrites;
+import io.commitlane.storage.internal.commit.ScannedRanges;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;

@@ -4,14 +4,14 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /** Small encoders for tests. */
-final class Bytes {
+public final class Bytes {
   private Bytes() {}
 
-  static byte[] of(String s) {
+  public static byte[] of(String s) {
     return s.getBytes(StandardCharsets.UTF_8);
   }
 
-  static byte[] ofLong(long v) {
+  public static byte[] ofLong(long v) {
     return ByteBuffer.allocate(8).putLong(v).array();
   }
 
@@ -19,7 +19,7 @@ final class Bytes {
     return b == null ? 0 : ByteBuffer.wrap(b).getLong();
   }
 
-  static String str(byte[] b) {
+  public static String str(byte[] b) {
     return b == null ? null : new String(b, StandardCharsets.UTF_8);
   }
 }

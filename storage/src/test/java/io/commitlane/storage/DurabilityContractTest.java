@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.files.DropIntents;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

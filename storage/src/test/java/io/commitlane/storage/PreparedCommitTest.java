@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.TwoLaneCommits;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -72,12 +75,12 @@ class PreparedCommitTest {
       db.addCommitHook(hook);
       Transaction t = db.begin().tag("a");
       t.put(b("k"), b("1"));
-      assertTrue(t.prepareWrite());
-      assertTrue(t.isPrepared());
+      assertTrue(TwoLaneCommits.prepareWrite(t));
+      assertTrue(TwoLaneCommits.isPrepared(t));
       assertNull(db.get(b("k")), "nothing is written before the second half");
       CommitResult r = writer.submit(t::writePrepared).get(30, TimeUnit.SECONDS);
       assertTrue(r.version() > 0);
-      assertFalse(t.isPrepared());
+      assertFalse(TwoLaneCommits.isPrepared(t));
       assertEquals(Transaction.State.COMMITTED, t.state());
       assertEquals("1", s(db.get(b("k"))));
       assertEquals(List.of("before:a:" + Thread.currentThread().getName(), "after:a:test-writer"), hook.calls);
@@ -95,7 +98,7 @@ class PreparedCommitTest {
     try (Database db = open(validation)) {
       Transaction first = db.begin();
       first.put(b("k"), b("first"));
-      assertTrue(first.prepareWrite());
+      assertTrue(TwoLaneCommits.prepareWrite(first));
       Thread[] waiting = new Thread[1];
       Future<CommitResult> second = other.submit(() -> {
         waiting[0] = Thread.currentThread();
@@ -119,9 +122,9 @@ class PreparedCommitTest {
       db.addCommitHook(hook);
       Transaction t = db.begin().tag("a");
       t.put(b("k"), b("1"));
-      assertTrue(t.prepareWrite());
+      assertTrue(TwoLaneCommits.prepareWrite(t));
       RuntimeException closed = new DatabaseClosedException(dir);
-      Throwable heard = writer.submit(() -> t.abandonPrepared(closed)).get(30, TimeUnit.SECONDS);
+      Throwable heard = writer.submit(() -> TwoLaneCommits.abandonPrepared(t, closed)).get(30, TimeUnit.SECONDS);
       assertSame(closed, heard);
       assertEquals(Transaction.State.FAILED, t.state());
       assertEquals(2, hook.calls.size());
@@ -145,7 +148,7 @@ class PreparedCommitTest {
       writerTxn.commitSync();
       reader.put(b("k"), b("r"));
       assertThrows(ConflictException.class, reader::prepareWrite);
-      assertFalse(reader.isPrepared());
+      assertFalse(TwoLaneCommits.isPrepared(reader));
       assertEquals(Transaction.State.FAILED, reader.state());
       Transaction next = db.begin();
       next.put(b("k"), b("n"));
@@ -159,14 +162,14 @@ class PreparedCommitTest {
     try (Database db = open(OccValidation.PARALLEL)) {
       Transaction t = db.begin();
       t.put(b("k"), b("1"));
-      assertTrue(t.prepareWrite());
+      assertTrue(TwoLaneCommits.prepareWrite(t));
       IllegalStateException refused = assertThrows(IllegalStateException.class, () -> t.put(b("x"), b("1")));
       assertTrue(refused.getMessage().contains("being committed"), refused.getMessage());
       assertThrows(IllegalStateException.class, t::prepareWrite);
       assertThrows(IllegalStateException.class, t::commitSync);
       t.abort();
-      assertTrue(t.isPrepared());
-      t.writePrepared();
+      assertTrue(TwoLaneCommits.isPrepared(t));
+      TwoLaneCommits.writePrepared(t);
       assertEquals("1", s(db.get(b("k"))));
       assertThrows(IllegalStateException.class, t::writePrepared, "a prepared commit is written once");
     }
@@ -176,9 +179,9 @@ class PreparedCommitTest {
   void aTransactionWithNothingToWriteIsCommittedByItsFirstHalf() {
     try (Database db = open(OccValidation.PARALLEL)) {
       Transaction t = db.begin();
-      assertFalse(t.prepareWrite());
+      assertFalse(TwoLaneCommits.prepareWrite(t));
       assertEquals(Transaction.State.COMMITTED, t.state());
-      assertFalse(t.isPrepared());
+      assertFalse(TwoLaneCommits.isPrepared(t));
     }
   }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.storage.internal.rocks.SharedCaches;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,6 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.CommitPath;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.WriteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.commitlane.testkit;
 
 import io.commitlane.storage.CommitStage;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -2,8 +2,8 @@ package io.commitlane.testkit;
 
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
-import io.commitlane.storage.StageListener;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.StageListener;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

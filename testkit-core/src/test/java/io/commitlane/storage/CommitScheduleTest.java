@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.testkit.Barrier;
 import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;

@@ -9,9 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
+import io.commitlane.storage.internal.commit.CommitHook;
+import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.WriteBuffer;
+import io.commitlane.storage.internal.files.DropIntents;
 import io.commitlane.testkit.Barrier;
 import io.commitlane.testkit.StageControl;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;

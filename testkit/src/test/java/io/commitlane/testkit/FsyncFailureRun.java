@@ -17,7 +17,7 @@ import io.commitlane.testkit.RecoveryHistory.PlainWrite;
 import io.commitlane.testkit.RecoveryHistory.Reopen;
 import io.commitlane.testkit.RecoveryHistory.Step;
 import io.commitlane.testkit.pekko.RecoveryRunner;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

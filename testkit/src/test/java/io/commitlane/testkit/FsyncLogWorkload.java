@@ -4,7 +4,7 @@ import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.Transaction;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

@@ -18,7 +18,7 @@ import io.commitlane.txlog.LogPosition;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import org.apache.pekko.stream.javadsl.Sink;

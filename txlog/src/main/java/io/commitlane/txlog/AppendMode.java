@@ -1,6 +1,6 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.internal.LogWriterHost;
+import io.commitlane.txlog.internal.append.LogWriterHost;
 
 /** How concurrent appends to one {@link TransactionLog} are ordered and written. */
 public enum AppendMode {

@@ -1,5 +1,7 @@
 package io.commitlane.txlog;
 
+import io.commitlane.annotation.InternalApi;
+
 /**
  * The log stopped for good (fail-stop): an I/O error hit a buffer write, fsync or segment switch
  * after records had already claimed their place in it, so the failure cannot be pinned on one
@@ -16,8 +18,9 @@ public final class LogFailedException extends LogIOException {
         + "; it refuses further appends and commits: reopen the database to recover", cause);
   }
 
-  /** The same failure, thrown again for a later caller (keeps the original as the cause). */
-  LogFailedException(LogFailedException first) {
+  /** INTERNAL API: the same failure, thrown again for a later caller (keeps the original as the cause). */
+  @InternalApi
+  public LogFailedException(LogFailedException first) {
     super(first.getMessage(), first);
   }
 }

@@ -1,8 +1,16 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.fs.JdkFileSystem;
-import io.commitlane.txlog.fs.LogFile;
-import io.commitlane.txlog.fs.LogFileSystem;
+import io.commitlane.txlog.internal.fs.JdkFileSystem;
+import io.commitlane.txlog.internal.fs.LogFile;
+import io.commitlane.txlog.internal.fs.LogFileSystem;
+import io.commitlane.txlog.internal.segment.FlushedPositionFile;
+import io.commitlane.txlog.internal.segment.Frame;
+import io.commitlane.txlog.internal.segment.LogFiles;
+import io.commitlane.txlog.internal.segment.RecordCodec;
+import io.commitlane.txlog.internal.segment.Segment;
+import io.commitlane.txlog.internal.segment.SegmentChain;
+import io.commitlane.txlog.internal.segment.SegmentHeader;
+import io.commitlane.txlog.internal.segment.SegmentScanner;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -1,5 +1,11 @@
 package io.commitlane.txlog;
 
+import io.commitlane.txlog.internal.append.AbortedPositions;
+import io.commitlane.txlog.internal.segment.Frame;
+import io.commitlane.txlog.internal.segment.RecordCodec;
+import io.commitlane.txlog.internal.segment.Segment;
+import io.commitlane.txlog.internal.segment.SegmentHeader;
+import io.commitlane.txlog.internal.segment.SegmentSet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;

@@ -1,9 +1,9 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.fs.JdkFileSystem;
 import io.commitlane.txlog.internal.settings.LogKey;
 import io.commitlane.txlog.internal.settings.LogKeys;
-import io.commitlane.txlog.fs.LogFileSystem;
+import io.commitlane.txlog.internal.fs.JdkFileSystem;
+import io.commitlane.txlog.internal.fs.LogFileSystem;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,16 +1,33 @@
 package io.commitlane.txlog;
 
 import io.commitlane.annotation.InternalApi;
-import io.commitlane.txlog.internal.LogWriterHost;
+import io.commitlane.txlog.internal.append.LogWriterHost;
+import io.commitlane.txlog.internal.append.AbortedPositions;
+import io.commitlane.txlog.internal.append.ActorAppender;
+import io.commitlane.txlog.internal.append.Appender;
+import io.commitlane.txlog.internal.append.CommitWatermark;
+import io.commitlane.txlog.internal.append.LeaderlessAppender;
+import io.commitlane.txlog.internal.append.SerializedAppender;
+import io.commitlane.txlog.internal.recovery.LogRecovery;
+import io.commitlane.txlog.internal.recovery.LogReplay;
+import io.commitlane.txlog.internal.segment.FlushedPosition;
+import io.commitlane.txlog.internal.segment.Frame;
+import io.commitlane.txlog.internal.segment.LogCopier;
+import io.commitlane.txlog.internal.segment.LogDirectoryClaim;
+import io.commitlane.txlog.internal.segment.LogRetention;
+import io.commitlane.txlog.internal.segment.RecordCodec;
+import io.commitlane.txlog.internal.segment.Segment;
+import io.commitlane.txlog.internal.segment.SegmentHeader;
+import io.commitlane.txlog.internal.segment.SegmentSet;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.locks.Lock;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.Lock;
 import java.util.function.LongSupplier;
 
 /**

@@ -1,7 +1,14 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.fs.JdkFileSystem;
-import io.commitlane.txlog.fs.LogFile;
+import io.commitlane.txlog.internal.fs.JdkFileSystem;
+import io.commitlane.txlog.internal.fs.LogFile;
+import io.commitlane.txlog.internal.append.AbortedPositions;
+import io.commitlane.txlog.internal.segment.FlushedPositionFile;
+import io.commitlane.txlog.internal.segment.Frame;
+import io.commitlane.txlog.internal.segment.RecordCodec;
+import io.commitlane.txlog.internal.segment.Segment;
+import io.commitlane.txlog.internal.segment.SegmentHeader;
+import io.commitlane.txlog.internal.segment.SegmentScanner;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.commitlane.txlog;
 
-import io.commitlane.txlog.internal.LogWriterHost;
+import io.commitlane.txlog.internal.append.LogWriterHost;
 import static io.commitlane.txlog.TestLogs.append;
 import static io.commitlane.txlog.TestLogs.readAll;
 import static io.commitlane.txlog.TestLogs.values;
@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import static io.commitlane.txlog.TestLogs.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -9,7 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.segment.SegmentHeader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.txlog.internal.segment.Frame;
+import io.commitlane.txlog.internal.segment.SegmentHeader;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.commitlane.txlog;
 
+import io.commitlane.txlog.internal.segment.Segment;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -7,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** Small helpers shared by the txlog tests. */
-final class TestLogs {
+public final class TestLogs {
   private TestLogs() {}
 
   static ByteBuffer bytes(String s) {
@@ -35,11 +36,11 @@ final class TestLogs {
   }
 
   /** Every committed record from the start; fails on corruption. */
-  static List<LogRecord> readAll(TransactionLog log) {
+  public static List<LogRecord> readAll(TransactionLog log) {
     return readAll(log, ReadRequest.fromStart());
   }
 
-  static List<LogRecord> readAll(TransactionLog log, ReadRequest request) {
+  public static List<LogRecord> readAll(TransactionLog log, ReadRequest request) {
     List<LogRecord> out = new ArrayList<>();
     try (LogReader reader = log.reader(request)) {
       for (LogRecord r = reader.next(); r != null; r = reader.next()) {

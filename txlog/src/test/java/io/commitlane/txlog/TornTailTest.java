@@ -7,8 +7,9 @@ import static io.commitlane.txlog.TestLogs.values;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem.LostWrites;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem.LostWrites;
+import io.commitlane.txlog.internal.segment.Frame;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,7 @@ package io.commitlane.testkit.pekko;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.txlog.LogIOException;
-import io.commitlane.txlog.fs.FaultInjectingFileSystem;
+import io.commitlane.txlog.internal.fs.FaultInjectingFileSystem;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -4,7 +4,7 @@ import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.internal.pipeline.Faults;
 import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.txlog.CorruptLogFrameException;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;

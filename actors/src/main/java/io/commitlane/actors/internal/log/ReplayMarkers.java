@@ -1,7 +1,7 @@
 package io.commitlane.actors.internal.log;
 
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.txlog.LogPosition;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

@@ -3,6 +3,7 @@ package io.commitlane.actors.internal.log;
 import io.commitlane.actors.internal.pipeline.CompletionBatcher;
 import io.commitlane.actors.internal.protocol.RequestLedger;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.txlog.internal.append.LogWriterHost;
 import io.commitlane.txlog.TransactionLog;
 import io.commitlane.txlog.internal.LogWriterHost;
 import java.time.Duration;

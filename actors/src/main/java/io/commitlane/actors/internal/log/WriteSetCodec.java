@@ -3,7 +3,7 @@ package io.commitlane.actors.internal.log;
 import io.commitlane.actors.internal.protocol.RequestLedger;
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.Database;
-import io.commitlane.storage.PendingCommit;
+import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.storage.Store;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;

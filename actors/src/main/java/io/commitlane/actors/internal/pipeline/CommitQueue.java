@@ -4,6 +4,7 @@ import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.internal.events.CommitAdmittedEvent;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
+import io.commitlane.storage.internal.commit.TwoLaneCommits;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -382,7 +383,7 @@ public final class CommitQueue {
       try {
         Throwable closed = new DatabaseClosedException(path);
         // A commit the log lane prepared holds its locks and its log record: undo both first.
-        r.completion.failed(r.txn.isPrepared() ? r.txn.abandonPrepared(closed) : closed);
+        r.completion.failed(TwoLaneCommits.isPrepared(r.txn) ? TwoLaneCommits.abandonPrepared(r.txn, closed) : closed);
       } finally {
         r.gate.completed();
       }

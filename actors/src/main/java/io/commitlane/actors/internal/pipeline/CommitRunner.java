@@ -9,6 +9,7 @@ import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.GroupResult;
 import io.commitlane.storage.Transaction;
+import io.commitlane.storage.internal.commit.TwoLaneCommits;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -153,7 +154,7 @@ public final class CommitRunner {
     long start = dequeued(r);
     try {
       r.txn.reportStage(CommitStage.DEQUEUED);
-      if (r.txn.prepareWrite()) {
+      if (TwoLaneCommits.prepareWrite(r.txn)) {
         return new Outcome(r, null, null, start, writes);
       }
       committed.increment(); // nothing to write: committed already
@@ -171,7 +172,7 @@ public final class CommitRunner {
   public Outcome writePrepared(CommitRequest r) {
     long start = r.dequeuedNanos; // its execution spans both lanes, from the log lane taking it
     try {
-      CommitResult result = r.txn.writePrepared();
+      CommitResult result = TwoLaneCommits.writePrepared(r.txn);
       committed.increment();
       return new Outcome(r, result, null, start);
     } catch (RuntimeException e) {

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.storage.CommitHook;
+import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.Transaction;
 import java.nio.file.Path;
