@@ -1,5 +1,7 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.entry;
 
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.internal.apply.ApplyOutcome;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -17,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * in flight, split at the entry size limit, each answered with its own slot's outcome. The sends
  * are futures the test completes, so every interleaving is forced.
  */
-class CommitBatcherTest {
+public class CommitBatcherTest {
   /** Entries sent, and the replies the test completes. */
   private final List<byte[]> entries = new ArrayList<>();
   private final List<CompletableFuture<byte[]>> replies = new ArrayList<>();

@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.group;
 
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.ReplicationGroup;
+import io.commitlane.replication.internal.status.GroupProbe;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -22,7 +25,7 @@ import org.apache.ratis.protocol.RaftPeer;
  * @param fromLeader whether that replica leads the group (its configuration is the newest)
  * @param hostedBy the replicas that answered hosting it
  */
-record RunningGroup(RaftGroupId id, ReplicationGroup members, String where, boolean fromLeader, List<String> hostedBy) {
+public record RunningGroup(RaftGroupId id, ReplicationGroup members, String where, boolean fromLeader, List<String> hostedBy) {
 
   /**
    * The group of {@code database} that {@code answers} show: the one a leader reports, else the
@@ -32,7 +35,7 @@ record RunningGroup(RaftGroupId id, ReplicationGroup members, String where, bool
    * @throws ReplicaUnavailableException if replicas host different groups of the database and
    *     none of them leads, so which one runs cannot be told yet
    */
-  static RunningGroup of(String database, List<GroupProbe.Answer> answers) {
+  public static RunningGroup of(String database, List<GroupProbe.Answer> answers) {
     Map<RaftGroupId, List<String>> hosts = new LinkedHashMap<>();
     Map<RaftGroupId, RunningGroup> best = new LinkedHashMap<>();
     for (GroupProbe.Answer a : answers) {

@@ -1,5 +1,6 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.client;
 
+import io.commitlane.replication.internal.entry.ReplicaRecords;
 import io.commitlane.storage.Cursor;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.KeyRange;
@@ -11,11 +12,11 @@ import java.util.Arrays;
 import java.util.List;
 
 /** Reads of this node's replica, all from one RocksDB snapshot, with the applied position in that snapshot. */
-final class LocalSnapshotReads implements SnapshotReads {
+public final class LocalSnapshotReads implements SnapshotReads {
   private final Database db;
   private final Transaction snapshot;
 
-  LocalSnapshotReads(Database db) {
+  public LocalSnapshotReads(Database db) {
     this.db = db;
     this.snapshot = db.begin();
   }

@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.client;
 
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
@@ -9,7 +9,7 @@ import java.util.List;
  * position goes into the commit, and every replica checks that nothing the transaction read was
  * written after it.
  */
-interface SnapshotReads extends AutoCloseable {
+public interface SnapshotReads extends AutoCloseable {
   /** The value of {@code key} in {@code store}, or null (also when the store does not exist). */
   byte[] get(String store, byte[] key);
 

@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.entry;
 
+import io.commitlane.replication.LogPositions;
+import io.commitlane.replication.MalformedEntryException;
+import io.commitlane.replication.PositionStamp;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -19,7 +22,7 @@ import java.util.Objects;
  * @param requestId the caller's id for an exactly-once commit, or null
  * @param proposedAtMillis the proposing node's clock; log records get their timestamps from it
  */
-record ReplicatedCommit(
+public record ReplicatedCommit(
     long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys, List<ReadRange> readRanges,
     List<Write> writes, List<LogAppend> logs, List<Expect> expects, List<PositionedPut> positioned) {
 
@@ -27,22 +30,22 @@ record ReplicatedCommit(
    * The first byte of every encoded commit; a replica refuses an entry in a format it does not
    * know. Format 1 had no timestamp and no log records; it is still read.
    */
-  static final byte FORMAT = 2;
+  public static final byte FORMAT = 2;
   private static final byte FORMAT_WITHOUT_LOGS = 1;
   /**
    * Format 2 followed by the commit's expectations: written only by a commit that has some, so
    * that every other commit stays readable by replicas that know formats 1 and 2 only.
    */
-  static final byte FORMAT_WITH_EXPECTATIONS = 3;
+  public static final byte FORMAT_WITH_EXPECTATIONS = 3;
   /**
    * Format 3 (its expectations always present, possibly none) followed by the commit's positioned
    * puts: written only by a commit that has some, so every other commit keeps its older format.
    * Not 4, which starts a {@link CommitBatch}.
    */
-  static final byte FORMAT_WITH_POSITIONS = 5;
+  public static final byte FORMAT_WITH_POSITIONS = 5;
   private static final int NULL_BYTES = -1;
 
-  ReplicatedCommit {
+  public ReplicatedCommit {
     readKeys = List.copyOf(readKeys);
     readRanges = List.copyOf(readRanges);
     writes = List.copyOf(writes);
@@ -52,13 +55,13 @@ record ReplicatedCommit(
   }
 
   /** A commit without expectations. */
-  ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
+  public ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
       List<ReadRange> readRanges, List<Write> writes, List<LogAppend> logs) {
     this(snapshotIndex, requestId, proposedAtMillis, readKeys, readRanges, writes, logs, List.of());
   }
 
   /** A commit without positioned puts. */
-  ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
+  public ReplicatedCommit(long snapshotIndex, byte[] requestId, long proposedAtMillis, List<ReadKey> readKeys,
       List<ReadRange> readRanges, List<Write> writes, List<LogAppend> logs, List<Expect> expects) {
     this(snapshotIndex, requestId, proposedAtMillis, readKeys, readRanges, writes, logs, expects, List.of());
   }
@@ -68,8 +71,8 @@ record ReplicatedCommit(
    * LogPositions}): {@code stamps} say where (8 bytes, big-endian) and which of the commit's
    * positions (its ordinal) each place gets.
    */
-  record PositionedPut(String store, byte[] key, byte[] value, List<PositionStamp> stamps) {
-    PositionedPut {
+  public record PositionedPut(String store, byte[] key, byte[] value, List<PositionStamp> stamps) {
+    public PositionedPut {
       Objects.requireNonNull(store, "store");
       Objects.requireNonNull(key, "key");
       Objects.requireNonNull(value, "value");
@@ -77,7 +80,7 @@ record ReplicatedCommit(
     }
 
     /** The put with every stamp's position written in, the commit's first position being {@code first}. */
-    Write resolve(long first) {
+    public Write resolve(long first) {
       byte[] k = key.clone();
       byte[] v = value.clone();
       for (PositionStamp s : stamps) {
@@ -87,7 +90,7 @@ record ReplicatedCommit(
     }
 
     /** How many positions the put uses: its largest ordinal plus one (0 without stamps). */
-    int positions() {
+    public int positions() {
       int n = 0;
       for (PositionStamp s : stamps) {
         n = Math.max(n, s.ordinal() + 1);
@@ -97,7 +100,7 @@ record ReplicatedCommit(
   }
 
   /** How many positions the commit uses: its largest ordinal plus one. */
-  int positions() {
+  public int positions() {
     int n = 0;
     for (PositionedPut p : positioned) {
       n = Math.max(n, p.positions());
@@ -109,45 +112,45 @@ record ReplicatedCommit(
    * The commit applies only if {@code key} in {@code store} holds {@code value} (absent, for a
    * null value) at the commit's place in the log, before its own writes.
    */
-  record Expect(String store, byte[] key, byte[] value) {
-    Expect {
+  public record Expect(String store, byte[] key, byte[] value) {
+    public Expect {
       Objects.requireNonNull(store, "store");
       Objects.requireNonNull(key, "key");
     }
   }
 
   /** A key the transaction read: it conflicts with a later commit that wrote it. */
-  record ReadKey(String store, byte[] key) {
-    ReadKey {
+  public record ReadKey(String store, byte[] key) {
+    public ReadKey {
       Objects.requireNonNull(store, "store");
       Objects.requireNonNull(key, "key");
     }
   }
 
   /** Keys in [from, to) that the transaction scanned; null bounds are open. */
-  record ReadRange(String store, byte[] from, byte[] to) {
-    ReadRange {
+  public record ReadRange(String store, byte[] from, byte[] to) {
+    public ReadRange {
       Objects.requireNonNull(store, "store");
     }
   }
 
   /** A put ({@code value} non-null) or a delete (null). */
-  record Write(String store, byte[] key, byte[] value) {
-    Write {
+  public record Write(String store, byte[] key, byte[] value) {
+    public Write {
       Objects.requireNonNull(store, "store");
       Objects.requireNonNull(key, "key");
     }
   }
 
   /** The record a commit appends to the transaction log {@code log}: its entries, in order. */
-  record LogAppend(String log, List<byte[]> entries) {
-    LogAppend {
+  public record LogAppend(String log, List<byte[]> entries) {
+    public LogAppend {
       Objects.requireNonNull(log, "log");
       entries = List.copyOf(entries);
     }
   }
 
-  byte[] encode() {
+  public byte[] encode() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + 32 * writes.size());
     try (DataOutputStream out = new DataOutputStream(bytes)) {
       out.writeByte(!positioned.isEmpty() ? FORMAT_WITH_POSITIONS : expects.isEmpty() ? FORMAT : FORMAT_WITH_EXPECTATIONS);
@@ -213,7 +216,7 @@ record ReplicatedCommit(
    *
    * @throws MalformedEntryException if the bytes are not a commit in a known format
    */
-  static ReplicatedCommit decode(byte[] entry) {
+  public static ReplicatedCommit decode(byte[] entry) {
     try (DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(entry))) {
       byte format = in.readByte();
       if (format != FORMAT && format != FORMAT_WITHOUT_LOGS && format != FORMAT_WITH_EXPECTATIONS

@@ -1,5 +1,6 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.entry;
 
+import io.commitlane.replication.internal.apply.ApplyOutcome;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -20,7 +21,7 @@ import java.util.function.Function;
  * <p>Nothing is answered before the entry is committed (a majority holds it durably) and applied
  * on the leader; each commit gets its own outcome, from its own validation in its slot.
  */
-final class CommitBatcher {
+public final class CommitBatcher {
   /**
    * Entries of one handle in flight at once. One: every commit submitted while the handle's entry
    * is in flight waits for the next. Measured at 8 clients x 8 in flight on three nodes (one
@@ -43,11 +44,11 @@ final class CommitBatcher {
 
   private record Pending(byte[] commit, Set<String> logs, CompletableFuture<ApplyOutcome> outcome) {}
 
-  CommitBatcher(Function<byte[], CompletionStage<byte[]>> send) {
+  public CommitBatcher(Function<byte[], CompletionStage<byte[]>> send) {
     this(send, MAX_IN_FLIGHT, MAX_ENTRY_BYTES, MAX_COMMITS);
   }
 
-  CommitBatcher(Function<byte[], CompletionStage<byte[]>> send, int maxInFlight, long maxEntryBytes, int maxCommits) {
+  public CommitBatcher(Function<byte[], CompletionStage<byte[]>> send, int maxInFlight, long maxEntryBytes, int maxCommits) {
     this.send = send;
     this.maxInFlight = maxInFlight;
     this.maxEntryBytes = maxEntryBytes;
@@ -59,7 +60,7 @@ final class CommitBatcher {
    * entry with another commit appending to one of them (a log holds one record per index). The
    * stage completes with its outcome, or fails as the entry's send failed.
    */
-  CompletionStage<ApplyOutcome> submit(byte[] commit, Set<String> logs) {
+  public CompletionStage<ApplyOutcome> submit(byte[] commit, Set<String> logs) {
     Pending p = new Pending(commit, logs, new CompletableFuture<>());
     List<Pending> ready;
     synchronized (this) {

@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.group;
 
+import io.commitlane.replication.ForeignReplicaDirectoryException;
+import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicationGroup;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.Reader;
@@ -32,11 +35,11 @@ import org.apache.ratis.protocol.RaftGroupId;
  * @param created when the identity was written
  * @param origin how the replica came to be
  */
-record ReplicaIdentity(String database, RaftGroupId group, String node, ReplicationGroup members, Instant created, Origin origin) {
+public record ReplicaIdentity(String database, RaftGroupId group, String node, ReplicationGroup members, Instant created, Origin origin) {
   /** The identity's file, beside Ratis's {@code current/} and {@code sm/} in the replica's directory. */
-  static final String FILE = "replica-identity";
+  public static final String FILE = "replica-identity";
 
-  enum Origin {
+  public enum Origin {
     /** A new group formed by its members (or this node's empty replica of a group that has not changed its members). */
     CREATED,
     /** An empty replica of a running group, added by a member afterwards or catching up after its disk was lost. */
@@ -79,7 +82,7 @@ record ReplicaIdentity(String database, RaftGroupId group, String node, Replicat
    *
    * @throws ForeignReplicaDirectoryException if the file cannot be read as an identity
    */
-  static ReplicaIdentity readFrom(Path dir) {
+  public static ReplicaIdentity readFrom(Path dir) {
     Path file = dir.resolve(FILE);
     if (!Files.exists(file)) {
       return null;

@@ -1,5 +1,12 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
+import io.commitlane.replication.InvalidReplicaRequestException;
+import io.commitlane.replication.LogPositions;
+import io.commitlane.replication.MalformedEntryException;
+import io.commitlane.replication.ReplicaLogRecord;
+import io.commitlane.replication.internal.entry.CommitBatch;
+import io.commitlane.replication.internal.entry.ReplicaRecords;
+import io.commitlane.replication.internal.entry.ReplicatedCommit;
 import io.commitlane.storage.Batch;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.InvalidStoreNameException;
@@ -27,14 +34,14 @@ import java.util.TreeMap;
  * outcome for the same entry, whether it applies it live, after a restart or after installing a
  * snapshot.
  */
-final class ReplicaApplier {
+public final class ReplicaApplier {
   private final Database db;
   private long appliedTerm;
   private long appliedIndex;
   /** The timestamp of the newest log record: the next one gets a later one. */
   private long logClock;
 
-  ReplicaApplier(Database db) {
+  public ReplicaApplier(Database db) {
     this.db = db;
     byte[] applied = db.internalRecords().get(ReplicaRecords.APPLIED);
     if (applied != null) {
@@ -229,7 +236,7 @@ final class ReplicaApplier {
     int positions;
     long clock;
 
-    EntryWrites(long index, long clock) {
+    public EntryWrites(long index, long clock) {
       this.index = index;
       this.clock = clock;
     }

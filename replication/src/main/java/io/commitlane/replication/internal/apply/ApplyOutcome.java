@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -16,10 +16,10 @@ import java.util.List;
  * @param actual for {@link Kind#EXPECTATIONS}, what each expected key held at the entry's place in
  *     the log (null: absent), in the order of the commit's expectations; empty otherwise
  */
-record ApplyOutcome(Kind kind, long index, int slot, String detail, List<byte[]> actual) {
+public record ApplyOutcome(Kind kind, long index, int slot, String detail, List<byte[]> actual) {
 
   /** New kinds go at the end: replies carry the ordinal. */
-  enum Kind {
+  public enum Kind {
     /** Validated and written on every replica that applies the entry. */
     COMMITTED,
     /** A key or range it read was written after its snapshot: nothing written. */
@@ -34,39 +34,39 @@ record ApplyOutcome(Kind kind, long index, int slot, String detail, List<byte[]>
 
   private static final int ABSENT = -1;
 
-  ApplyOutcome {
+  public ApplyOutcome {
     actual = actual == null ? List.of() : java.util.Collections.unmodifiableList(new ArrayList<>(actual));
   }
 
   /** Marks an encoded outcome that carries a slot (outcomes without one are in slot 0). */
   private static final int WITH_SLOT = 0x80;
 
-  ApplyOutcome(Kind kind, long index, String detail) {
+  public ApplyOutcome(Kind kind, long index, String detail) {
     this(kind, index, 0, detail, List.of());
   }
 
-  ApplyOutcome(Kind kind, long index, int slot, String detail) {
+  public ApplyOutcome(Kind kind, long index, int slot, String detail) {
     this(kind, index, slot, detail, List.of());
   }
 
-  ApplyOutcome(Kind kind, long index, String detail, List<byte[]> actual) {
+  public ApplyOutcome(Kind kind, long index, String detail, List<byte[]> actual) {
     this(kind, index, 0, detail, actual);
   }
 
   /** This outcome in {@code slot} of its entry. */
-  ApplyOutcome inSlot(int slot) {
+  public ApplyOutcome inSlot(int slot) {
     return new ApplyOutcome(kind, index, slot, detail, actual);
   }
 
-  static ApplyOutcome committed(long index, int slot) {
+  public static ApplyOutcome committed(long index, int slot) {
     return new ApplyOutcome(Kind.COMMITTED, index, slot, "");
   }
 
-  static ApplyOutcome committed(long index) {
+  public static ApplyOutcome committed(long index) {
     return committed(index, 0);
   }
 
-  byte[] encode() {
+  public byte[] encode() {
     byte[] d = detail.getBytes(StandardCharsets.UTF_8);
     int size = 1 + 8 + (slot == 0 ? 0 : 4) + d.length;
     if (kind == Kind.EXPECTATIONS) {
@@ -94,7 +94,7 @@ record ApplyOutcome(Kind kind, long index, int slot, String detail, List<byte[]>
     return b.put(d).array();
   }
 
-  static ApplyOutcome decode(byte[] bytes) {
+  public static ApplyOutcome decode(byte[] bytes) {
     ByteBuffer b = ByteBuffer.wrap(bytes);
     int k = b.get() & 0xFF;
     Kind kind = Kind.values()[k & ~WITH_SLOT];

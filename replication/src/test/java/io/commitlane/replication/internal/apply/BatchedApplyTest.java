@@ -1,5 +1,11 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
+import io.commitlane.replication.InvalidReplicaRequestException;
+import io.commitlane.replication.LogPositions;
+import io.commitlane.replication.MalformedEntryException;
+import io.commitlane.replication.PositionStamp;
+import io.commitlane.replication.internal.entry.CommitBatch;
+import io.commitlane.replication.internal.entry.ReplicatedCommit;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * conflicted or refused one writing nothing while its neighbours commit, one applied position per
  * entry, and the same outcomes after a reopen replays nothing twice.
  */
-class BatchedApplyTest {
+public class BatchedApplyTest {
   @TempDir Path dir;
   private Database db;
   private ReplicaApplier applier;

@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
 import java.io.File;
 import java.io.IOException;
@@ -29,7 +29,7 @@ import org.apache.ratis.statemachine.impl.FileListSnapshotInfo;
  * <p>A directory appears under its final name only once complete (it is written under a
  * temporary name and renamed), so the latest name is always a whole checkpoint.
  */
-final class ReplicaSnapshots implements StateMachineStorage {
+public final class ReplicaSnapshots implements StateMachineStorage {
   private static final Pattern NAME = Pattern.compile("snapshot\\.(\\d+)_(\\d+)");
   /** What Ratis writes beside each installed file; not part of the checkpoint. */
   static final String DIGEST_SUFFIX = ".md5";

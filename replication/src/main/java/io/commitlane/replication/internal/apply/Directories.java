@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
@@ -10,11 +10,11 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.BasicFileAttributes;
 
 /** Whole-directory steps a replica takes on its own files. */
-final class Directories {
+public final class Directories {
   private Directories() {}
 
   /** Deletes {@code dir} and everything in it; nothing if it does not exist. */
-  static void delete(Path dir) throws IOException {
+  public static void delete(Path dir) throws IOException {
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }

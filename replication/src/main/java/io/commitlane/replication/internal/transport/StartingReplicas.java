@@ -1,5 +1,6 @@
-package io.commitlane.replication.internal;
+package io.commitlane.replication.internal.transport;
 
+import io.commitlane.replication.ReplicaNode;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;

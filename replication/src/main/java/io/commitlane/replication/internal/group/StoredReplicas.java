@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.group;
 
+import io.commitlane.replication.ForeignReplicaDirectoryException;
+import io.commitlane.replication.ReplicaNode;
+import io.commitlane.replication.ReplicationGroup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -21,14 +24,14 @@ import org.apache.ratis.protocol.RaftGroupId;
  * group a replica must belong to is only known when it is hosted; {@code ReplicaNode} checks that
  * then.
  */
-final class StoredReplicas {
+public final class StoredReplicas {
   private final Path raft;
   private final String node;
 
   /** One replica directory; {@code identity} is null when none was written (an earlier version's directory). */
-  record Stored(RaftGroupId id, Path directory, ReplicaIdentity identity) {}
+  public record Stored(RaftGroupId id, Path directory, ReplicaIdentity identity) {}
 
-  StoredReplicas(Path raft, String node) {
+  public StoredReplicas(Path raft, String node) {
     this.raft = raft;
     this.node = node;
   }
@@ -43,7 +46,7 @@ final class StoredReplicas {
    *
    * @throws ForeignReplicaDirectoryException for the first directory that is not this node's
    */
-  void checkAll() {
+  public void checkAll() {
     for (Stored s : all()) {
       ReplicaIdentity identity = s.identity();
       if (identity == null) {
@@ -64,7 +67,7 @@ final class StoredReplicas {
    * This node's replica directories of {@code database}: those whose identity names it, and
    * those without one whose name is one of its group ids (usually none or one).
    */
-  List<Stored> of(String database) {
+  public List<Stored> of(String database) {
     List<Stored> found = new ArrayList<>();
     for (Stored s : all()) {
       if (s.identity() != null ? s.identity().database().equals(database) : ReplicationGroup.isGroupOf(s.id(), database)) {
@@ -75,7 +78,7 @@ final class StoredReplicas {
   }
 
   /** Writes {@code identity} into its replica's directory. */
-  void write(ReplicaIdentity identity) {
+  public void write(ReplicaIdentity identity) {
     try {
       identity.writeTo(directory(identity.group()));
     } catch (IOException e) {

@@ -1,5 +1,7 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.entry;
 
+import io.commitlane.replication.MalformedEntryException;
+import io.commitlane.replication.internal.apply.ApplyOutcome;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -13,17 +15,17 @@ import java.util.List;
  *
  * <p>An entry of one commit keeps the single-commit format, which replicas have always read.
  */
-final class CommitBatch {
+public final class CommitBatch {
   /**
    * The first byte of a batched entry; a single commit starts with its own format byte, 1 to 3
    * (see {@link ReplicatedCommit}), so no single commit reads as a batch.
    */
-  static final byte FORMAT = 4;
+  public static final byte FORMAT = 4;
 
   private CommitBatch() {}
 
   /** One entry holding {@code commits} (each an encoded {@link ReplicatedCommit}), in order. */
-  static byte[] encode(List<byte[]> commits) {
+  public static byte[] encode(List<byte[]> commits) {
     if (commits.size() == 1) {
       return commits.get(0);
     }
@@ -44,7 +46,7 @@ final class CommitBatch {
   }
 
   /** Whether {@code entry} is a batch (else a single commit). */
-  static boolean isBatch(byte[] entry) {
+  public static boolean isBatch(byte[] entry) {
     return entry.length > 0 && entry[0] == FORMAT;
   }
 
@@ -53,7 +55,7 @@ final class CommitBatch {
    *
    * @throws MalformedEntryException if a batch's counts or lengths do not fit its bytes
    */
-  static List<byte[]> decode(byte[] entry) {
+  public static List<byte[]> decode(byte[] entry) {
     if (!isBatch(entry)) {
       return List.of(entry);
     }
@@ -107,7 +109,7 @@ final class CommitBatch {
   }
 
   /** The reply to a batched entry: each commit's outcome, in slot order. */
-  static byte[] encodeOutcomes(List<ApplyOutcome> outcomes) {
+  public static byte[] encodeOutcomes(List<ApplyOutcome> outcomes) {
     List<byte[]> encoded = new ArrayList<>(outcomes.size());
     int size = 1 + 4;
     for (ApplyOutcome o : outcomes) {
@@ -123,7 +125,7 @@ final class CommitBatch {
   }
 
   /** The outcomes of a batched entry's reply (the sender knows the entry was a batch: a single outcome's first byte may be anything). */
-  static List<ApplyOutcome> decodeOutcomes(byte[] reply) {
+  public static List<ApplyOutcome> decodeOutcomes(byte[] reply) {
     ByteBuffer b = ByteBuffer.wrap(reply, 1, reply.length - 1);
     int n = b.getInt();
     if (n < 0 || n > b.remaining() / 4) {

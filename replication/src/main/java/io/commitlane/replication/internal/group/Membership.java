@@ -1,5 +1,12 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.group;
 
+import io.commitlane.replication.MembershipMismatchException;
+import io.commitlane.replication.ReplicaNode;
+import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicaReport;
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.ReplicationGroup;
+import io.commitlane.replication.internal.status.GroupProbe;
 import java.io.IOException;
 import java.time.Duration;
 import io.commitlane.storage.InvalidSettingsException;
@@ -23,7 +30,7 @@ import java.util.function.Supplier;
  * group before it returns. A replica changes the configuration it has; a client the one the
  * group's leader answers with, once it agrees with the members the client was given.
  */
-final class Membership {
+public final class Membership {
   /** How long a node to be added is asked whether it hosts the group before it counts as not started. */
   private static final Duration JOINED_ANSWER = Duration.ofSeconds(5);
 
@@ -35,7 +42,7 @@ final class Membership {
   private final Supplier<RaftClient> client;
   private final GroupProbe probe;
 
-  Membership(ReplicationGroup group, RaftGroupId groupId, RaftServer.Division division, Supplier<RaftClient> client, GroupProbe probe) {
+  public Membership(ReplicationGroup group, RaftGroupId groupId, RaftServer.Division division, Supplier<RaftClient> client, GroupProbe probe) {
     this.group = group;
     this.database = group.database();
     this.groupId = groupId;
@@ -53,7 +60,7 @@ final class Membership {
    *
    * @throws ReplicaUnavailableException if the group refused the change or it did not complete in {@code timeout}
    */
-  void addReplica(ReplicaPeer peer, Duration timeout) throws InterruptedException {
+  public void addReplica(ReplicaPeer peer, Duration timeout) throws InterruptedException {
     RaftPeer joining = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).build();
     Conf conf = conf();
     List<RaftPeer> voters = conf.voters();
@@ -87,7 +94,7 @@ final class Membership {
    * counting toward the majority. Returns once the configuration is committed; the listener
    * catches up in the background. Works on a replica's handle and on a client's.
    */
-  void addListener(ReplicaPeer peer) {
+  public void addListener(ReplicaPeer peer) {
     RaftPeer joining = RaftPeer.newBuilder().setId(peer.id()).setAddress(peer.address()).setStartupRole(RaftPeerRole.LISTENER).build();
     Conf conf = conf();
     List<RaftPeer> voters = conf.voters();
@@ -115,7 +122,7 @@ final class Membership {
    * then be retired (its files are no longer needed). Removing the leader makes another replica
    * lead. Keep an odd number of voters: the group needs a majority of them to commit.
    */
-  void removeReplica(String id) {
+  public void removeReplica(String id) {
     Conf conf = conf();
     List<RaftPeer> voters = conf.voters();
     List<RaftPeer> listeners = conf.listeners();

@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.status;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
@@ -12,7 +12,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.Test;
 
 /** Which replicas a status probe reports as not answering. */
-class GroupProbeTest {
+public class GroupProbeTest {
   private static final List<RaftPeer> PEERS = List.of(peer("n0"), peer("n1"), peer("n2"));
 
   private static RaftPeer peer(String id) {

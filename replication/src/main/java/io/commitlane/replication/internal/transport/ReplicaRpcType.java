@@ -1,5 +1,6 @@
-package io.commitlane.replication.internal;
+package io.commitlane.replication.internal.transport;
 
+import io.commitlane.replication.ReplicaNode;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcFactory;
 import org.apache.ratis.grpc.server.GrpcLogAppender;
@@ -59,7 +60,7 @@ public final class ReplicaRpcType implements RpcType {
   private static final class Factory extends GrpcFactory {
     private final StartingReplicas starting;
 
-    Factory(Parameters parameters) {
+    public Factory(Parameters parameters) {
       super(parameters);
       StartingReplicas given = parameters == null ? null : parameters.get(StartingReplicas.PARAMETER, StartingReplicas.class);
       this.starting = given == null ? new StartingReplicas() : given;
@@ -77,7 +78,7 @@ public final class ReplicaRpcType implements RpcType {
   }
 
   private static final class Appender extends GrpcLogAppender {
-    Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+    public Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
       super(server, state, follower);
     }
 

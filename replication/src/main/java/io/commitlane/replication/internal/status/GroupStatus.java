@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.status;
 
+import io.commitlane.replication.ReplicaReport;
+import io.commitlane.replication.ReplicaStatus;
+import io.commitlane.replication.ReplicatedDatabase;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,11 +22,11 @@ import org.apache.ratis.statemachine.SnapshotInfo;
  * ReplicatedDatabase#status}), and every replica asked over the network ({@link
  * ReplicatedDatabase#groupStatus}).
  */
-final class GroupStatus {
+public final class GroupStatus {
   private GroupStatus() {}
 
   /** This replica's view of itself and its group. */
-  static ReplicaStatus of(String database, RaftServer.Division division) {
+  public static ReplicaStatus of(String database, RaftServer.Division division) {
     DivisionInfo info = division.getInfo();
     RaftPeerId leader = info.getLeaderId();
     Map<String, Long> matches = new LinkedHashMap<>();

@@ -1,5 +1,10 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
+import io.commitlane.replication.ChangesTrimmedException;
+import io.commitlane.replication.ReplicaChangeFeed;
+import io.commitlane.replication.ReplicaLogRecord;
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.internal.entry.ReplicatedCommit;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Transaction-log records on one replica's database, applied straight through the applier (no
  * Raft): their timestamps, trimming by retention and what a feed says about trimmed records.
  */
-class ReplicaLogRecordsTest {
+public class ReplicaLogRecordsTest {
   @TempDir Path dir;
   private Database db;
   private ReplicaApplier applier;

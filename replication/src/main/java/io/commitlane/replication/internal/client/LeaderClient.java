@@ -1,5 +1,9 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.client;
 
+import io.commitlane.replication.ReplicaPeer;
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.ReplicatedDatabase;
+import io.commitlane.replication.ReplicationGroup;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +31,7 @@ import org.apache.ratis.util.TimeDuration;
  * up (Ratis fails every later request of an ordered client whose request ran out of retries), and
  * decodes a reply into its bytes or one of this module's typed errors.
  */
-final class LeaderClient implements AutoCloseable {
+public final class LeaderClient implements AutoCloseable {
   /** How often a request to an unreachable group is tried again within its timeout. */
   private static final Duration RETRY_SLEEP = Duration.ofMillis(100);
 
@@ -42,7 +46,7 @@ final class LeaderClient implements AutoCloseable {
   private final AtomicReference<RaftClient> client = new AtomicReference<>();
   private volatile boolean closed;
 
-  LeaderClient(ReplicationGroup group, RaftGroupId groupId, RaftServer.Division division, Duration attemptTimeout,
+  public LeaderClient(ReplicationGroup group, RaftGroupId groupId, RaftServer.Division division, Duration attemptTimeout,
       Duration requestTimeout, Executor completions) {
     this.group = group;
     this.groupId = groupId;
@@ -54,7 +58,7 @@ final class LeaderClient implements AutoCloseable {
   }
 
   /** The client requests go through now (membership changes use it too). */
-  RaftClient current() {
+  public RaftClient current() {
     return client.get();
   }
 
@@ -102,7 +106,7 @@ final class LeaderClient implements AutoCloseable {
    * group: Ratis's client gives up on that at once, although another member (a replica that is
    * starting, was refused or lost its disk answers so) would take the request.
    */
-  CompletableFuture<RaftClientReply> send(Function<RaftClient, CompletableFuture<RaftClientReply>> request) {
+  public CompletableFuture<RaftClientReply> send(Function<RaftClient, CompletableFuture<RaftClientReply>> request) {
     CompletableFuture<RaftClientReply> result = new CompletableFuture<>();
     attempt(request, System.nanoTime() + requestTimeout.toNanos(), result);
     return result.orTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -166,7 +170,7 @@ final class LeaderClient implements AutoCloseable {
   }
 
   /** The reply's bytes, or the failure as one of this module's typed errors. */
-  byte[] content(RaftClientReply reply, Throwable error, String what) {
+  public byte[] content(RaftClientReply reply, Throwable error, String what) {
     if (error != null) {
       Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
       throw new ReplicaUnavailableException("replicated database '" + group.database() + "': the " + what

@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.client;
 
+import io.commitlane.replication.InvalidReplicaRequestException;
+import io.commitlane.replication.MalformedEntryException;
+import io.commitlane.replication.internal.entry.ReplicaRecords;
 import io.commitlane.storage.Cursor;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.KeyRange;
@@ -23,7 +26,7 @@ import java.util.List;
  * position of that snapshot, so the client knows exactly which commits its read saw. Sent to the
  * leader, they wait for its read index first (linearizable).
  */
-final class ReadQuery {
+public final class ReadQuery {
   private static final byte GET = 'g';
   private static final byte SCAN = 's';
   private static final byte APPLIED = 'a';
@@ -33,7 +36,7 @@ final class ReadQuery {
   private ReadQuery() {}
 
   /** An answer: the applied index of the snapshot read, and what was found there. */
-  record Answer(long appliedIndex, byte[] value, List<KeyValue> entries) {}
+  public record Answer(long appliedIndex, byte[] value, List<KeyValue> entries) {}
 
   /**
    * {@code store}, if a read can carry it: its name goes into the read as modified UTF-8, at most
@@ -41,7 +44,7 @@ final class ReadQuery {
    *
    * @throws InvalidReplicaRequestException if it is null or longer
    */
-  static String checkStore(String store) {
+  public static String checkStore(String store) {
     InvalidReplicaRequestException.required(store, "store");
     int bytes = 0;
     for (int i = 0; i < store.length() && bytes <= 65_535; i++) {
@@ -55,7 +58,7 @@ final class ReadQuery {
     return store;
   }
 
-  static byte[] get(String store, byte[] key) {
+  public static byte[] get(String store, byte[] key) {
     return encode(out -> {
       out.writeByte(GET);
       out.writeUTF(store);
@@ -64,7 +67,7 @@ final class ReadQuery {
   }
 
   /** Only the applied index of the replica that answers: through the leader, a read barrier. */
-  static byte[] applied() {
+  public static byte[] applied() {
     return encode(out -> {
       out.writeByte(APPLIED);
       out.writeUTF("");
@@ -85,7 +88,7 @@ final class ReadQuery {
   }
 
   /** Answers {@code query} from one snapshot of {@code db}. */
-  static byte[] answer(Database db, byte[] query) {
+  public static byte[] answer(Database db, byte[] query) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(query)); Transaction snapshot = db.begin()) {
       byte op = in.readByte();
       String storeName = in.readUTF();
@@ -140,7 +143,7 @@ final class ReadQuery {
     return r.isEmpty() ? 0 : ReplicaRecords.readApplied(r.get(0).value())[1];
   }
 
-  static Answer readGet(byte[] answer) {
+  public static Answer readGet(byte[] answer) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(answer))) {
       return new Answer(in.readLong(), readBytes(in), List.of());
     } catch (IOException e) {
@@ -148,7 +151,7 @@ final class ReadQuery {
     }
   }
 
-  static long readApplied(byte[] answer) {
+  public static long readApplied(byte[] answer) {
     return ByteBuffer.wrap(answer).getLong();
   }
 

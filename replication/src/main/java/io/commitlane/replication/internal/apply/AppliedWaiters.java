@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
 import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
@@ -9,7 +9,7 @@ import java.util.concurrent.Executor;
  * record). The apply thread only reads a volatile when nobody waits; stages complete on the
  * node's completion threads, never on Ratis's apply thread.
  */
-final class AppliedWaiters {
+public final class AppliedWaiters {
   private record Waiter(long index, CompletableFuture<Void> stage) {}
 
   private final Executor completions;
@@ -20,17 +20,17 @@ final class AppliedWaiters {
   private RuntimeException closedWith;
   private final java.util.List<java.util.function.LongConsumer> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  AppliedWaiters(Executor completions) {
+  public AppliedWaiters(Executor completions) {
     this.completions = completions;
   }
 
   /** The last index reported applied. */
-  long applied() {
+  public long applied() {
     return applied;
   }
 
   /** Completes once an index greater than {@code index} is applied (at once if it is already). */
-  CompletableFuture<Void> whenAppliedBeyond(long index) {
+  public CompletableFuture<Void> whenAppliedBeyond(long index) {
     CompletableFuture<Void> stage = new CompletableFuture<>();
     synchronized (this) {
       if (closedWith != null) {
@@ -67,7 +67,7 @@ final class AppliedWaiters {
   }
 
   /** Runs {@code listener} with the index after every advance, on the apply thread; returns its removal. */
-  Runnable listen(java.util.function.LongConsumer listener) {
+  public Runnable listen(java.util.function.LongConsumer listener) {
     listeners.add(listener);
     return () -> listeners.remove(listener);
   }

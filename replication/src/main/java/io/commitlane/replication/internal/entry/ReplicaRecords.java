@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.entry;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,29 +27,29 @@ import java.util.Arrays;
  * The leading zero byte keeps them apart from other records of the internal store, which
  * start with a printable log name or with {@code {0, 'i'}}.
  */
-final class ReplicaRecords {
-  static final byte[] APPLIED = {0, 'r', 'a'};
-  static final byte[] LOG_CLOCK = {0, 'r', 's'};
-  static final byte[] TRIMMED = {0, 'r', 't'};
+public final class ReplicaRecords {
+  public static final byte[] APPLIED = {0, 'r', 'a'};
+  public static final byte[] LOG_CLOCK = {0, 'r', 's'};
+  public static final byte[] TRIMMED = {0, 'r', 't'};
   /** Every change key starts with this; {@link #CHANGES_END} is just past the last. */
-  static final byte[] CHANGES = {0, 'r', 'c'};
-  static final byte[] CHANGES_END = {0, 'r', 'c' + 1};
+  public static final byte[] CHANGES = {0, 'r', 'c'};
+  public static final byte[] CHANGES_END = {0, 'r', 'c' + 1};
   private static final byte VERSION = 'v';
   private static final byte REQUEST = 'q';
 
   private ReplicaRecords() {}
 
-  static byte[] applied(long term, long index) {
+  public static byte[] applied(long term, long index) {
     return ByteBuffer.allocate(16).putLong(term).putLong(index).array();
   }
 
   /** {term, index} of an {@link #APPLIED} record. */
-  static long[] readApplied(byte[] value) {
+  public static long[] readApplied(byte[] value) {
     ByteBuffer b = ByteBuffer.wrap(value);
     return new long[] {b.getLong(), b.getLong()};
   }
 
-  static byte[] version(String store, byte[] key) {
+  public static byte[] version(String store, byte[] key) {
     byte[] prefix = versionPrefix(store);
     byte[] k = Arrays.copyOf(prefix, prefix.length + key.length);
     System.arraycopy(key, 0, k, prefix.length, key.length);
@@ -57,12 +57,12 @@ final class ReplicaRecords {
   }
 
   /** The first version key of {@code store} at or after {@code from} (null: the store's first). */
-  static byte[] versionFrom(String store, byte[] from) {
+  public static byte[] versionFrom(String store, byte[] from) {
     return from == null ? versionPrefix(store) : version(store, from);
   }
 
   /** The version key just past {@code to} in {@code store} (null: past the store's last). */
-  static byte[] versionTo(String store, byte[] to) {
+  public static byte[] versionTo(String store, byte[] to) {
     if (to != null) {
       return version(store, to);
     }
@@ -84,7 +84,7 @@ final class ReplicaRecords {
         .putShort((short) name.length).put(name).array();
   }
 
-  static byte[] request(byte[] id) {
+  public static byte[] request(byte[] id) {
     byte[] k = new byte[3 + id.length];
     k[1] = 'r';
     k[2] = REQUEST;
@@ -92,40 +92,40 @@ final class ReplicaRecords {
     return k;
   }
 
-  static byte[] change(long index, String log) {
+  public static byte[] change(long index, String log) {
     byte[] name = log.getBytes(StandardCharsets.UTF_8);
     return ByteBuffer.allocate(CHANGES.length + 8 + name.length).put(CHANGES).putLong(index).put(name).array();
   }
 
   /** The first change key of a commit at {@code index} or after it. */
-  static byte[] changesFrom(long index) {
+  public static byte[] changesFrom(long index) {
     return ByteBuffer.allocate(CHANGES.length + 8).put(CHANGES).putLong(index).array();
   }
 
-  static long changeIndex(byte[] key) {
+  public static long changeIndex(byte[] key) {
     return ByteBuffer.wrap(key, CHANGES.length, 8).getLong();
   }
 
-  static String changeLog(byte[] key) {
+  public static String changeLog(byte[] key) {
     int from = CHANGES.length + 8;
     return new String(key, from, key.length - from, StandardCharsets.UTF_8);
   }
 
   /** A request record: the index of the entry that committed it, then its slot in that entry. */
-  static byte[] requestValue(long index, int slot) {
+  public static byte[] requestValue(long index, int slot) {
     return slot == 0 ? longValue(index) : ByteBuffer.allocate(12).putLong(index).putInt(slot).array();
   }
 
   /** The slot of a {@link #requestValue} (0 when it names none: a commit alone in its entry). */
-  static int readSlot(byte[] requestValue) {
+  public static int readSlot(byte[] requestValue) {
     return requestValue.length >= 12 ? ByteBuffer.wrap(requestValue, 8, 4).getInt() : 0;
   }
 
-  static byte[] longValue(long v) {
+  public static byte[] longValue(long v) {
     return ByteBuffer.allocate(8).putLong(v).array();
   }
 
-  static long readLong(byte[] value) {
+  public static long readLong(byte[] value) {
     return ByteBuffer.wrap(value).getLong();
   }
 }

@@ -1,5 +1,7 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.status;
 
+import io.commitlane.replication.ReplicaReport;
+import io.commitlane.replication.ReplicationGroup;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -44,7 +46,7 @@ import org.apache.ratis.util.TimeDuration;
  * literal address, so no name resolution runs inside a question's deadline. One client per replica
  * is kept for the probe's life, so a check polled in a loop reuses warm connections.
  */
-final class GroupProbe implements AutoCloseable {
+public final class GroupProbe implements AutoCloseable {
   /** How long one replica has to answer one question. */
   static final Duration TIMEOUT = Duration.ofSeconds(5);
 
@@ -60,7 +62,7 @@ final class GroupProbe implements AutoCloseable {
   private final ExecutorService askers;
   private volatile boolean closed;
 
-  GroupProbe(String owner) {
+  public GroupProbe(String owner) {
     AtomicInteger threads = new AtomicInteger();
     this.askers = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "commitlane-replica-" + owner + "-probe-" + threads.incrementAndGet());
@@ -70,14 +72,14 @@ final class GroupProbe implements AutoCloseable {
   }
 
   /** What one replica answered: the groups of the database it hosts, or why it did not answer. */
-  record Answer(RaftPeer peer, List<GroupInfoReply> groups, String error) {
-    boolean reachable() {
+  public record Answer(RaftPeer peer, List<GroupInfoReply> groups, String error) {
+    public boolean reachable() {
       return error == null;
     }
   }
 
   /** Each of {@code peers} as it reports group {@code groupId} now. */
-  List<ReplicaReport> reports(RaftGroupId groupId, List<RaftPeer> peers) {
+  public List<ReplicaReport> reports(RaftGroupId groupId, List<RaftPeer> peers) {
     return ask(peers, peer -> {
       String id = peer.getId().toString();
       try {
@@ -89,7 +91,7 @@ final class GroupProbe implements AutoCloseable {
   }
 
   /** Which groups of {@code database} each of {@code peers} hosts, with each group's configuration, role and log. */
-  List<Answer> groupsOf(String database, List<RaftPeer> peers) {
+  public List<Answer> groupsOf(String database, List<RaftPeer> peers) {
     return ask(peers, peer -> {
       RaftClient c = client(peer);
       List<GroupInfoReply> groups = new ArrayList<>();

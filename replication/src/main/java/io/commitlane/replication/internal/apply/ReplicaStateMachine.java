@@ -1,5 +1,8 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.apply;
 
+import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.internal.client.ReadQuery;
+import io.commitlane.replication.internal.entry.CommitBatch;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
 import java.io.IOException;
@@ -37,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * snapshot on. A snapshot is a RocksDB checkpoint taken between two entries; a replica too far
  * behind receives one and reopens its database from it.
  */
-final class ReplicaStateMachine extends BaseStateMachine {
+public final class ReplicaStateMachine extends BaseStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaStateMachine.class);
 
   private final ReplicaSnapshots snapshots = new ReplicaSnapshots();
@@ -51,7 +54,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
   private ReplicaApplier applier;
 
   /** {@code beforeOpen} runs as the replica starts, before it opens its database (tests hold a start there). */
-  ReplicaStateMachine(DatabaseOptions options, Duration logRetention, Executor completions, Runnable beforeOpen) {
+  public ReplicaStateMachine(DatabaseOptions options, Duration logRetention, Executor completions, Runnable beforeOpen) {
     this.options = options;
     this.logRetention = logRetention;
     this.applied = new AppliedWaiters(completions);
@@ -208,7 +211,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
   }
 
   /** The replica's database, for reads on this node. */
-  Database database() {
+  public Database database() {
     Database d = db;
     if (d == null) {
       throw new ReplicaUnavailableException("the replica's database is closed or being restored from a snapshot; retry");
@@ -217,7 +220,7 @@ final class ReplicaStateMachine extends BaseStateMachine {
   }
 
   /** Waits for this replica to apply past an index; see {@link AppliedWaiters}. */
-  AppliedWaiters applied() {
+  public AppliedWaiters applied() {
     return applied;
   }
 

@@ -1,4 +1,4 @@
-package io.commitlane.replication;
+package io.commitlane.replication.internal.client;
 
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
@@ -14,12 +14,12 @@ import java.util.function.Function;
  * but then a commit in between wrote something read after the oldest position, so the commit
  * conflicts: a transaction that commits saw one consistent state.
  */
-final class LeaderReads implements SnapshotReads {
+public final class LeaderReads implements SnapshotReads {
   private final Function<byte[], byte[]> query;
   private long oldest = Long.MAX_VALUE;
 
   /** {@code query} sends a read to the leader and waits for its answer. */
-  LeaderReads(Function<byte[], byte[]> query) {
+  public LeaderReads(Function<byte[], byte[]> query) {
     this.query = query;
   }
 
