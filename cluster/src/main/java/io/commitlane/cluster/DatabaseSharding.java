@@ -1,5 +1,7 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.routing.FrameLimit;
+import io.commitlane.cluster.internal.routing.Names;
 import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.DatabaseProtocol.BackupReply;

@@ -1,4 +1,4 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.owner;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,8 +41,8 @@ import java.util.Map;
  * its own. The lock file records the holder for people who look. Layout: the epoch (8 bytes,
  * big-endian), then the holder's address in UTF-8.
  */
-final class OwnerLock implements AutoCloseable {
-  static final String FILE_NAME = "owner.lock";
+public final class OwnerLock implements AutoCloseable {
+  public static final String FILE_NAME = "owner.lock";
   private static final int EPOCH_BYTES = 8;
   /** The lock files this process holds, by real path; guarded by its own monitor. */
   private static final Map<Path, OwnerLock> HELD = new HashMap<>();
@@ -66,7 +66,7 @@ final class OwnerLock implements AutoCloseable {
    * owner} in the file for people who look; null if another owner, in this process or another,
    * holds it.
    */
-  static OwnerLock tryAcquire(Path dbDir, String owner) {
+  public static OwnerLock tryAcquire(Path dbDir, String owner) {
     Path file = dbDir.resolve(FILE_NAME);
     synchronized (HELD) {
       FileChannel channel = null;
@@ -110,7 +110,7 @@ final class OwnerLock implements AutoCloseable {
    * Who holds (or last held) the lock of {@code dbDir}, as written by the holder; empty if never
    * held. Reads through the holder's channel when this process holds it.
    */
-  static String lastOwner(Path dbDir) {
+  public static String lastOwner(Path dbDir) {
     synchronized (HELD) {
       try {
         Path key = dbDir.toRealPath().resolve(FILE_NAME);

@@ -1,5 +1,7 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.owner;
 
+import io.commitlane.cluster.OwnerEpochDamagedException;
+import io.commitlane.cluster.OwnerLockProbe;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -27,7 +29,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class OwnerLockTest {
+public class OwnerLockTest {
   @TempDir
   Path dir;
 

@@ -1,5 +1,6 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.entity;
 
+import io.commitlane.cluster.ShardedDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
@@ -14,11 +15,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * delegator, after a client's retry could already have reached this entity and been refused
  * again.
  */
-final class Refused {
+public final class Refused {
   private Refused() {}
 
   /** Refuse what waits with {@code why}; the next request starts a new open (or the shard stops this entity). */
-  static Behavior<DatabaseProtocol.Command> refuse(DatabaseEntity entity, Refusal why) {
+  public static Behavior<DatabaseProtocol.Command> refuse(DatabaseEntity entity, Refusal why) {
     entity.answerStashed(why);
     return Behaviors.receive(DatabaseProtocol.Command.class)
         .onMessage(Request.class, r -> onRequest(entity, r))

@@ -1,5 +1,7 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.entity;
 
+import io.commitlane.cluster.internal.owner.OwnerLock;
+import io.commitlane.cluster.internal.owner.OwnerSession;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import java.nio.file.Path;
@@ -16,12 +18,12 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * PostStop {@link #abandon}s the attempt: whichever of the two comes second finds the database
  * in the slot and closes it, and the slot hands it to one of them only.
  */
-final class OpenAttempt {
+public final class OpenAttempt {
   private final Executor blocking;
   private final AtomicReference<OwnerSession> opened = new AtomicReference<>();
   private final AtomicBoolean abandoned = new AtomicBoolean();
 
-  OpenAttempt(Executor blocking) {
+  public OpenAttempt(Executor blocking) {
     this.blocking = blocking;
   }
 

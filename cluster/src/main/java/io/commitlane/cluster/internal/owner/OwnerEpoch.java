@@ -1,5 +1,6 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.owner;
 
+import io.commitlane.cluster.OwnerEpochDamagedException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -26,7 +27,7 @@ import java.util.zip.CRC32C;
  * the twelve bytes before it; a record that is short, long or fails its checksum is damaged.
  * Written only while the writer holds the database's {@link OwnerLock}.
  */
-final class OwnerEpoch {
+public final class OwnerEpoch {
   static final String FILE_NAME = "owner.epoch";
   static final String TEMP_NAME = FILE_NAME + ".tmp";
   private static final int MAGIC = 0x434C4550;
@@ -41,7 +42,7 @@ final class OwnerEpoch {
    * when the epoch file exists but is damaged: its epoch cannot be known, and guessing low would
    * reorder commit stamps across owners.
    */
-  static long last(Path dbDir, long fromLockFile) throws IOException {
+  public static long last(Path dbDir, long fromLockFile) throws IOException {
     Path file = dbDir.resolve(FILE_NAME);
     byte[] record = readIfExists(file);
     long last = Math.max(0, fromLockFile);
@@ -60,7 +61,7 @@ final class OwnerEpoch {
   }
 
   /** Record {@code epoch} durably: when this returns, no crash can make {@link #last} yield less. */
-  static void write(Path dbDir, long epoch) throws IOException {
+  public static void write(Path dbDir, long epoch) throws IOException {
     Path temp = dbDir.resolve(TEMP_NAME);
     ByteBuffer out = ByteBuffer.wrap(record(epoch));
     try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
@@ -76,7 +77,7 @@ final class OwnerEpoch {
     }
   }
 
-  static byte[] record(long epoch) {
+  public static byte[] record(long epoch) {
     ByteBuffer b = ByteBuffer.allocate(RECORD_BYTES).putInt(MAGIC).putLong(epoch);
     CRC32C crc = new CRC32C();
     crc.update(b.array(), 0, RECORD_BYTES - 4);

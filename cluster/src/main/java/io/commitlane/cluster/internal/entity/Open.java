@@ -1,5 +1,7 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.entity;
 
+import io.commitlane.cluster.ShardedDatabase;
+import io.commitlane.cluster.internal.owner.OwnerSession;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.RequestHandler;
@@ -15,7 +17,7 @@ import org.apache.pekko.stream.Materializer;
  * the same {@link RequestHandler} as a local database's, on the entity's thread. An entity is
  * open at most once: from here it only closes.
  */
-final class Open {
+public final class Open {
   private final DatabaseEntity entity;
   private final OwnerSession session;
   private final RequestHandler handler;
@@ -30,7 +32,7 @@ final class Open {
   }
 
   /** Serve {@code session}'s database, first the requests that waited for it. */
-  static Behavior<DatabaseProtocol.Command> serve(DatabaseEntity entity, OwnerSession session) {
+  public static Behavior<DatabaseProtocol.Command> serve(DatabaseEntity entity, OwnerSession session) {
     return entity.stash().unstashAll(new Open(entity, session).serving());
   }
 

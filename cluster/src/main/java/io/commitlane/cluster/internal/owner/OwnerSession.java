@@ -1,4 +1,4 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.owner;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import java.util.concurrent.CompletableFuture;
@@ -9,13 +9,13 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * The database this node opened as its owner, and the {@link OwnerLock} that makes it the only
  * writer: the lock is taken before the open and released only after the database was.
  */
-record OwnerSession(CommitlaneDatabase db, OwnerLock lock) {
-  long epoch() {
+public record OwnerSession(CommitlaneDatabase db, OwnerLock lock) {
+  public long epoch() {
     return lock.epoch();
   }
 
   /** Drain and release the database, then the lock. The stage never fails. */
-  CompletableFuture<Void> close(Executor blocking) {
+  public CompletableFuture<Void> close(Executor blocking) {
     CompletableFuture<?> closed;
     try {
       closed = db.closeAsync().toCompletableFuture();
@@ -29,7 +29,7 @@ record OwnerSession(CommitlaneDatabase db, OwnerLock lock) {
   }
 
   /** For an entity that stopped while a close runs: the lock goes when the close is done, or when {@code system} has terminated. */
-  void releaseLockAtTermination(ActorSystem<?> system) {
+  public void releaseLockAtTermination(ActorSystem<?> system) {
     if (lock.isHeld()) {
       // A close still runs and releases the lock when done; if the system terminates first, every
       // database supervisor has released its handle by then, so the lock can go.

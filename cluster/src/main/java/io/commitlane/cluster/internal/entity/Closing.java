@@ -1,5 +1,7 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.entity;
 
+import io.commitlane.cluster.ShardedDatabase;
+import io.commitlane.cluster.internal.owner.OwnerSession;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.cluster.ShardedDatabase.Closed;
@@ -13,11 +15,11 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * (nothing written, retry), drains the commits it admitted, releases the database and then the
  * lock, and only then stops, so the shard's next owner opens after this one closed.
  */
-final class Closing {
+public final class Closing {
   private Closing() {}
 
   /** Answer what waits, then close {@code session} on the blocking dispatcher and stop when it is done. */
-  static Behavior<DatabaseProtocol.Command> begin(DatabaseEntity entity, OwnerSession session) {
+  public static Behavior<DatabaseProtocol.Command> begin(DatabaseEntity entity, OwnerSession session) {
     entity.answerStashed(entity.closing());
     entity.log().info("closing database {} on {} (owner epoch {}): draining admitted commits", entity.name(), entity.owner(),
         session.epoch());

@@ -1,5 +1,10 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.entity;
 
+import io.commitlane.cluster.ClusterSettings;
+import io.commitlane.cluster.OwnerEpochDamagedException;
+import io.commitlane.cluster.ShardedDatabase;
+import io.commitlane.cluster.internal.owner.OwnerLock;
+import io.commitlane.cluster.internal.owner.OwnerSession;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
@@ -32,7 +37,7 @@ import org.apache.pekko.actor.typed.javadsl.StashBuffer;
  * ({@link #waitingToRetry}); stopped while an attempt runs, which waits for the attempt's result
  * and closes what it opened ({@link #stopping}).
  */
-final class Opening {
+public final class Opening {
   private final DatabaseEntity entity;
   private final long deadline;
   private boolean lockBusyLogged;
@@ -45,7 +50,7 @@ final class Opening {
   }
 
   /** A new open: its own {@code open-timeout}, its own log line while the previous owner holds the lock. */
-  static Behavior<DatabaseProtocol.Command> begin(DatabaseEntity entity) {
+  public static Behavior<DatabaseProtocol.Command> begin(DatabaseEntity entity) {
     Opening opening = new Opening(entity);
     opening.startAttempt();
     return opening.attempting();

@@ -1,5 +1,6 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.routing;
 
+import io.commitlane.cluster.RequestTooLargeException;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.Expectation;
@@ -24,21 +25,21 @@ import org.apache.pekko.serialization.SerializationExtension;
  * before the request reaches it. Most requests are far below the limit, and those are accepted on
  * an upper bound of their size without serializing them; only one near the limit is serialized.
  */
-final class FrameLimit {
+public final class FrameLimit {
   static final String SETTING = ReplyLimit.ARTERY_FRAME;
   /**
    * Room in a frame for what wraps the serialized request: the transport's header with the
    * recipient's and sender's paths and the class name, the sharding envelope with the database
    * name, and a reply-to path longer than the one measured. Replies keep the same room.
    */
-  static final int MARGIN_BYTES = ReplyLimit.MARGIN_BYTES;
+  public static final int MARGIN_BYTES = ReplyLimit.MARGIN_BYTES;
   /** An upper bound of the CBOR encoding around one key, value or entry (field names, lengths, a store name is counted apart). */
   private static final int PER_ELEMENT_BYTES = 256;
 
   private final long frameBytes;
   private final Serialization serialization;
 
-  FrameLimit(ActorSystem<?> system) {
+  public FrameLimit(ActorSystem<?> system) {
     this.frameBytes = system.settings().config().getBytes(SETTING);
     this.serialization = SerializationExtension.get(Adapter.toClassic(system));
   }
@@ -48,7 +49,7 @@ final class FrameLimit {
   }
 
   /** Throws {@link RequestTooLargeException} if {@code request} for {@code database} cannot fit one frame. */
-  void check(String database, Command request) {
+  public void check(String database, Command request) {
     Names.database(database); // a bad name is reported as such first
     long allowed = frameBytes - MARGIN_BYTES;
     if (upperBound(request) <= allowed) {
@@ -61,7 +62,7 @@ final class FrameLimit {
   }
 
   /** At least the request's serialized size: its bytes plus a generous allowance per element. */
-  static long upperBound(Command request) {
+  public static long upperBound(Command request) {
     long bound = 2 * PER_ELEMENT_BYTES; // the record itself, its correlation, request id and reply-to
     if (request instanceof DatabaseProtocol.Write w) {
       bound += mutations(w.mutations()) + log(w.log()) + requestId(w.requestId());

@@ -1,5 +1,6 @@
-package io.commitlane.testkit;
+package io.commitlane.testkit.internal.stage;
 
+import io.commitlane.testkit.StageControl;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.PendingCommit;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ import java.util.function.BooleanSupplier;
  * held thread has woken. Registration and wake-ups happen outside the barriers' and the schedule's
  * monitors, so no lock order arises between them.
  */
-final class ExecutorHolds {
+public final class ExecutorHolds {
   private record Hold(String what, BooleanSupplier blocking) {}
 
   private volatile int executors; // 0: unknown, nothing is checked
@@ -34,7 +35,7 @@ final class ExecutorHolds {
   private final Set<Long> queued = ConcurrentHashMap.newKeySet();
   private final List<Runnable> wakers = new CopyOnWriteArrayList<>();
 
-  void configure(int executors, String threadPrefix) {
+  public void configure(int executors, String threadPrefix) {
     if (executors < 1) {
       throw new IllegalArgumentException("executors must be at least 1, was " + executors);
     }
@@ -44,7 +45,7 @@ final class ExecutorHolds {
   }
 
   /** Called for every stage event, before any hold: keeps the set of queued commits. */
-  void onStage(CommitStage stage, PendingCommit c) {
+  public void onStage(CommitStage stage, PendingCommit c) {
     // Either way a waiter may now decide: a commit joined the queue (an actor admits it on its own
     // thread, after the test started waiting), or one left it.
     if (stage == CommitStage.ADMITTED ? queued.add(c.transactionId()) : queued.remove(c.transactionId())) {
@@ -53,7 +54,7 @@ final class ExecutorHolds {
   }
 
   /** Something that waits for commits to move: woken when a hold starts or ends. */
-  void onChange(Runnable waker) {
+  public void onChange(Runnable waker) {
     wakers.add(waker);
   }
 
@@ -61,7 +62,7 @@ final class ExecutorHolds {
    * On the committing thread, before it blocks: if the thread is a commit executor, it is held
    * while {@code blocking} is true. Returns whether it was registered; then call {@link #exit()}.
    */
-  boolean enter(String what, BooleanSupplier blocking) {
+  public boolean enter(String what, BooleanSupplier blocking) {
     if (executors == 0 || !Thread.currentThread().getName().startsWith(threadPrefix)) {
       return false;
     }
@@ -70,17 +71,17 @@ final class ExecutorHolds {
     return true;
   }
 
-  void exit() {
+  public void exit() {
     if (holds.remove(Thread.currentThread()) != null) {
       wakeAll();
     }
   }
 
-  boolean isQueued(PendingCommit c) {
+  public boolean isQueued(PendingCommit c) {
     return queued.contains(c.transactionId());
   }
 
-  boolean anyQueued() {
+  public boolean anyQueued() {
     return !queued.isEmpty();
   }
 
@@ -88,7 +89,7 @@ final class ExecutorHolds {
    * Null while some executor is free (or the count is unknown); else a message that says every
    * executor is held, by what, and how to get another. {@code waiting} names what the test waits for.
    */
-  String noFreeExecutor(String waiting) {
+  public String noFreeExecutor(String waiting) {
     int n = executors;
     if (n == 0) {
       return null;
@@ -109,7 +110,7 @@ final class ExecutorHolds {
   }
 
   /** For timeout messages: a sentence when every executor is held, else empty. */
-  String describe() {
+  public String describe() {
     String m = noFreeExecutor("a queued commit");
     return m == null ? "" : m;
   }

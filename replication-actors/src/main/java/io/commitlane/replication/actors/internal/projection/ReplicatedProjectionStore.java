@@ -1,4 +1,4 @@
-package io.commitlane.replication.actors;
+package io.commitlane.replication.actors.internal.projection;
 
 import io.commitlane.actors.projection.ProjectionConflictException;
 import io.commitlane.actors.projection.ProjectionHandler;
@@ -27,11 +27,11 @@ import java.util.concurrent.CompletionStage;
  * reads the stored position from this replica's snapshot (validated at every replica: a commit that
  * wrote it after the snapshot makes this one conflict) and writes the new one.
  */
-final class ReplicatedProjectionStore implements ProjectionStore<ReplicaLogRecord, ReplicatedTransaction> {
+public final class ReplicatedProjectionStore implements ProjectionStore<ReplicaLogRecord, ReplicatedTransaction> {
   private final ReplicatedDatabase db;
   private final String log;
 
-  ReplicatedProjectionStore(ReplicatedDatabase db, String log) {
+  public ReplicatedProjectionStore(ReplicatedDatabase db, String log) {
     this.db = db;
     this.log = log;
   }

@@ -1,5 +1,6 @@
-package io.commitlane.replication.actors;
+package io.commitlane.replication.actors.internal.protocol;
 
+import io.commitlane.replication.actors.ReplicatedActorSettings;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.commitlane.actors.ChangeRecord;
@@ -77,7 +78,7 @@ import org.apache.pekko.stream.javadsl.StreamRefs;
  * reads, the blocking-I/O dispatcher's for a client's reads through the leader, the completion
  * threads after a commit or a read barrier).
  */
-final class ReplicatedRequests {
+public final class ReplicatedRequests {
   private static final int COUNT_PAGE = 10_000;
   private static final int FEED_PAGE = 256;
 
@@ -90,7 +91,7 @@ final class ReplicatedRequests {
   /** Whether this node holds a replica to read; a client handle reads through the leader. */
   private final boolean replica;
 
-  ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer, ReplyLimit replies,
+  public ReplicatedRequests(ReplicatedDatabase db, ReplicatedActorSettings settings, Materializer materializer, ReplyLimit replies,
       Executor blocking) {
     this.db = db;
     this.settings = settings;
@@ -100,7 +101,7 @@ final class ReplicatedRequests {
     this.replica = db.holdsReplica();
   }
 
-  void serve(Request request) {
+  public void serve(Request request) {
     try {
       if (request instanceof Write w) {
         write(w);
@@ -394,7 +395,7 @@ final class ReplicatedRequests {
   }
 
   /** The protocol's refusal for a failure of the replicated database. */
-  static Refusal refusal(Throwable error) {
+  public static Refusal refusal(Throwable error) {
     Throwable e = cause(error);
     String message = String.valueOf(e.getMessage());
     if (e instanceof ReplicaUnavailableException) {

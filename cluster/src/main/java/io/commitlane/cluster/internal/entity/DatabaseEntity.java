@@ -1,5 +1,7 @@
-package io.commitlane.cluster;
+package io.commitlane.cluster.internal.entity;
 
+import io.commitlane.cluster.ClusterSettings;
+import io.commitlane.cluster.ShardedDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Request;
@@ -21,11 +23,11 @@ import org.slf4j.Logger;
  * (opening and closing run there) and this node's address (the owner while the database is open
  * here). Used only on the entity's thread.
  */
-record DatabaseEntity(ActorContext<DatabaseProtocol.Command> context, StashBuffer<DatabaseProtocol.Command> stash,
+public record DatabaseEntity(ActorContext<DatabaseProtocol.Command> context, StashBuffer<DatabaseProtocol.Command> stash,
     TimerScheduler<DatabaseProtocol.Command> timers, String name, ClusterSettings settings, PipelineSettings pipelineSettings,
     Executor blocking, String owner) {
 
-  static DatabaseEntity of(ActorContext<DatabaseProtocol.Command> context, StashBuffer<DatabaseProtocol.Command> stash,
+  public static DatabaseEntity of(ActorContext<DatabaseProtocol.Command> context, StashBuffer<DatabaseProtocol.Command> stash,
       TimerScheduler<DatabaseProtocol.Command> timers, String name, ClusterSettings settings, PipelineSettings pipelineSettings) {
     Executor blocking = context.getSystem().dispatchers().lookup(DispatcherSelector.fromConfig(ClusterSettings.BLOCKING_DISPATCHER));
     String owner = Cluster.get(context.getSystem()).selfMember().address().toString();
