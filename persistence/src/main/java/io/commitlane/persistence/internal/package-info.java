@@ -1,5 +1,6 @@
 /**
- * INTERNAL API. The machinery of the Pekko Persistence plugins, in the order a request meets it:
+ * INTERNAL API. The machinery of the Pekko Persistence plugins, one package per role (plugin, store, journal,
+ * snapshot, state, query), in the order a request meets it:
  *
  * <ol>
  *   <li>{@link io.commitlane.persistence.internal.plugin.PluginStart}: a plugin instance (journal, snapshot store, state store,
