@@ -36,7 +36,6 @@ import java.util.TreeMap;
  */
 public final class ReplicaApplier {
   private final Database db;
-  private long appliedTerm;
   private long appliedIndex;
   /** The timestamp of the newest log record: the next one gets a later one. */
   private long logClock;
@@ -45,17 +44,10 @@ public final class ReplicaApplier {
     this.db = db;
     byte[] applied = db.internalRecords().get(ReplicaRecords.APPLIED);
     if (applied != null) {
-      long[] ti = ReplicaRecords.readApplied(applied);
-      appliedTerm = ti[0];
-      appliedIndex = ti[1];
+      appliedIndex = ReplicaRecords.readApplied(applied)[1];
     }
     byte[] clock = db.internalRecords().get(ReplicaRecords.LOG_CLOCK);
     logClock = clock == null ? 0 : ReplicaRecords.readLong(clock);
-  }
-
-  /** The term of the last commit applied to the database (0 before the first). */
-  long appliedTerm() {
-    return appliedTerm;
   }
 
   /** The index of the last commit applied to the database (0 before the first). */
@@ -111,7 +103,6 @@ public final class ReplicaApplier {
       pending.keys.add(ReplicaRecords.APPLIED);
       pending.values.add(ReplicaRecords.applied(term, index));
       db.writeWithInternalRecords(pending.batch, pending.keys, pending.values);
-      appliedTerm = term;
       appliedIndex = index;
       logClock = pending.clock;
     }
@@ -341,7 +332,6 @@ public final class ReplicaApplier {
   /** Records that the entry was applied without writing its data (a conflict or a refusal). */
   private ApplyOutcome markOnly(long term, long index, ApplyOutcome outcome) {
     db.writeWithInternalRecords(Batch.create(), List.of(ReplicaRecords.APPLIED), List.of(ReplicaRecords.applied(term, index)));
-    appliedTerm = term;
     appliedIndex = index;
     return outcome;
   }
