@@ -20,14 +20,23 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * What is public is decided in the code and written in docs/api.md, and the two agree: every
- * public top-level type of a library module is listed there, under API or under INTERNAL API as
- * its marker says (a package named {@code internal}, or {@code @InternalApi}), and every type
- * listed exists. A new public type fails this test until someone decides which it is.
+ * What is public is decided in the code and written in docs/api.md, and the two agree. A type in a
+ * package named {@code internal} is internal by its package: docs/api.md may list it (under
+ * INTERNAL API, nowhere else) and need not. Every other public top-level type of a library module
+ * is listed there, under API or, when it is marked {@code @InternalApi}, under INTERNAL API; every
+ * type listed exists. A new public type outside {@code internal} fails this test until someone
+ * decides which it is. Machinery marked {@code @InternalApi} outside {@code internal} packages only
+ * shrinks: its count may not grow past {@link #MOST_INTERNAL_TYPES_OUTSIDE_INTERNAL_PACKAGES}.
  */
 class PublicApiTest {
   private static final Pattern ROW = Pattern.compile("^\\| `(io\\.commitlane\\.[\\w.]+)` \\|", Pattern.MULTILINE);
   private static final String INTERNAL_HEADING = "## INTERNAL API";
+  /**
+   * The {@code @InternalApi} top-level types outside {@code internal} packages when the packages
+   * were laid out by role (the seams other modules implement or call, such as storage's
+   * CommitHook): lower it as they move under {@code internal}, never raise it.
+   */
+  static final int MOST_INTERNAL_TYPES_OUTSIDE_INTERNAL_PACKAGES = 12;
 
   /** Type name to whether it is internal, as the code says. */
   private static Map<String, Boolean> inCode() {
@@ -37,11 +46,15 @@ class PublicApiTest {
     Map<String, Boolean> types = new TreeMap<>();
     for (JavaClass c : main) {
       if (c.getModifiers().contains(JavaModifier.PUBLIC) && c.isTopLevelClass()) {
-        boolean internal = c.getPackageName().contains(".internal") || c.isAnnotatedWith(InternalApi.class);
+        boolean internal = inInternalPackage(c) || c.isAnnotatedWith(InternalApi.class);
         types.put(c.getName(), internal);
       }
     }
     return types;
+  }
+
+  static boolean inInternalPackage(JavaClass c) {
+    return (c.getPackageName() + ".").contains(".internal.");
   }
 
   /** Type name to whether it is listed as internal, as docs/api.md says. */
@@ -64,16 +77,54 @@ class PublicApiTest {
     assertTrue(code.size() > 100, "the library modules are on the class path: " + code.size() + " public types");
     TreeSet<String> unlisted = new TreeSet<>(code.keySet());
     unlisted.removeAll(docs.keySet());
+    unlisted.removeIf(type -> (packageOf(type) + ".").contains(".internal."));
     assertEquals(new TreeSet<>(), unlisted, "public types missing from docs/api.md (list each as API or INTERNAL API)");
     TreeSet<String> gone = new TreeSet<>(docs.keySet());
     gone.removeAll(code.keySet());
     assertEquals(new TreeSet<>(), gone, "types docs/api.md lists that the code no longer has (or that are no longer public)");
     TreeSet<String> misplaced = new TreeSet<>();
     code.forEach((type, internal) -> {
-      if (!internal.equals(docs.get(type))) {
+      if (docs.containsKey(type) && !internal.equals(docs.get(type))) {
         misplaced.add(type + (internal ? " is internal in the code" : " is API in the code"));
       }
     });
     assertEquals(new TreeSet<>(), misplaced, "types in the wrong part of docs/api.md");
+  }
+
+  private static String packageOf(String type) {
+    return type.substring(0, type.lastIndexOf('.'));
+  }
+
+  /** The public types marked @InternalApi outside internal packages: machinery that has not moved under internal yet. */
+  static TreeSet<String> internalTypesOutsideInternalPackages(JavaClasses classes) {
+    TreeSet<String> types = new TreeSet<>();
+    for (JavaClass c : classes) {
+      if (c.getModifiers().contains(JavaModifier.PUBLIC) && c.isTopLevelClass() && !inInternalPackage(c)
+          && c.isAnnotatedWith(InternalApi.class)) {
+        types.add(c.getName());
+      }
+    }
+    return types;
+  }
+
+  @Test
+  void internalMachineryOutsideInternalPackagesDoesNotGrow() {
+    JavaClasses main = new ClassFileImporter()
+        .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages("io.commitlane");
+    TreeSet<String> outside = internalTypesOutsideInternalPackages(main);
+    System.out.println(outside.size() + " @InternalApi types outside internal packages: " + outside);
+    assertTrue(outside.size() <= MOST_INTERNAL_TYPES_OUTSIDE_INTERNAL_PACKAGES, outside.size()
+        + " @InternalApi types outside internal packages, more than " + MOST_INTERNAL_TYPES_OUTSIDE_INTERNAL_PACKAGES
+        + ": put new machinery under its module's internal package instead: " + outside);
+  }
+
+  /** The count rule can fail: a fixture type marked @InternalApi outside an internal package is counted, one inside is not. */
+  @Test
+  void theCountSeesInternalTypesOutsideInternalPackagesOnly() {
+    JavaClasses fixtures = new ClassFileImporter().importClasses(
+        io.commitlane.storage.layeringfixture.StorageSeam.class, io.commitlane.replication.internal.layeringfixture.ReplicationUsingPekko.class);
+    assertEquals(new TreeSet<>(java.util.List.of(io.commitlane.storage.layeringfixture.StorageSeam.class.getName())),
+        internalTypesOutsideInternalPackages(fixtures));
   }
 }

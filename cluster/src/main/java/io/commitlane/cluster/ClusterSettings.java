@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.routing.Names;
 import com.typesafe.config.Config;
 import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.storage.InvalidSettingsException;

@@ -1,5 +1,8 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.routing.FrameLimit;
+import io.commitlane.cluster.internal.routing.Names;
+import io.commitlane.cluster.internal.routing.PendingAsks;
 import com.typesafe.config.Config;
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.DatabaseProtocol;
@@ -34,7 +37,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.Done;
@@ -96,7 +98,7 @@ public final class DatabaseSharding {
   /** Correlations of the requests sent here, so that a NO_REPLY names the request it is for. */
   private final AtomicLong correlations = new AtomicLong();
   /** Requests waiting for a reply: answered NO_REPLY if this node's actor system terminates first (its timers stop). */
-  private final Set<Pending<?>> pending = ConcurrentHashMap.newKeySet();
+  private final PendingAsks pending;
 
   private DatabaseSharding(ActorSystem<?> system, ClusterSharding sharding, ClusterSettings settings,
       ActorRef<ShardingEnvelope<Command>> region, boolean hosts) {
@@ -111,11 +113,7 @@ public final class DatabaseSharding {
     org.apache.pekko.actor.ActorSystem classic = Adapter.toClassic(system);
     pollReady(org.apache.pekko.cluster.sharding.ClusterSharding.get(classic).shardRegion(ShardedDatabase.TYPE_KEY.name()),
         org.apache.pekko.cluster.Cluster.get(classic).selfAddress());
-    system.getWhenTerminated().whenCompleteAsync((done, err) -> {
-      for (Pending<?> p : pending) {
-        p.noReply("this node's actor system terminated before the reply came");
-      }
-    }, Runnable::run);
+    this.pending = new PendingAsks(system, executor);
   }
 
   /** Register databases with Cluster Sharding on this node, with the settings of its config. */
@@ -399,48 +397,7 @@ public final class DatabaseSharding {
 
   private <R> CompletionStage<R> ask(String name, java.util.function.Function<Refusal, ? extends R> refused, Duration timeout,
       Function<ActorRef<R>, Command> message) {
-    EntityRef<Command> ref = entityRef(name);
-    Pending<R> result = new Pending<>(name, refused, timeout);
-    pending.add(result);
-    try {
-      // An explicit executor: Pekko's ask stage would otherwise run this on the common pool.
-      ref.<R>ask(message, timeout).whenCompleteAsync((reply, err) -> {
-        if (err == null) {
-          result.complete(reply);
-        } else {
-          result.noReply(err.getClass().getSimpleName());
-        }
-      }, executor);
-    } catch (RuntimeException e) {
-      result.noReply(e.toString()); // e.g. this node is shutting down and its scheduler is closed
-    }
-    if (system.whenTerminated().isCompleted()) {
-      result.noReply("this node's actor system has terminated");
-    }
-    return result;
-  }
-
-  /** A request's future: completed by the reply, by the ask timeout, or by this node's termination. */
-  private final class Pending<R> extends DispatcherFuture<R> {
-    private final String name;
-    private final java.util.function.Function<Refusal, ? extends R> refused;
-    private final Duration timeout;
-
-    Pending(String name, java.util.function.Function<Refusal, ? extends R> refused, Duration timeout) {
-      super(executor);
-      this.name = name;
-      this.refused = refused;
-      this.timeout = timeout;
-      whenComplete((r, e) -> pending.remove(this));
-    }
-
-    /** Complete with the request family's refusal: {@code NO_REPLY}, outcome unknown. */
-    void noReply(String why) {
-      complete(refused.apply(new Unavailable(UnavailableReason.NO_REPLY, "no reply from the owner of database " + name
-          + " within " + timeout + " (" + why + "): the owner may be unreachable, gone or moving. The outcome is unknown: a"
-          + " write sent with a request id (or a conditional write) can be sent again safely; a blind write without one may"
-          + " have been applied")));
-    }
+    return pending.ask(entityRef(name), name, refused, timeout, message);
   }
 
   private <T> ActorRef<T> deadLetters() {

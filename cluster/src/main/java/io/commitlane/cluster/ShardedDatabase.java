@@ -1,5 +1,13 @@
 package io.commitlane.cluster;
 
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.cluster.internal.entity.Closing;
+import io.commitlane.cluster.internal.entity.DatabaseEntity;
+import io.commitlane.cluster.internal.entity.Open;
+import io.commitlane.cluster.internal.entity.Opening;
+import io.commitlane.cluster.internal.entity.Refused;
+import io.commitlane.cluster.internal.owner.OwnerLock;
+import io.commitlane.cluster.internal.owner.OwnerSession;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.PipelineSettings;
@@ -53,13 +61,13 @@ public final class ShardedDatabase {
   // ---- internal messages (never cross nodes) ------------------------------------------------
 
   /** An open attempt finished: the database is in the attempt's slot, or the lock was busy, or it failed. */
-  record OpenResult(boolean busy, Throwable failure) implements Command {}
+  @InternalApi public record OpenResult(boolean busy, Throwable failure) implements Command {}
 
   /** Time to try a lock the previous owner held again. */
-  enum RetryOpen implements Command { INSTANCE }
+  @InternalApi public enum RetryOpen implements Command { INSTANCE }
 
   /** The close drained the database and released it and its lock. */
-  enum Closed implements Command { INSTANCE }
+  @InternalApi public enum Closed implements Command { INSTANCE }
 
   private ShardedDatabase() {}
 

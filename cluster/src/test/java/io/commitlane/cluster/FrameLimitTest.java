@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.routing.FrameLimit;
 import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.owner.OwnerLock;
 import static io.commitlane.cluster.Await.as;
 import static io.commitlane.cluster.Await.b;
 import static io.commitlane.cluster.Await.result;

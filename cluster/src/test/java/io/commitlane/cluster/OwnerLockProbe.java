@@ -1,5 +1,7 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.owner.OwnerLock;
+import io.commitlane.cluster.internal.owner.OwnerLockTest;
 import io.commitlane.testkit.CrashWorkload;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.commitlane.cluster;
 
+import io.commitlane.cluster.internal.owner.OwnerLock;
 import static io.commitlane.cluster.Await.as;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

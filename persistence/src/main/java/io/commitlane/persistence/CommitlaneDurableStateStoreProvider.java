@@ -1,8 +1,8 @@
 package io.commitlane.persistence;
 
 import com.typesafe.config.Config;
-import io.commitlane.persistence.internal.DurableStates;
-import io.commitlane.persistence.internal.PluginStart;
+import io.commitlane.persistence.internal.state.DurableStates;
+import io.commitlane.persistence.internal.plugin.PluginStart;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.persistence.state.DurableStateStoreProvider;
 

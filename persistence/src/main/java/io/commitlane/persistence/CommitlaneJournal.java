@@ -1,8 +1,8 @@
 package io.commitlane.persistence;
 
 import com.typesafe.config.Config;
-import io.commitlane.persistence.internal.EventJournal;
-import io.commitlane.persistence.internal.PluginStart;
+import io.commitlane.persistence.internal.journal.EventJournal;
+import io.commitlane.persistence.internal.plugin.PluginStart;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.pekko.persistence.AtomicWrite;

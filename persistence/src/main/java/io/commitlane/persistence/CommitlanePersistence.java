@@ -1,7 +1,7 @@
 package io.commitlane.persistence;
 
 import com.typesafe.config.Config;
-import io.commitlane.persistence.internal.PluginSettings;
+import io.commitlane.persistence.internal.plugin.PluginSettings;
 import java.nio.file.Path;
 import org.apache.pekko.actor.typed.ActorSystem;
 

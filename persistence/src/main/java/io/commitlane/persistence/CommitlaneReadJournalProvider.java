@@ -2,8 +2,8 @@ package io.commitlane.persistence;
 
 import com.typesafe.config.Config;
 import java.util.Set;
-import io.commitlane.persistence.internal.EventQueries;
-import io.commitlane.persistence.internal.PluginStart;
+import io.commitlane.persistence.internal.query.EventQueries;
+import io.commitlane.persistence.internal.plugin.PluginStart;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.persistence.query.ReadJournalProvider;
 

@@ -1,8 +1,8 @@
 package io.commitlane.persistence;
 
 import com.typesafe.config.Config;
-import io.commitlane.persistence.internal.PluginStart;
-import io.commitlane.persistence.internal.Snapshots;
+import io.commitlane.persistence.internal.plugin.PluginStart;
+import io.commitlane.persistence.internal.snapshot.Snapshots;
 import java.util.Optional;
 import org.apache.pekko.persistence.SelectedSnapshot;
 import org.apache.pekko.persistence.SnapshotMetadata;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
-import io.commitlane.persistence.internal.PluginStores;
+import io.commitlane.persistence.internal.plugin.PluginStores;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.testkit.Barrier;

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
 import io.commitlane.storage.CommitlaneException;
 import java.nio.file.Path;
 
@@ -16,7 +17,7 @@ import java.nio.file.Path;
 public final class ForeignReplicaDirectoryException extends CommitlaneException {
   private final Path directory;
 
-  ForeignReplicaDirectoryException(Path directory, String why) {
+  @InternalApi public ForeignReplicaDirectoryException(Path directory, String why) {
     super("replica directory " + directory + " " + why + "; move it away to start this node's replica empty (it then"
         + " catches up from the group's leader)");
     this.directory = directory;

@@ -1,5 +1,7 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
+
 /**
  * A call on a replicated database or transaction was given an argument it cannot use: a missing
  * (null) key, value, store, range or timeout, a log name or a store name that cannot be sent, a
@@ -7,12 +9,12 @@ package io.commitlane.replication;
  * Fix the argument; retrying the same call fails the same way.
  */
 public final class InvalidReplicaRequestException extends IllegalArgumentException {
-  InvalidReplicaRequestException(String message) {
+  @InternalApi public InvalidReplicaRequestException(String message) {
     super(message);
   }
 
   /** {@code value}, or this error naming {@code what} when it is null. */
-  static <T> T required(T value, String what) {
+  @InternalApi public static <T> T required(T value, String what) {
     if (value == null) {
       throw new InvalidReplicaRequestException(what + " is null; pass a " + what);
     }

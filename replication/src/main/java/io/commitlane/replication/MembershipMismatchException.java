@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
 import io.commitlane.storage.CommitlaneException;
 
 /**
@@ -18,7 +19,7 @@ public final class MembershipMismatchException extends CommitlaneException {
   private final ReplicationGroup given;
   private final ReplicationGroup agreed;
 
-  MembershipMismatchException(ReplicationGroup given, ReplicationGroup agreed, String where, String refused) {
+  @InternalApi public MembershipMismatchException(ReplicationGroup given, ReplicationGroup agreed, String where, String refused) {
     super("replicated database '" + given.database() + "': " + refused + " was given " + given.members()
         + ", but the group's agreed members (" + where + ") are " + agreed.members()
         + "; give it the group's members, or change the membership (replica add or remove) with the group as it is now");

@@ -1,5 +1,8 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.replication.internal.apply.AppliedWaiters;
+import io.commitlane.replication.internal.entry.ReplicaRecords;
 import io.commitlane.storage.Database;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +36,7 @@ public final class ReplicaChangeFeed implements AutoCloseable {
    * @param database the replica's database as it is now (a snapshot install replaces it)
    * @param applied the replica's applied index and its waiters
    */
-  ReplicaChangeFeed(Supplier<Database> database, AppliedWaiters applied, String log, long afterIndex) {
+  @InternalApi public ReplicaChangeFeed(Supplier<Database> database, AppliedWaiters applied, String log, long afterIndex) {
     this.database = database;
     this.applied = applied;
     this.log = log;

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
 import io.commitlane.storage.internal.PrintableBytes;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ public record ReplicaLogRecord(String log, long index, long timestamp, List<byte
   }
 
   /** The stored form: the timestamp, then each entry with its length. */
-  static byte[] encode(long timestamp, List<byte[]> entries) {
+  @InternalApi public static byte[] encode(long timestamp, List<byte[]> entries) {
     int size = 12;
     for (byte[] e : entries) {
       size += 4 + e.length;

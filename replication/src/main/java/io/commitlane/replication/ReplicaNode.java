@@ -1,9 +1,15 @@
 package io.commitlane.replication;
 
-import io.commitlane.replication.ReplicaIdentity.Origin;
-import io.commitlane.replication.StoredReplicas.Stored;
-import io.commitlane.replication.internal.ReplicaRpcType;
-import io.commitlane.replication.internal.StartingReplicas;
+import io.commitlane.replication.internal.apply.ReplicaStateMachine;
+import io.commitlane.replication.internal.entry.CommitBatcher;
+import io.commitlane.replication.internal.group.ReplicaIdentity;
+import io.commitlane.replication.internal.group.RunningGroup;
+import io.commitlane.replication.internal.group.StoredReplicas;
+import io.commitlane.replication.internal.status.GroupProbe;
+import io.commitlane.replication.internal.group.ReplicaIdentity.Origin;
+import io.commitlane.replication.internal.group.StoredReplicas.Stored;
+import io.commitlane.replication.internal.transport.ReplicaRpcType;
+import io.commitlane.replication.internal.transport.StartingReplicas;
 import io.commitlane.storage.DatabaseOptions;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.util.ArrayList;
@@ -29,7 +30,7 @@ public record ReplicaPeer(String id, String host, int port) {
     }
   }
 
-  String address() {
+  @InternalApi public String address() {
     return host + ":" + port;
   }
 }

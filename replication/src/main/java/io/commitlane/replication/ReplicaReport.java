@@ -1,5 +1,7 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
+
 /**
  * One replica of a group as it answered a status request from outside ({@link
  * ReplicatedDatabase#groupStatus()}).
@@ -27,7 +29,7 @@ public record ReplicaReport(
     long snapshotIndex,
     String error) {
 
-  static ReplicaReport unreachable(String replica, String error) {
+  @InternalApi public static ReplicaReport unreachable(String replica, String error) {
     return new ReplicaReport(replica, false, null, null, 0, 0, 0, 0, 0, error);
   }
 }

@@ -1,5 +1,20 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.apply.AppliedWaiters;
+import io.commitlane.replication.internal.apply.ApplyOutcome;
+import io.commitlane.replication.internal.apply.ReplicaStateMachine;
+import io.commitlane.replication.internal.client.LeaderClient;
+import io.commitlane.replication.internal.client.LeaderReads;
+import io.commitlane.replication.internal.client.LocalSnapshotReads;
+import io.commitlane.replication.internal.client.ReadQuery;
+import io.commitlane.replication.internal.client.SnapshotReads;
+import io.commitlane.replication.internal.entry.CommitBatch;
+import io.commitlane.replication.internal.entry.CommitBatcher;
+import io.commitlane.replication.internal.entry.ReplicatedCommit;
+import io.commitlane.replication.internal.group.Membership;
+import io.commitlane.replication.internal.group.RunningGroup;
+import io.commitlane.replication.internal.status.GroupProbe;
+import io.commitlane.replication.internal.status.GroupStatus;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.Store;
 import java.time.Duration;

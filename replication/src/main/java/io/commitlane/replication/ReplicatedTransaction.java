@@ -1,5 +1,8 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.client.ReadQuery;
+import io.commitlane.replication.internal.client.SnapshotReads;
+import io.commitlane.replication.internal.entry.ReplicatedCommit;
 import io.commitlane.storage.KeyRange;
 import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;

@@ -1,5 +1,7 @@
 package io.commitlane.replication;
 
+import io.commitlane.annotation.InternalApi;
+import io.commitlane.replication.internal.group.Membership;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
 import java.nio.ByteBuffer;
@@ -88,7 +90,7 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
   }
 
   /** Whether {@code id} is the id of a group of {@code database}: derived by this version, or by an earlier one. */
-  static boolean isGroupOf(RaftGroupId id, String database) {
+  @InternalApi public static boolean isGroupOf(RaftGroupId id, String database) {
     return id.getUuid().getMostSignificantBits() == nameHash(database) || id.equals(legacyGroupId(database));
   }
 
@@ -113,7 +115,7 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
   }
 
   /** This group's members with the Raft group id {@code id} (which membership changes keep). */
-  RaftGroup raftGroup(RaftGroupId id) {
+  @InternalApi public RaftGroup raftGroup(RaftGroupId id) {
     List<RaftPeer> peers = new ArrayList<>();
     voters.forEach(p -> peers.add(raftPeer(p, RaftPeerRole.FOLLOWER)));
     listeners.forEach(p -> peers.add(raftPeer(p, RaftPeerRole.LISTENER)));
@@ -121,11 +123,11 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
   }
 
   /** The voters only, for a client: listeners never lead, so a request sent to one is a wasted attempt. */
-  RaftGroup votersGroup(RaftGroupId id) {
+  @InternalApi public RaftGroup votersGroup(RaftGroupId id) {
     return RaftGroup.valueOf(id, voters.stream().map(p -> raftPeer(p, RaftPeerRole.FOLLOWER)).toList());
   }
 
-  static RaftPeer raftPeer(ReplicaPeer p, RaftPeerRole role) {
+  @InternalApi public static RaftPeer raftPeer(ReplicaPeer p, RaftPeerRole role) {
     return RaftPeer.newBuilder().setId(RaftPeerId.valueOf(p.id())).setAddress(p.address()).setStartupRole(role).build();
   }
 
@@ -133,7 +135,7 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
    * The group {@code database} as a Raft configuration has it (its current voters and listeners),
    * or null when the configuration is empty: a replica that joined and was not added yet.
    */
-  static ReplicationGroup of(String database, RaftConfigurationProto conf) {
+  @InternalApi public static ReplicationGroup of(String database, RaftConfigurationProto conf) {
     if (conf.getPeersCount() == 0) {
       return null;
     }
@@ -142,7 +144,7 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
   }
 
   /** The group {@code database} as {@code voters} and {@code listeners} (Ratis peers) have it; null when there are no voters. */
-  static ReplicationGroup of(String database, Collection<RaftPeer> voters, Collection<RaftPeer> listeners) {
+  @InternalApi public static ReplicationGroup of(String database, Collection<RaftPeer> voters, Collection<RaftPeer> listeners) {
     if (voters.isEmpty()) {
       return null;
     }
@@ -168,12 +170,12 @@ public record ReplicationGroup(String database, List<ReplicaPeer> voters, List<R
   }
 
   /** Whether {@code other} has the same voters and listeners (ids and addresses), in any order. */
-  boolean sameMembers(ReplicationGroup other) {
+  @InternalApi public boolean sameMembers(ReplicationGroup other) {
     return members().equals(other.members());
   }
 
   /** The voters and listeners as {@code id=host:port}, each list sorted by id: what a group id is derived from. */
-  String members() {
+  @InternalApi public String members() {
     return "voters " + list(voters) + (listeners.isEmpty() ? "" : ", listeners " + list(listeners));
   }
 

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.entry.CommitBatcher;
 import static java.nio.charset.StandardCharsets.UTF_8;
 
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.apply.Directories;
+import io.commitlane.replication.internal.group.ReplicaIdentity;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.apply.Directories;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,6 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.apply.Directories;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;

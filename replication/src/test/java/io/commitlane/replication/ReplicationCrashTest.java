@@ -1,5 +1,7 @@
 package io.commitlane.replication;
 
+import io.commitlane.replication.internal.apply.Directories;
+import io.commitlane.replication.internal.entry.ReplicaRecords;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;

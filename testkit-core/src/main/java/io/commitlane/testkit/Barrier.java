@@ -1,5 +1,6 @@
 package io.commitlane.testkit;
 
+import io.commitlane.testkit.internal.stage.ExecutorHolds;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.internal.commit.PendingCommit;
 import java.time.Duration;

@@ -2,9 +2,9 @@ package io.commitlane.persistence.replicated;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.commitlane.persistence.internal.PluginSettings;
-import io.commitlane.persistence.internal.PluginStore;
-import io.commitlane.persistence.internal.PluginStores;
+import io.commitlane.persistence.internal.plugin.PluginSettings;
+import io.commitlane.persistence.internal.store.PluginStore;
+import io.commitlane.persistence.internal.plugin.PluginStores;
 import io.commitlane.testsupport.DocSnippets;
 import io.commitlane.testsupport.LoopbackPorts;
 import io.commitlane.testsupport.Stages;

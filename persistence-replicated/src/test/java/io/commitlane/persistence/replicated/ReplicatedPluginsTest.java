@@ -1,5 +1,6 @@
 package io.commitlane.persistence.replicated;
 
+import io.commitlane.persistence.internal.query.Offsets;
 import static io.commitlane.persistence.replicated.ReplicatedNodes.await;
 import static io.commitlane.persistence.replicated.ReplicatedNodes.failure;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -9,10 +10,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.persistence.RevisionConflictException;
 import io.commitlane.persistence.WriterConflictException;
-import io.commitlane.persistence.internal.ConditionFailedException;
-import io.commitlane.persistence.internal.EventJournal;
-import io.commitlane.persistence.internal.PayloadCodec;
-import io.commitlane.persistence.internal.StoreWrite;
+import io.commitlane.persistence.internal.store.ConditionFailedException;
+import io.commitlane.persistence.internal.journal.EventJournal;
+import io.commitlane.persistence.internal.plugin.PayloadCodec;
+import io.commitlane.persistence.internal.store.StoreWrite;
 import io.commitlane.persistence.javadsl.CommitlaneReadJournal;
 import io.commitlane.replication.InvalidReplicaRequestException;
 import io.commitlane.replication.ReplicatedDatabase;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.commitlane.persistence.internal.PluginSettings;
-import io.commitlane.persistence.internal.PluginStores;
+import io.commitlane.persistence.internal.plugin.PluginSettings;
+import io.commitlane.persistence.internal.plugin.PluginStores;
 import io.commitlane.persistence.replicated.internal.ReplicatedPluginStoreFactory;
 import io.commitlane.storage.InvalidSettingsException;
 import java.util.List;

@@ -2,11 +2,11 @@ package io.commitlane.persistence.replicated;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.commitlane.persistence.internal.EventJournal;
-import io.commitlane.persistence.internal.PayloadCodec;
-import io.commitlane.persistence.internal.PluginSettings;
-import io.commitlane.persistence.internal.PluginStore;
-import io.commitlane.persistence.internal.PluginStores;
+import io.commitlane.persistence.internal.journal.EventJournal;
+import io.commitlane.persistence.internal.plugin.PayloadCodec;
+import io.commitlane.persistence.internal.plugin.PluginSettings;
+import io.commitlane.persistence.internal.store.PluginStore;
+import io.commitlane.persistence.internal.plugin.PluginStores;
 import io.commitlane.persistence.javadsl.CommitlaneReadJournal;
 import java.io.BufferedReader;
 import java.io.IOException;

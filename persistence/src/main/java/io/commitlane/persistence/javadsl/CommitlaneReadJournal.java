@@ -1,8 +1,9 @@
 package io.commitlane.persistence.javadsl;
 
-import io.commitlane.persistence.internal.EventQueries;
-import io.commitlane.persistence.internal.PluginStart;
-import io.commitlane.persistence.internal.Sources;
+import io.commitlane.persistence.internal.query.Offsets;
+import io.commitlane.persistence.internal.query.EventQueries;
+import io.commitlane.persistence.internal.plugin.PluginStart;
+import io.commitlane.persistence.internal.query.Sources;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;

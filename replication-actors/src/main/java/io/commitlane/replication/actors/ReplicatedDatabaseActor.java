@@ -1,5 +1,7 @@
 package io.commitlane.replication.actors;
 
+import io.commitlane.replication.actors.internal.protocol.ReplicatedRequests;
+import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.Request;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.internal.protocol.ReplyLimit;

@@ -1,5 +1,6 @@
 package io.commitlane.replication.actors;
 
+import io.commitlane.replication.actors.internal.projection.ReplicatedProjectionStore;
 import io.commitlane.actors.projection.Projection;
 import io.commitlane.actors.projection.ProjectionHandler;
 import io.commitlane.actors.projection.ProjectionSettings;

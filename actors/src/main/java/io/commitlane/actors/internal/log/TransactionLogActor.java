@@ -5,7 +5,6 @@ import io.commitlane.actors.internal.protocol.RequestLedger;
 import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.txlog.internal.append.LogWriterHost;
 import io.commitlane.txlog.TransactionLog;
-import io.commitlane.txlog.internal.LogWriterHost;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;

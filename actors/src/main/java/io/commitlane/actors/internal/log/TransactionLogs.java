@@ -22,7 +22,6 @@ import io.commitlane.txlog.internal.append.LogWriterHost;
 import io.commitlane.txlog.MonotonicClock;
 import io.commitlane.txlog.TransactionLog;
 import io.commitlane.txlog.TransactionLogException;
-import io.commitlane.txlog.internal.LogWriterHost;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;

@@ -3,12 +3,12 @@ package io.commitlane.persistence.replicated.internal;
 import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
 
 import io.commitlane.annotation.InternalApi;
-import io.commitlane.persistence.internal.ConditionFailedException;
-import io.commitlane.persistence.internal.Keys;
-import io.commitlane.persistence.internal.PluginStore;
-import io.commitlane.persistence.internal.Positions;
-import io.commitlane.persistence.internal.StoreWrite;
-import io.commitlane.persistence.internal.WriteSignals;
+import io.commitlane.persistence.internal.store.ConditionFailedException;
+import io.commitlane.persistence.internal.store.Keys;
+import io.commitlane.persistence.internal.store.PluginStore;
+import io.commitlane.persistence.internal.store.Positions;
+import io.commitlane.persistence.internal.store.StoreWrite;
+import io.commitlane.persistence.internal.query.WriteSignals;
 import io.commitlane.replication.LogPositions;
 import io.commitlane.replication.PositionStamp;
 import io.commitlane.replication.ReadConsistency;

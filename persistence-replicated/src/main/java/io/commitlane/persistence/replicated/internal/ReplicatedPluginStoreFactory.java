@@ -2,9 +2,9 @@ package io.commitlane.persistence.replicated.internal;
 
 import com.typesafe.config.Config;
 import io.commitlane.annotation.InternalApi;
-import io.commitlane.persistence.internal.PluginSettings;
-import io.commitlane.persistence.internal.PluginStore;
-import io.commitlane.persistence.internal.PluginStoreFactory;
+import io.commitlane.persistence.internal.plugin.PluginSettings;
+import io.commitlane.persistence.internal.store.PluginStore;
+import io.commitlane.persistence.internal.store.PluginStoreFactory;
 import io.commitlane.replication.ReplicaNode;
 import io.commitlane.replication.ReplicaNodeSettings;
 import io.commitlane.replication.ReplicatedDatabase;

@@ -1,0 +1,175 @@
+package io.commitlane.persistence.internal.query;
+
+import io.commitlane.actors.internal.pipeline.Failures;
+import io.commitlane.persistence.internal.journal.EventJournal;
+import io.commitlane.annotation.InternalApi;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import org.apache.pekko.Done;
+import org.apache.pekko.stream.Attributes;
+import org.apache.pekko.stream.Outlet;
+import org.apache.pekko.stream.SourceShape;
+import org.apache.pekko.stream.stage.AbstractOutHandler;
+import org.apache.pekko.stream.stage.AsyncCallback;
+import org.apache.pekko.stream.stage.GraphStage;
+import org.apache.pekko.stream.stage.GraphStageLogic;
+
+/**
+ * INTERNAL API. The source behind every query: reads pages of an index from a cursor, and, when live, waits for a
+ * commit signal once it has caught up, instead of polling on an interval.
+ *
+ * <p><b>Backpressure.</b> A page is read only when downstream pulls and the previous page is emitted: at most one
+ * page in memory, one read in flight. Reads run on the plugin's executor, never on the stream's actor.
+ *
+ * <p><b>No lost wake-up.</b> The signal subscription is made before the first read. A signal during a read marks the
+ * source stale, so it reads again as soon as that read completes; a signal while it waits starts a read if
+ * downstream wants an element. A current (finite) query completes when a page reaches its bound.
+ *
+ * @param <T> the elements
+ */
+@InternalApi
+public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
+  /**
+   * One page: the elements to emit, the cursor after it, whether it reached the end of what is there now, and whether
+   * it stopped before an entry it may read only after the next commit signal (a current query too waits for it).
+   */
+  public record Page<T>(List<T> elements, Object next, boolean caughtUp, boolean waiting) {
+    public Page(List<T> elements, Object next, boolean caughtUp) {
+      this(elements, next, caughtUp, false);
+    }
+  }
+
+  /** A cursor after which there is nothing more to read, live or not: the source completes once it emitted the rest. */
+  public static final Object END = new Object();
+
+  /** Reads one page from {@code cursor} (blocking; runs on the executor). */
+  public interface Reader<T> {
+    Page<T> read(Object cursor);
+  }
+
+  private final Outlet<T> out = Outlet.create("FollowSource.out");
+  private final SourceShape<T> shape = SourceShape.of(out);
+  private final Object start;
+  private final Reader<T> reader;
+  private final Executor executor;
+  /** Subscribes a signal listener and gives the unsubscribe; null for a current query. */
+  private final Function<Runnable, Runnable> subscribe;
+  private final boolean live;
+
+  public FollowSource(Object start, Reader<T> reader, Executor executor, Function<Runnable, Runnable> subscribe) {
+    this(start, reader, executor, subscribe, subscribe != null);
+  }
+
+  /**
+   * @param subscribe subscribes a commit signal listener and gives the unsubscribe (null: none, for a current query
+   *     whose pages never wait)
+   * @param live whether the query follows new commits once caught up, or completes
+   */
+  public FollowSource(Object start, Reader<T> reader, Executor executor, Function<Runnable, Runnable> subscribe,
+      boolean live) {
+    this.start = start;
+    this.reader = reader;
+    this.executor = executor;
+    this.subscribe = subscribe;
+    this.live = live;
+  }
+
+  @Override
+  public SourceShape<T> shape() {
+    return shape;
+  }
+
+  @Override
+  public GraphStageLogic createLogic(Attributes attributes) {
+    return new GraphStageLogic(shape) {
+      private final ArrayDeque<T> buffer = new ArrayDeque<>();
+      private Object cursor = start;
+      private boolean reading;
+      /** Something may have committed since the last read that caught up. */
+      private boolean stale = true;
+      private boolean caughtUp;
+      private boolean waiting;
+      private Runnable unsubscribe;
+      private AsyncCallback<Page<T>> pageRead;
+      private AsyncCallback<Throwable> readFailed;
+      private AsyncCallback<Done> signalled;
+
+      {
+        setHandler(out, new AbstractOutHandler() {
+          @Override
+          public void onPull() {
+            if (!buffer.isEmpty()) {
+              push(out, buffer.poll());
+            } else {
+              next();
+            }
+          }
+        });
+      }
+
+      @Override
+      public void preStart() {
+        pageRead = createAsyncCallback(this::onPage);
+        readFailed = createAsyncCallback(this::failStage);
+        signalled = createAsyncCallback(d -> {
+          stale = true;
+          if (!reading && buffer.isEmpty() && isAvailable(out)) {
+            next();
+          }
+        });
+        if (subscribe != null) {
+          unsubscribe = subscribe.apply(() -> signalled.invoke(Done.getInstance()));
+        }
+      }
+
+      private void next() {
+        if (reading) {
+          return;
+        }
+        if (cursor == END || (caughtUp && !live && !waiting)) {
+          completeStage();
+        } else if (!caughtUp || stale) {
+          read();
+        }
+      }
+
+      private void read() {
+        reading = true;
+        stale = false;
+        Object from = cursor;
+        CompletableFuture.supplyAsync(() -> reader.read(from), executor).whenComplete((page, e) -> {
+          if (e == null) {
+            pageRead.invoke(page);
+          } else {
+            readFailed.invoke(Failures.unwrap(e));
+          }
+        });
+      }
+
+      private void onPage(Page<T> page) {
+        reading = false;
+        cursor = page.next();
+        caughtUp = page.caughtUp();
+        waiting = page.waiting();
+        buffer.addAll(page.elements());
+        if (isAvailable(out)) {
+          if (!buffer.isEmpty()) {
+            push(out, buffer.poll());
+          } else {
+            next();
+          }
+        }
+      }
+
+      @Override
+      public void postStop() {
+        if (unsubscribe != null) {
+          unsubscribe.run();
+        }
+      }
+    };
+  }
+}
