@@ -10,6 +10,7 @@ import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.InvalidRequestException;
 import io.commitlane.actors.internal.protocol.Refusals;
 import io.commitlane.replication.ReplicaUnavailableException;
+import io.commitlane.replication.actors.internal.protocol.ReplicatedRequests;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import io.commitlane.actors.DatabaseProtocol.Command;
 import io.commitlane.actors.DatabaseProtocol.Refusal;
 import io.commitlane.actors.DatabaseProtocol.Unavailable;
 import io.commitlane.actors.DatabaseProtocol.UnavailableReason;
-import io.commitlane.actors.internal.DispatcherFuture;
+import io.commitlane.actors.internal.pipeline.DispatcherFuture;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
