@@ -32,11 +32,11 @@ class PublicApiTest {
   private static final Pattern ROW = Pattern.compile("^\\| `(io\\.commitlane\\.[\\w.]+)` \\|", Pattern.MULTILINE);
   private static final String INTERNAL_HEADING = "## INTERNAL API";
   /**
-   * The {@code @InternalApi} top-level types outside {@code internal} packages when the packages
-   * were laid out by role (the seams other modules implement or call, such as storage's
-   * CommitHook): lower it as they move under {@code internal}, never raise it.
+   * The {@code @InternalApi} top-level types outside {@code internal} packages: storage's
+   * InternalRecords, StoreClaims and LogCapture, which need package-private members of
+   * Database and Transaction. Lower it as they move under {@code internal}, never raise it.
    */
-  static final int MOST_INTERNAL_TYPES_OUTSIDE_INTERNAL_PACKAGES = 12;
+  static final int MOST_INTERNAL_TYPES_OUTSIDE_INTERNAL_PACKAGES = 3;
 
   /** Type name to whether it is internal, as the code says. */
   private static Map<String, Boolean> inCode() {
