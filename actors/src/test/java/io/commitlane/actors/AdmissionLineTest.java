@@ -66,7 +66,7 @@ class AdmissionLineTest {
     m.put("commit-queue-capacity", capacity);
     m.put("write-groups.enabled", "off"); // one commit per dequeue, so each release frees exactly one place
     m.put("wal", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   /** Records the order in which tickets are granted. */
@@ -161,7 +161,7 @@ class AdmissionLineTest {
     BlockingQueue<String> grants = new LinkedBlockingQueue<>();
     AdmissionTicket t = db.awaitAdmission(grantsTo(grants, "t"));
     assertEquals("t", next(grants), "a queue with room grants at once");
-    CommitlaneDatabase other = CommitlaneDatabase.open(testKit.system(), dir, db.settings());
+    CommitlaneDatabase other = Commitlane.get(testKit.system()).open(dir, db.settings());
     try {
       db.close(); // this handle refuses its commits from now on; the database stays open for the other
       ExecutionException e = assertThrows(ExecutionException.class, () -> await(db.commit(db.begin().put(b("k"), b("v")), t)));
@@ -176,7 +176,7 @@ class AdmissionLineTest {
   @Test
   void ticketsOfTheLegacyModeAreGrantedAtOnce() throws Exception {
     Map<String, Object> m = new HashMap<>(Map.of("mode", "legacy", "wal", "off"));
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m))) {
       BlockingQueue<String> grants = new LinkedBlockingQueue<>();
       AdmissionTicket t = db.awaitAdmission(grantsTo(grants, "t"));
       assertEquals(List.of("t"), List.copyOf(grants));

@@ -1,5 +1,6 @@
 package io.commitlane.bench.dataset;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.AsyncContentionRunner;
@@ -56,12 +57,12 @@ public final class LegDatabase implements AutoCloseable {
     try {
       return switch (variant.kind()) {
         case PIPELINE -> {
-          CommitlaneDatabase db = CommitlaneDatabase.open(w.system(), dir, settings);
+          CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);
           yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
               listener -> w.async().measure(db, w.load(), w.concurrency(), false, listener), db::close);
         }
         case COMMIT_SYNC -> {
-          CommitlaneDatabase db = CommitlaneDatabase.open(w.system(), dir, settings);
+          CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);
           CommitVariant.Session session = CommitVariant.session(FacadeCommitSyncVariant.worker(db, false, false), db::close);
           yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
               listener -> PipelineSample.withoutPipeline(w.sync().measure(session, variant.label(), w.load(), listener)), session);
