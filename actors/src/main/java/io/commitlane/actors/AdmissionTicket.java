@@ -34,14 +34,6 @@ public final class AdmissionTicket {
     this.onGranted = onGranted;
   }
 
-  /** A ticket whose room needs no reservation: a database that runs commits without a queue (legacy mode). */
-  @io.commitlane.annotation.InternalApi
-  public static AdmissionTicket grantedWithoutQueue() {
-    AdmissionTicket t = new AdmissionTicket(null, () -> {});
-    t.granted = true;
-    return t;
-  }
-
   @io.commitlane.annotation.InternalApi
   public CommitQueue queue() {
     return queue;
@@ -54,9 +46,6 @@ public final class AdmissionTicket {
 
   /** Whether the queue holds room for this ticket (its callback has run or is running). */
   public boolean isGranted() {
-    if (queue == null) {
-      return granted;
-    }
     synchronized (queue.waiterLock()) {
       return granted;
     }
@@ -67,8 +56,6 @@ public final class AdmissionTicket {
    * committed with or cancelled. Given-back room goes to the next ticket in line.
    */
   public void cancel() {
-    if (queue != null) {
-      queue.cancel(this);
-    }
+    queue.cancel(this);
   }
 }

@@ -2,15 +2,13 @@ package io.commitlane.actors;
 
 import java.util.Locale;
 
-/** How a database's commits are executed; one setting, same build, for A/B comparisons. */
+/**
+ * How a database's commits are executed: on the commit executors ({@link #THREADS}, the default) or
+ * in two lanes ({@link #TWO_LANE}). Commits never run on the completion dispatcher.
+ */
 public enum PipelineMode {
   /** On the database's commit executors, each on a dedicated thread (default). */
   THREADS,
-  /**
-   * On the completion dispatcher (Pekko's default dispatcher unless configured): blocking commits
-   * compete with every other task there. The starvation baseline; for measurements only.
-   */
-  LEGACY,
   /**
    * In two lanes: one log-lane thread validates each commit and appends its log record (under its
    * locks, in admission order), then hands it to the commit executors, which write it to RocksDB;

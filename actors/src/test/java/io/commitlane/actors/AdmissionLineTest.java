@@ -173,21 +173,6 @@ class AdmissionLineTest {
     }
   }
 
-  @Test
-  void ticketsOfTheLegacyModeAreGrantedAtOnce() throws Exception {
-    Map<String, Object> m = new HashMap<>(Map.of("mode", "legacy", "wal", "off"));
-    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m))) {
-      BlockingQueue<String> grants = new LinkedBlockingQueue<>();
-      AdmissionTicket t = db.awaitAdmission(grantsTo(grants, "t"));
-      assertEquals(List.of("t"), List.copyOf(grants));
-      assertTrue(t.isGranted());
-      Transaction txn = db.begin();
-      txn.put(b("k"), b("v"));
-      await(db.commit(txn, t));
-      assertEquals("v", s(db.storage().get(b("k"))));
-    }
-  }
-
   private static WriteRequest<Integer> request(int i) {
     return WriteRequest.builder(i).put(b("s" + i), b("v" + i)).tag("r" + i).build();
   }

@@ -402,21 +402,6 @@ class CommitPipelineTest {
   }
 
   @Test
-  void legacyModeRunsCommitsOnTheCompletionDispatcher() throws Exception {
-    try (CommitlaneDatabase db = open(2, Map.of("mode", "legacy"))) {
-      List<String> threads = new CopyOnWriteArrayList<>();
-      db.storage().addStageListener((stage, c) -> {
-        if (stage == CommitStage.WRITTEN) {
-          threads.add(Thread.currentThread().getName());
-        }
-      });
-      await(put(db, null, "k", "v"));
-      assertTrue(threads.get(0).contains("default-dispatcher"), threads.toString());
-      assertEquals(0, db.stats().executorsStarted());
-    }
-  }
-
-  @Test
   void waitingForACommitDoesNotNeedItsThread() throws Exception {
     try (CommitlaneDatabase db = open(1)) {
       Duration d = Duration.ofSeconds(30);

@@ -53,6 +53,14 @@ class PipelineSettingsTest {
     assertTrue(e.getMessage().contains("16..16777216"), e.getMessage());
   }
 
+  /** Blocking commits on the completion dispatcher are a benchmark peer, not a mode: a configured legacy is refused. */
+  @Test
+  void legacyIsNotAModeAndIsRefusedListingTheModes() {
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> parse(Map.of("mode", "legacy")));
+    assertEquals(java.util.List.of("commitlane.mode"), e.fields());
+    assertTrue(e.getMessage().contains("\"threads\" or \"two-lane\""), e.getMessage());
+  }
+
   @Test
   void logAppendModeAndItsLeaderlessSettingsAreReadAndChecked() {
     io.commitlane.txlog.LogSettings log = parse(Map.of()).log();
@@ -117,11 +125,11 @@ class PipelineSettingsTest {
 
   @Test
   void limitsAreInclusive() {
-    PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "legacy"));
+    PipelineSettings s = parse(Map.of("commit-threads", 64, "occ-lock-buckets", 16, "commit-queue-capacity", 1, "mode", "two-lane"));
     assertEquals(64, s.commitThreads());
     assertEquals(16, s.storage().occLockBuckets());
     assertEquals(1, s.commitQueueCapacity());
-    assertEquals(PipelineMode.LEGACY, s.mode());
+    assertEquals(PipelineMode.TWO_LANE, s.mode());
     assertEquals(1, parse(Map.of("commit-threads", 1)).commitThreads());
   }
 
@@ -167,7 +175,7 @@ class PipelineSettingsTest {
     changes.put("storage.occValidation", s -> s.withOccValidation(OccValidation.SERIAL));
     changes.put("storage.occBlindWrites", s -> s.withOccBlindWrites(BlindWrites.ORDERED));
     changes.put("storage.rocksDbWal", s -> s.withRocksDbWal(wal));
-    changes.put("mode", s -> s.withMode(PipelineMode.LEGACY));
+    changes.put("mode", s -> s.withMode(PipelineMode.TWO_LANE));
     changes.put("commitQueueCapacity", s -> s.withCommitQueueCapacity(17));
     changes.put("executorBatch", s -> s.withExecutorBatch(9));
     changes.put("completionDispatcher", s -> s.withCompletionDispatcher("my-dispatcher"));
@@ -188,7 +196,7 @@ class PipelineSettingsTest {
     assertEquals(OccValidation.SERIAL, d.withOccValidation(OccValidation.SERIAL).storage().occValidation());
     assertEquals(BlindWrites.ORDERED, d.withOccBlindWrites(BlindWrites.ORDERED).storage().occBlindWrites());
     assertEquals(wal, d.withRocksDbWal(wal).storage().rocksDbWal());
-    assertEquals(PipelineMode.LEGACY, d.withMode(PipelineMode.LEGACY).mode());
+    assertEquals(PipelineMode.TWO_LANE, d.withMode(PipelineMode.TWO_LANE).mode());
     assertEquals(17, d.withCommitQueueCapacity(17).commitQueueCapacity());
     assertEquals(9, d.withExecutorBatch(9).executorBatch());
     assertEquals("my-dispatcher", d.withCompletionDispatcher("my-dispatcher").completionDispatcher());

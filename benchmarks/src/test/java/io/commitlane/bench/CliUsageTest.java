@@ -47,6 +47,7 @@ class CliUsageTest {
       "bench --scenario nope                                | --scenario",
       "bench --workers 0                                    | --workers",
       "bench --mode sideways                                | --mode",
+      "bench --mode legacy                                  | --mode: unknown mode 'legacy'",
       "bench --occ-validation sometimes                     | --occ-validation",
       "bench --scenario txlog --mode legacy                 | --mode",
       "bench --durability sometimes                         | --durability",
@@ -129,7 +130,7 @@ class CliUsageTest {
 
     var settings = flags.plus(variant.overrides()).resolve(config);
 
-    assertEquals("legacy", settings.mode().settingName());
+    assertEquals(Variant.Kind.LEGACY, variant.kind());
     assertEquals(1, settings.commitThreads());
     assertEquals(1024, settings.storage().occLockBuckets());
     assertEquals("SERIAL", settings.storage().occValidation().name());

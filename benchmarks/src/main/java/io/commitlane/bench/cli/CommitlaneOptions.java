@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  */
 public final class CommitlaneOptions {
   static { // the flags' help states the settings' ranges from their definitions (picocli reads ${sys:...} when it prints)
-    java.util.List.of(PipelineKeys.COMMIT_THREADS, StorageKeys.OCC_LOCK_BUCKETS).forEach(s -> System.setProperty("commitlane.range." + s.key(), s.range()));
+    java.util.List.of(PipelineKeys.COMMIT_THREADS, StorageKeys.OCC_LOCK_BUCKETS).forEach(s -> System.setProperty("commitlane-bench.range." + s.key(), s.range()));
   }
 
   @Option(names = "--wal", arity = "1", description = "RocksDB's write-ahead log, for commitlane and the RocksDB peers: on or off. Default: ${DEFAULT-VALUE}",
@@ -26,13 +26,13 @@ public final class CommitlaneOptions {
   @Option(names = "--durability", description = "commitlane.txlog.durability: none, process or fsync (with --log). Default: the build's (process)")
   String durability;
 
-  @Option(names = "--commit-threads", description = "commitlane.commit-threads: ${sys:commitlane.range.commit-threads} or auto. Default: the build's (auto = min(4, cores))")
+  @Option(names = "--commit-threads", description = "commitlane.commit-threads: ${sys:commitlane-bench.range.commit-threads} or auto. Default: the build's (auto = min(4, cores))")
   String commitThreads;
 
   @Option(names = "--occ-validation", description = "commitlane.occ-validation: parallel or serial. Default: the build's (parallel)")
   String occValidation;
 
-  @Option(names = "--occ-lock-buckets", description = "commitlane.occ-lock-buckets: ${sys:commitlane.range.occ-lock-buckets}. Default: the build's (65536)")
+  @Option(names = "--occ-lock-buckets", description = "commitlane.occ-lock-buckets: ${sys:commitlane-bench.range.occ-lock-buckets}. Default: the build's (65536)")
   Integer occLockBuckets;
 
   @Option(names = "--write-groups", arity = "1", converter = OnOff.class,

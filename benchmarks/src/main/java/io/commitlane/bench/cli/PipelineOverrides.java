@@ -70,7 +70,7 @@ public final class PipelineOverrides {
   }
 
   /**
-   * {@code --mode}: every mode of this build's {@link PipelineMode} (threads, legacy, two-lane)
+   * {@code --mode}: every mode of this build's {@link PipelineMode} (threads, two-lane)
    * set {@code commitlane.mode}; leaderless and actor run threads mode with {@code commitlane.txlog.append} set to
    * that append mode.
    */

@@ -149,7 +149,7 @@ final class CompareReport {
     List<String> lines = new ArrayList<>();
     for (Load load : results.measuredLoads()) {
       for (Variant v : results.variants) {
-        Variant peer = v.kind() == Variant.Kind.COMMIT_SYNC ? sync : v.kind() == Variant.Kind.PIPELINE ? async : null;
+        Variant peer = v.kind() == Variant.Kind.COMMIT_SYNC ? sync : v.kind() == Variant.Kind.PIPELINE || v.kind() == Variant.Kind.LEGACY ? async : null;
         if (peer == null) {
           continue;
         }

@@ -21,6 +21,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
  * Runs {@code compare}'s cells: for each load, {@code runs} rounds, each running every variant
@@ -98,6 +99,11 @@ final class Comparison {
     return switch (v.kind()) {
       case PIPELINE -> {
         PipelineSample s = asyncRunner.run(settings.get(v), load, concurrency, log, dir, cpu);
+        yield new CompareSample(round, s.commits(), cpu.nanosPer(s.commits().commits()), s.executorsStarted());
+      }
+      case LEGACY -> {
+        PipelineSample s = asyncRunner.blockingOn(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()))
+            .run(settings.get(v), load, concurrency, log, dir, cpu);
         yield new CompareSample(round, s.commits(), cpu.nanosPer(s.commits().commits()), s.executorsStarted());
       }
       case COMMIT_SYNC -> synchronous(new FacadeCommitSyncVariant(v.label(), system, settings.get(v), log, readFirst), load, round, dir, cpu);

@@ -64,7 +64,7 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = "--concurrency", defaultValue = "8", description = "Commits each async worker keeps in flight. Default: ${DEFAULT-VALUE}")
   int concurrency;
 
-  @Option(names = "--mode", defaultValue = "threads", description = "threads, legacy, two-lane, leaderless, actor (log appends). Default: ${DEFAULT-VALUE}")
+  @Option(names = "--mode", defaultValue = "threads", description = "threads, two-lane, leaderless, actor (log appends). Default: ${DEFAULT-VALUE}")
   String mode;
 
   @Option(names = "--databases", defaultValue = "10", description = "memory: empty databases to open. Default: ${DEFAULT-VALUE}")

@@ -13,6 +13,7 @@ import io.commitlane.bench.harness.Variant;
 import io.commitlane.bench.harness.WindowListener;
 import java.nio.file.Path;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 
 /**
  * One leg's database: a fresh {@link BulkDataset#cloneTo copy} of a dataset, opened the way a
@@ -49,8 +50,9 @@ public final class LegDatabase implements AutoCloseable {
   }
 
   /**
-   * Copies {@code dataset} into {@code dir} and opens it for {@code variant}: a pipeline mode or
-   * commitSync with {@code settings}, or the raw peer with the same RocksDB tuning.
+   * Copies {@code dataset} into {@code dir} and opens it for {@code variant}: a pipeline mode,
+   * commitSync, or blocking commitSync tasks on the default dispatcher (legacy) with {@code
+   * settings}, or the raw peer with the same RocksDB tuning.
    */
   public static LegDatabase open(Variant variant, PipelineSettings settings, BulkDataset dataset, Path dir, Workload w) throws Exception {
     dataset.cloneTo(dir);
@@ -60,6 +62,12 @@ public final class LegDatabase implements AutoCloseable {
           CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);
           yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
               listener -> w.async().measure(db, w.load(), w.concurrency(), false, listener), db::close);
+        }
+        case LEGACY -> {
+          CommitlaneDatabase db = CommitlaneDatabase.open(w.system(), dir, settings);
+          AsyncContentionRunner blocking = w.async().blockingOn(w.system().dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
+          yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
+              listener -> blocking.measure(db, w.load(), w.concurrency(), false, listener), db::close);
         }
         case COMMIT_SYNC -> {
           CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);

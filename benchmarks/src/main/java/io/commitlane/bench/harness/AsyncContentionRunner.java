@@ -4,12 +4,17 @@ import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.PipelineStats;
+import io.commitlane.storage.CommitResult;
+import io.commitlane.storage.Transaction;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import org.HdrHistogram.Histogram;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -20,6 +25,10 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * so no pool thread ever blocks waiting for a commit. Keys, values, warm-up and window are as in
  * {@link ContentionRunner}; latency runs from {@code begin} to the completion callback, like the
  * synchronous rows' begin-to-return.
+ *
+ * <p>{@link #blockingOn} makes the blocking-commit peer of the pipeline (the {@code legacy} rows):
+ * each commit is {@code commitSync(txn)} run as a task on an executor the benchmark names (the
+ * default dispatcher), so the blocking commit occupies one of its threads for as long as it takes.
  */
 public final class AsyncContentionRunner {
   private final ActorSystem<?> system;
@@ -28,6 +37,8 @@ public final class AsyncContentionRunner {
   private final double warmupSeconds;
   private final double seconds;
   private final boolean readFirst;
+  /** Where each commit runs as a blocking {@code commitSync}; null: {@code commit(txn)} through the pipeline. */
+  private final Executor blockingOn;
 
   public AsyncContentionRunner(ActorSystem<?> system, int keySpace, int valueSize, double warmupSeconds, double seconds) {
     this(system, keySpace, valueSize, warmupSeconds, seconds, false);
@@ -46,6 +57,26 @@ public final class AsyncContentionRunner {
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
     this.readFirst = readFirst;
+    this.blockingOn = null;
+  }
+
+  private AsyncContentionRunner(AsyncContentionRunner r, Executor blockingOn) {
+    this.system = r.system;
+    this.keySpace = r.keySpace;
+    this.values = r.values;
+    this.warmupSeconds = r.warmupSeconds;
+    this.seconds = r.seconds;
+    this.readFirst = r.readFirst;
+    this.blockingOn = blockingOn;
+  }
+
+  /**
+   * This runner with every commit run as a blocking {@code commitSync(txn)} task on {@code
+   * executor} instead of through the pipeline: blocking commits as a peer, on a dispatcher the
+   * benchmark owns. Workers still keep {@code inFlight} commits in flight each.
+   */
+  public AsyncContentionRunner blockingOn(Executor executor) {
+    return new AsyncContentionRunner(this, executor);
   }
 
   public PipelineSample run(PipelineSettings settings, Load load, int inFlight, boolean log, Path dir, WindowListener listener) throws Exception {
@@ -76,7 +107,7 @@ public final class AsyncContentionRunner {
       return new PipelineSample(window.measurement(), stats.executorsStarted(),
           queueWait.getTotalCount() == 0 ? Double.NaN : queueWait.getValueAtPercentile(50));
     } finally {
-      tally.stop(workers, "commitlane " + db.settings().mode().settingName() + " under " + load);
+      tally.stop(workers, (blockingOn != null ? "blocking commits" : "commitlane " + db.settings().mode().settingName()) + " under " + load);
     }
   }
 
@@ -87,7 +118,9 @@ public final class AsyncContentionRunner {
       keys[i] = ByteBuffer.allocate(8).putLong(random.nextInt(keySpace)).array();
     }
     long start = System.nanoTime();
-    db.commit(BenchTransactions.begin(db, keys, value, log, readFirst)).whenComplete((result, error) -> {
+    Transaction txn = BenchTransactions.begin(db, keys, value, log, readFirst);
+    CompletionStage<CommitResult> commit = blockingOn == null ? db.commit(txn) : CompletableFuture.supplyAsync(() -> db.commitSync(txn), blockingOn);
+    commit.whenComplete((result, error) -> {
       tally.record(System.nanoTime() - start, error);
       done.run();
     });

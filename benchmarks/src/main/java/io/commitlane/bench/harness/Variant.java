@@ -10,7 +10,8 @@ import java.util.stream.Collectors;
 
 /**
  * One contestant of {@code compare}: a way of committing (the pipeline's {@code commit(txn)} in a
- * mode, {@code commitSync} on the callers' threads, or a peer outside commitlane) plus any
+ * mode, {@code commitSync} on the callers' threads, blocking {@code commitSync} tasks on the
+ * default dispatcher ({@code legacy}), or a peer outside commitlane) plus any
  * commitlane settings it overrides. Written on the command line as a name with optional settings
  * in brackets, separated by semicolons: {@code threads}, {@code legacy},
  * {@code threads[occ-validation=serial;commit-threads=1]}, {@code optimistic}, {@code optimistic-async}, {@code lmdb}.
@@ -22,6 +23,12 @@ public record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     PIPELINE("commitlane"),
     /** {@code CommitlaneDatabase.commitSync(txn)} on each worker thread. */
     COMMIT_SYNC("commitlane commitSync"),
+    /**
+     * Blocking commits as a peer: {@code CommitlaneDatabase.commitSync(txn)} as tasks on the actor
+     * system's default dispatcher, --concurrency in flight per worker; each holds a dispatcher thread
+     * for the whole commit.
+     */
+    LEGACY("commitlane legacy"),
     /** rocksdbjni {@code OptimisticTransactionDB}, one transaction per commit, from plain threads. */
     RAW_OPTIMISTIC("raw OptimisticTransactionDB"),
     /**
@@ -41,11 +48,12 @@ public record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     }
 
     public boolean isCommitlane() {
-      return this == PIPELINE || this == COMMIT_SYNC;
+      return this == PIPELINE || this == COMMIT_SYNC || this == LEGACY;
     }
   }
 
-  public static final String KNOWN = "threads, legacy, two-lane, leaderless, actor (pipeline modes), commit-sync, optimistic,"
+  public static final String KNOWN = "threads, two-lane, leaderless, actor (pipeline modes), commit-sync, legacy (blocking commitSync tasks on the"
+      + " default dispatcher), optimistic,"
       + " optimistic-async (raw commits on a pool of commit-threads threads, --concurrency in flight per worker), write-batch, lmdb;"
       + " commitlane variants take settings in brackets: threads[occ-validation=serial;commit-threads=1]";
 
@@ -76,12 +84,13 @@ public record Variant(String spec, Kind kind, PipelineOverrides overrides) {
     } else {
       kind = switch (name) {
         case "commit-sync", "commitsync" -> Kind.COMMIT_SYNC;
+        case "legacy" -> Kind.LEGACY;
         case "optimistic", "raw-optimistic" -> Kind.RAW_OPTIMISTIC;
         case "optimistic-async", "raw-optimistic-async" -> Kind.RAW_OPTIMISTIC_ASYNC;
         case "write-batch", "raw-write" -> Kind.RAW_WRITE;
         case "lmdb" -> Kind.LMDB;
         default -> throw Checks.usage(flag + ": unknown variant '" + spec + "'; known: " + String.join(", ", PipelineOverrides.pipelineModes())
-            + ", leaderless, actor (pipeline modes of this build), commit-sync, optimistic, optimistic-async, write-batch, lmdb");
+            + ", leaderless, actor (pipeline modes of this build), commit-sync, legacy, optimistic, optimistic-async, write-batch, lmdb");
       };
     }
     if (!settings.isEmpty() && !kind.isCommitlane()) {

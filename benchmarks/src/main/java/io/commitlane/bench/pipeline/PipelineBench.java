@@ -30,14 +30,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * The actor commit pipeline (threads and legacy modes, and commitSync on the
- * callers' threads) against raw rocksdbjni optimistic commits from the same number of threads, in
+ * The actor commit pipeline (threads mode, and commitSync on the callers' threads), and its
+ * blocking peer (legacy: commitSync as tasks on the default dispatcher), against raw rocksdbjni optimistic commits from the same number of threads, in
  * one process with one actor system, rows rotated per round, fresh database per measurement, WAL
  * off. Three scenarios: throughput under concurrent workers, one caller with one commit in flight,
  * and how long a trivial task waits on the default dispatcher during a burst.
  */
 @Command(name = "pipeline", mixinStandardHelpOptions = true,
-    description = "The actor commit pipeline (threads, legacy, commitSync) against raw OptimisticTransactionDB: throughput, "
+    description = "The actor commit pipeline (threads, commitSync), blocking commits on the default dispatcher (legacy) and raw OptimisticTransactionDB: throughput, "
         + "one-in-flight latency and a default-dispatcher probe (WAL off).")
 public final class PipelineBench implements Callable<Integer> {
   private static final List<String> SCENARIOS = List.of("throughput", "latency", "probe");
@@ -70,7 +70,8 @@ public final class PipelineBench implements Callable<Integer> {
   double probePeriodMs;
 
   @Option(names = "--variants", split = ",", defaultValue = "threads,legacy,commit-sync,optimistic,optimistic-async",
-      description = "Rows to run: threads, unmerged (threads with merged write groups off), legacy, commit-sync, "
+      description = "Rows to run: threads, unmerged (threads with merged write groups off), legacy (blocking commitSync tasks on the default "
+          + "dispatcher, --concurrency in flight per worker), commit-sync, "
           + "optimistic (the raw peer, 1 commit per thread; ratios need it), optimistic-async (the raw peer committing on a pool of "
           + "commit-threads threads, --concurrency in flight per worker). Default: ${DEFAULT-VALUE}")
   List<String> variants;

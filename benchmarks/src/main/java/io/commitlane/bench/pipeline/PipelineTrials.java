@@ -27,14 +27,16 @@ import org.apache.pekko.actor.typed.DispatcherSelector;
  * Every row the pipeline bench can measure, as a trial bound to the run's one actor system. All
  * commitlane rows use the system's {@code commitlane} settings with the WAL as chosen (off by
  * default, and the same for the raw peer); only the mode (and write groups) differ between rows.
+ * The legacy rows are blocking commits as a peer: {@code commitSync(txn)} as a task on the
+ * system's default dispatcher, each occupying one of its threads for the whole commit.
  */
 public final class PipelineTrials {
   private final ActorSystem<?> system;
   private final PipelineSettings threads;
-  private final PipelineSettings legacy;
   private final PipelineSettings unmerged;
   private final ContentionRunner syncRunner;
   private final AsyncContentionRunner asyncRunner;
+  private final AsyncContentionRunner blockingRunner;
   private final RawOptimisticAsyncPeer rawAsync;
   private final double warmupSeconds;
   private final double seconds;
@@ -46,10 +48,10 @@ public final class PipelineTrials {
     this.system = system;
     this.wal = wal;
     this.threads = settings(system, PipelineMode.THREADS, wal);
-    this.legacy = settings(system, PipelineMode.LEGACY, wal);
     this.unmerged = threads.withWriteGroups(WriteGroupSettings.off());
     this.syncRunner = new ContentionRunner(keySpace, valueSize, warmupSeconds, seconds);
     this.asyncRunner = new AsyncContentionRunner(system, keySpace, valueSize, warmupSeconds, seconds);
+    this.blockingRunner = asyncRunner.blockingOn(system.dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
     this.rawAsync = new RawOptimisticAsyncPeer(keySpace, valueSize, warmupSeconds, seconds, wal);
     this.warmupSeconds = warmupSeconds;
     this.seconds = seconds;
@@ -62,16 +64,20 @@ public final class PipelineTrials {
     return PipelineSettings.fromConfig(ConfigFactory.parseMap(overrides).atPath(PipelineSettings.ROOT).withFallback(system.settings().config()));
   }
 
-  /** The threads-mode settings, as every commitlane row but the legacy ones uses them. */
+  /** The threads-mode settings, as every commitlane row uses them (the legacy rows bypass its pipeline). */
   PipelineSettings threadsSettings() {
     return threads;
   }
 
-  /** {@code commit(txn)} from plain threads, each keeping {@code inFlight} commits in flight. */
+  /**
+   * {@code commit(txn)} from plain threads, each keeping {@code inFlight} commits in flight (for
+   * the legacy rows, blocking {@code commitSync} tasks on the default dispatcher instead).
+   */
   Trial<PipelineSample> async(Committer mode, Load load, int inFlight, boolean log) {
     PipelineSettings settings = settingsOf(mode);
+    AsyncContentionRunner runner = runnerOf(mode);
     return new Trial<>(new Row(mode, inFlight, log),
-        dir -> asyncRunner.run(settings, load, inFlight, log, dir, WindowListener.NONE));
+        dir -> runner.run(settings, load, inFlight, log, dir, WindowListener.NONE));
   }
 
   /** {@code commitSync(txn)} on each worker thread: one commit in flight per thread, no hand-off. */
@@ -111,9 +117,10 @@ public final class PipelineTrials {
   /** The default-dispatcher probe during an asynchronous burst of commits in this mode. */
   Trial<ProbeSample> probeDuring(Committer mode, Load load, int inFlight) {
     PipelineSettings settings = settingsOf(mode);
+    AsyncContentionRunner runner = runnerOf(mode);
     return new Trial<>(new Row(mode, inFlight, false), dir -> {
       try (DispatcherProbe probe = DispatcherProbe.start(defaultDispatcher(), probePeriod)) {
-        PipelineSample burst = asyncRunner.run(settings, load, inFlight, false, dir, probe);
+        PipelineSample burst = runner.run(settings, load, inFlight, false, dir, probe);
         return probeSample(probe.window(), burst);
       }
     });
@@ -127,10 +134,13 @@ public final class PipelineTrials {
     return new ProbeSample(waits.getValueAtPercentile(50), waits.getValueAtPercentile(99), waits.getTotalCount(), burst);
   }
 
+  private AsyncContentionRunner runnerOf(Committer mode) {
+    return mode == Committer.LEGACY ? blockingRunner : asyncRunner;
+  }
+
   private PipelineSettings settingsOf(Committer mode) {
     return switch (mode) {
-      case THREADS -> threads;
-      case LEGACY -> legacy;
+      case THREADS, LEGACY -> threads;
       case UNMERGED -> unmerged;
       default -> throw new IllegalArgumentException(mode + " does not commit through the pipeline");
     };

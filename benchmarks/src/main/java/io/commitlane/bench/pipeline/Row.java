@@ -13,6 +13,7 @@ record Row(Committer committer, int inFlight, boolean log) {
     THREADS("commitlane threads", true),
     /** Threads mode with merged write groups off: one RocksDB write per commit. */
     UNMERGED("commitlane threads, merging off", true),
+    /** Blocking commits as a peer: {@code commitSync(txn)} as tasks on the default dispatcher, several in flight per worker. */
     LEGACY("commitlane legacy", true),
     COMMIT_SYNC("commitlane commitSync", false),
     RAW_OPTIMISTIC("raw OptimisticTransactionDB", false),

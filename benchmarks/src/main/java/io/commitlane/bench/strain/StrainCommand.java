@@ -63,7 +63,7 @@ import picocli.CommandLine.Spec;
         + "strain.json.",
         "Ctrl-C stops the run, reports the legs done, marked partial, and removes what it built unless --keep."})
 public final class StrainCommand implements Callable<Integer> {
-  /** Legacy commits block the default dispatcher for as long as RocksDB stops writes: its probe tasks may wait that long. */
+  /** The legacy leg's commits block the default dispatcher for as long as RocksDB stops writes: its probe tasks may wait that long. */
   private static final Duration PROBE_STRAGGLER_TIMEOUT = Duration.ofMinutes(5);
   static final int MIN_VALUE = 1024;
   static final int MAX_VALUE = 8192;
@@ -84,8 +84,8 @@ public final class StrainCommand implements Callable<Integer> {
   int runs;
 
   @Option(names = "--modes", split = ",", paramLabel = "MODE",
-      description = "Pipeline modes to run a leg of, by their commitlane.mode names (${COMPLETION-CANDIDATES}; leaderless and actor too). "
-          + "Default: the build's commitlane.mode, and legacy", completionCandidates = ModeNames.class)
+      description = "Pipeline modes to run a leg of, by their commitlane.mode names (${COMPLETION-CANDIDATES}; leaderless and actor too), "
+          + "and legacy: blocking commitSync tasks on the default dispatcher, the baseline. Default: the build's commitlane.mode, and legacy", completionCandidates = ModeNames.class)
   List<String> modes;
 
   @Option(names = "--workers", defaultValue = "4", description = "Committing threads. Default: ${DEFAULT-VALUE}")
@@ -136,8 +136,7 @@ public final class StrainCommand implements Callable<Integer> {
     for (Variant v : legs) {
       settings.put(v, walOff.plus(v.overrides()).resolve(config));
     }
-    Variant legacy = legs.stream().filter(v -> v.kind() == Variant.Kind.PIPELINE && settings.get(v).mode().settingName().equals("legacy")
-        && v.overrides().asMap().size() == 1).findFirst().orElse(null);
+    Variant legacy = legs.stream().filter(v -> v.kind() == Variant.Kind.LEGACY && v.overrides().asMap().isEmpty()).findFirst().orElse(null);
     DatasetShape shape = DatasetShape.ofValueBytes((long) (sizeGb * (1L << 30)), MIN_VALUE, MAX_VALUE);
     Path outDir = ResultsDirectory.create(out);
     PrintStream stdout = System.out;
@@ -200,7 +199,7 @@ public final class StrainCommand implements Callable<Integer> {
     }
   }
 
-  /** The default mode first, then commitSync, the other modes (legacy among them) and the raw peer. */
+  /** The default mode first, then commitSync, the other modes, legacy (blocking commits) and the raw peer. */
   private List<Variant> legs(PipelineSettings base) {
     Set<String> names = new LinkedHashSet<>();
     if (modes == null || modes.isEmpty()) {
@@ -211,9 +210,9 @@ public final class StrainCommand implements Callable<Integer> {
     }
     List<Variant> pipeline = new ArrayList<>();
     for (String m : names) {
-      if (!PipelineOverrides.isModeName(m)) {
+      if (!PipelineOverrides.isModeName(m) && !m.equals("legacy")) {
         throw Checks.usage("--modes: unknown mode '" + m + "'; this build's modes: " + String.join(", ", PipelineOverrides.pipelineModes())
-            + " (and the log's append modes leaderless, actor)");
+            + " (and the log's append modes leaderless, actor), or legacy (blocking commits on the default dispatcher, the baseline)");
       }
       pipeline.add(Variant.parse("--modes", m));
     }

@@ -31,7 +31,7 @@ final class StrainReport {
       "stall_share", "pending_compaction_bytes_max", "pending_compaction_bytes_end", "level0_files_max", "level0_files_end");
 
   private final List<Variant> legs;
-  /** The legacy mode's leg, the baseline of the ratios; null when the run has none. */
+  /** The legacy leg (blocking commits on the default dispatcher), the baseline of the ratios; null when the run has none. */
   private final Variant legacy;
   private final List<StrainSample> samples;
   private final boolean partial;

@@ -4,7 +4,6 @@ import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseActor;
-import io.commitlane.actors.PipelineMode;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.WriteGroupSettings;
 import io.commitlane.actors.internal.log.TransactionLogActor;
@@ -153,7 +152,7 @@ public final class DatabaseSupervisor {
     // The database's reference: the protocol actor, serving a handle of its own (not counted: it
     // lives as long as the database).
     database.endpoint(ctx.spawn(DatabaseActor.create(new CommitlaneDatabase(database, pipeline)), "database"));
-    if (database.settings.mode() != PipelineMode.LEGACY && !database.readOnly) {
+    if (!database.readOnly) {
       pipeline.queue().requestGrowth(); // the first executor starts at open, not at the first commit
     }
     if (pipeline.writes() != null && !database.readOnly) {

@@ -9,8 +9,8 @@ import org.HdrHistogram.SingleWriterRecorder;
  * An HdrHistogram interval recorder for values recorded on a few threads at a high rate (commit
  * executors): each recording thread writes its own {@link SingleWriterRecorder}, so recording
  * takes no atomic operation that another thread also writes; reading the interval merges them.
- * One recorder per live thread that recorded (commit threads, and in legacy mode the completion
- * dispatcher's threads): a few kilobytes each; a thread's recorder is dropped once it has ended
+ * One recorder per live thread that recorded (commit threads, or callers' threads when commits run
+ * inline): a few kilobytes each; a thread's recorder is dropped once it has ended
  * and its last values were read.
  */
 final class IntervalRecorder {

@@ -241,13 +241,8 @@ public final class Pipeline {
     return f;
   }
 
-  /** A ticket for the next free place of the queue; legacy mode has no queue, so its ticket is granted at once. */
+  /** A ticket for the next free place of the queue. */
   public AdmissionTicket awaitAdmission(Runnable onGranted) {
-    if (settings.mode() == PipelineMode.LEGACY) {
-      AdmissionTicket t = AdmissionTicket.grantedWithoutQueue();
-      onGranted.run();
-      return t;
-    }
     return queue.awaitSpace(onGranted);
   }
 
@@ -261,7 +256,7 @@ public final class Pipeline {
   }
 
   private void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate, AdmissionTicket ticket) {
-    if (ticket != null && ticket.queue() != null && ticket.queue() != queue) {
+    if (ticket != null && ticket.queue() != queue) {
       throw new IllegalArgumentException("the admission ticket belongs to another database than " + db.path());
     }
     if (db.isReadOnly()) {
@@ -306,15 +301,6 @@ public final class Pipeline {
   }
 
   private void admit(CommitRequest r, AdmissionTicket ticket) {
-    if (settings.mode() == PipelineMode.LEGACY) {
-      if (!r.gate.tryAdmit()) {
-        r.completion.failed(new DatabaseClosedException(db.path()));
-        return;
-      }
-      // The baseline: the blocking commit occupies a completion-dispatcher thread.
-      completions.execute(() -> runner.execute(r).deliver());
-      return;
-    }
     CommitQueue.Admission a;
     try {
       a = queue.offer(r, ticket);

@@ -29,8 +29,7 @@
  *
  * <p>{@code two-lane} puts one hand-off between 2 and its write: a log-lane thread validates and
  * logs each commit in admission order, then hands it to the {@link
- * io.commitlane.actors.internal.pipeline.WriteLane}, whose executors write it to RocksDB. {@code
- * legacy} runs the whole commit on the completion dispatcher (a measurement baseline). When no
+ * io.commitlane.actors.internal.pipeline.WriteLane}, whose executors write it to RocksDB. When no
  * executor thread can be started at all, commits run on their callers' threads ({@link
  * io.commitlane.actors.internal.pipeline.Pipeline#runInline}) until the database closes.
  *
