@@ -64,7 +64,7 @@ public final class LegDatabase implements AutoCloseable {
               listener -> w.async().measure(db, w.load(), w.concurrency(), false, listener), db::close);
         }
         case LEGACY -> {
-          CommitlaneDatabase db = CommitlaneDatabase.open(w.system(), dir, settings);
+          CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);
           AsyncContentionRunner blocking = w.async().blockingOn(w.system().dispatchers().lookup(DispatcherSelector.defaultDispatcher()));
           yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
               listener -> blocking.measure(db, w.load(), w.concurrency(), false, listener), db::close);

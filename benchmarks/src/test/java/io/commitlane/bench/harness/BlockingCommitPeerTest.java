@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.CommitStage;
@@ -33,7 +34,7 @@ class BlockingCommitPeerTest {
         dispatcher.execute(task);
       };
       PipelineSettings settings = PipelineSettings.fromConfig(system.settings().config());
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+      CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
       List<String> writers = new CopyOnWriteArrayList<>();
       db.storage().addStageListener((stage, c) -> {
         if (stage == CommitStage.WRITTEN) {
