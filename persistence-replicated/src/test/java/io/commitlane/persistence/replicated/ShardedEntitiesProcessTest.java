@@ -245,23 +245,40 @@ class ShardedEntitiesProcessTest {
 
   /** Waits until each of {@code ids} recovered on another node after {@code since} and persisted there. */
   private static void awaitMovedAndPersisting(int victim, Set<String> ids, long since) {
-    nodes.awaitReports(all -> {
-      Map<String, Long> recovered = new HashMap<>();
-      for (Report r : all) {
-        String id = r.words().length > 1 ? r.words()[1].substring(r.words()[1].indexOf('|') + 1) : "";
-        if (r.at() > since && r.node() != victim && r.words()[0].equals("HOST") && ids.contains(id)) {
-          recovered.putIfAbsent(id, r.at());
-        }
+    try {
+      nodes.awaitReports(all -> movedAndPersisting(all, victim, ids, since).equals(ids),
+          "entities " + ids + " of n" + (victim + 1) + " recovered and persisting on another node", MOVED_WITHIN);
+    } catch (AssertionError e) {
+      List<Report> all = nodes.reports();
+      Map<String, Long> recovered = recoveredElsewhere(all, victim, ids, since);
+      throw new AssertionError("recovered elsewhere (id=ms): " + recovered + ", and persisting since: "
+          + movedAndPersisting(all, victim, ids, since) + "\n" + e.getMessage(), e);
+    }
+  }
+
+  /** The first time each of {@code ids} was hosted on a node other than {@code victim} after {@code since}. */
+  private static Map<String, Long> recoveredElsewhere(List<Report> all, int victim, Set<String> ids, long since) {
+    Map<String, Long> recovered = new HashMap<>();
+    for (Report r : all) {
+      String id = r.words().length > 1 ? r.words()[1].substring(r.words()[1].indexOf('|') + 1) : "";
+      if (r.at() > since && r.node() != victim && r.words()[0].equals("HOST") && ids.contains(id)) {
+        recovered.putIfAbsent(id, r.at());
       }
-      Set<String> persisting = new HashSet<>();
-      for (Report r : all) {
-        boolean stored = r.words()[0].equals("ACK") || r.words()[0].equals("ADDED");
-        if (stored && recovered.containsKey(r.words()[1]) && r.at() > recovered.get(r.words()[1])) {
-          persisting.add(r.words()[1]);
-        }
+    }
+    return recovered;
+  }
+
+  /** Those of {@code ids} that recovered elsewhere and stored an event or a state after that. */
+  private static Set<String> movedAndPersisting(List<Report> all, int victim, Set<String> ids, long since) {
+    Map<String, Long> recovered = recoveredElsewhere(all, victim, ids, since);
+    Set<String> persisting = new HashSet<>();
+    for (Report r : all) {
+      boolean stored = r.words()[0].equals("ACK") || r.words()[0].equals("ADDED");
+      if (stored && recovered.containsKey(r.words()[1]) && r.at() > recovered.get(r.words()[1])) {
+        persisting.add(r.words()[1]);
       }
-      return persisting.equals(ids);
-    }, "entities " + ids + " of n" + (victim + 1) + " recovered and persisting on another node", MOVED_WITHIN);
+    }
+    return persisting;
   }
 
   /** Stops the load on every node and waits until nothing is in flight. */

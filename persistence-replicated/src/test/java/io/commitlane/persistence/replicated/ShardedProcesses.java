@@ -192,7 +192,9 @@ final class ShardedProcesses implements AutoCloseable {
   /** The last lines of the node's output, for a failure's message. */
   String tail(int node) {
     try {
-      List<String> lines = Files.readAllLines(root.resolve("n" + (node + 1) + ".log"));
+      // Ratis's retry warnings about a stopped peer would fill the tail; the rest tells what the node did.
+      List<String> lines = Files.readAllLines(root.resolve("n" + (node + 1) + ".log")).stream()
+          .filter(l -> !l.contains("WARN  o.a.r.")).toList();
       return "--- n" + (node + 1) + ".log (last lines)\n"
           + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())) + "\n";
     } catch (IOException e) {
