@@ -56,7 +56,7 @@ class FailedHealthPipelineTest {
   @TempDir Path dir;
 
   private CommitlaneDatabase open(Path path) {
-    return Commitlane.get(testKit.system()).open(path,
+    return CommitlaneDatabase.open(testKit.system(), path,
         PipelineTestSupport.settings(testKit.system(), Map.of("wal", "off", "commit-threads", 1)));
   }
 

@@ -9,6 +9,6 @@ import java.nio.file.Path;
 public final class ReadOnlyDatabaseException extends CommitlaneException {
   public ReadOnlyDatabaseException(Path path, String what) {
     super("cannot " + what + ": database " + path + " is open read-only; open it with Database.open (or"
-        + " Commitlane.get(system).open) to write");
+        + " CommitlaneDatabase.open) to write");
   }
 }

@@ -3,7 +3,6 @@ package io.commitlane.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Write;
@@ -46,7 +45,7 @@ class RequestIdCrashTest {
     assertTrue(run.killed(), run.stderr());
     Set<Long> acknowledged = new HashSet<>(run.acknowledgedNumbers());
     long sent = acknowledged.stream().mapToLong(Long::longValue).max().orElseThrow() + 8; // 8 in flight at most
-    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir,
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir,
         RequestIdWorkload.settings(testKit.system(), wal.trim(), append.trim()))) {
       TestProbe<WriteReply> replies = testKit.createTestProbe();
       int kept = 0;

@@ -1,7 +1,6 @@
 package io.commitlane.bench.contention;
 
 import com.typesafe.config.Config;
-import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.BenchSystem;
@@ -32,7 +31,7 @@ final class BenchDatabases implements AutoCloseable {
     try {
       for (int d = 0; d < count; d++) {
         Path p = Files.createDirectories(cell.resolve("db-" + d));
-        run.databases.add(Commitlane.get(run.system).open(p, settings));
+        run.databases.add(CommitlaneDatabase.open(run.system, p, settings));
       }
       return run;
     } catch (Throwable e) {

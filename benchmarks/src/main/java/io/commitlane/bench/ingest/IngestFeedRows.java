@@ -1,6 +1,5 @@
 package io.commitlane.bench.ingest;
 
-import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.stream.ChangeFeed;
@@ -70,7 +69,7 @@ final class IngestFeedRows {
   /** One measurement of row {@code name} in a fresh database at {@code path}. */
   Sample measure(String name, Path path) throws Exception {
     boolean concurrentWriter = name.equals(CONCURRENT_WRITER);
-    try (CommitlaneDatabase db = Commitlane.get(system).open(path, settings)) {
+    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings)) {
       RecordWriter<KeyValue> logged = RecordWriter.of((txn, kv) -> {
         txn.put(kv.key(), kv.value());
         txn.useLog(LOG).addLogEntry(kv.value());

@@ -1,6 +1,5 @@
 package io.commitlane.bench.memory;
 
-import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.BenchTransactions;
@@ -38,7 +37,7 @@ final class BusyValidationMemory {
       int keySpace, int valueSize, Path dir) throws Exception {
     Files.createDirectories(dir);
     try {
-      CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
+      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
       try {
         return run(db, load, inFlight, readFirst, seconds, keySpace, valueSize);
       } finally {

@@ -2,7 +2,6 @@ package io.commitlane.cluster.internal.entity;
 
 import io.commitlane.cluster.internal.owner.OwnerLock;
 import io.commitlane.cluster.internal.owner.OwnerSession;
-import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import java.nio.file.Path;
@@ -41,7 +40,7 @@ public final class OpenAttempt {
       }
       CommitlaneDatabase db;
       try {
-        db = Commitlane.get(system).open(dir, settings);
+        db = CommitlaneDatabase.open(system, dir, settings);
       } catch (RuntimeException | Error e) {
         lock.close();
         throw e;
