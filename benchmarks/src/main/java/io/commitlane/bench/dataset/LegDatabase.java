@@ -1,5 +1,6 @@
 package io.commitlane.bench.dataset;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.AsyncContentionRunner;
