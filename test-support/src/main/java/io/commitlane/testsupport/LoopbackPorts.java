@@ -1,5 +1,6 @@
 package io.commitlane.testsupport;
 
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -54,9 +55,11 @@ public final class LoopbackPorts {
 
   /** The first port of the system's ephemeral range (Linux), or 0 when it cannot be read. */
   private static int ephemeralStart() {
-    try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-      return Integer.parseInt(range.split("\\s+")[0]);
+    // Read as a stream: /proc files report a size of 0, and Files.readString trusts the size (it
+    // returned "3" here, so every port came from the system's ephemeral range).
+    try (BufferedReader r = Files.newBufferedReader(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))) {
+      String range = r.readLine();
+      return Integer.parseInt(range.trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 0;
     }
