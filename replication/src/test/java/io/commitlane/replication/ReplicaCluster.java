@@ -94,10 +94,15 @@ final class ReplicaCluster implements AutoCloseable {
 
   /** The running node that leads now, waiting for an election if there is none; -1 after {@code timeout}. */
   int awaitLeader(Duration timeout) throws InterruptedException {
+    return awaitLeader(java.util.Arrays.asList(databases), timeout);
+  }
+
+  /** Waits until one of {@code replicas} (null: not running) leads; its position in the list, or -1 after {@code timeout}. */
+  static int awaitLeader(List<ReplicatedDatabase> replicas, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      for (int i = 0; i < nodes.length; i++) {
-        if (databases[i] != null && databases[i].status().role().equals("LEADER")) {
+      for (int i = 0; i < replicas.size(); i++) {
+        if (replicas.get(i) != null && replicas.get(i).status().role().equals("LEADER")) {
           return i;
         }
       }

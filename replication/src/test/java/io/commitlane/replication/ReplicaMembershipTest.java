@@ -70,7 +70,7 @@ class ReplicaMembershipTest {
           ReplicatedDatabase back = wiped.host(now);
           // n2's restart can start an election; commit once the group has its leader again (on a
           // loaded machine the election can outlast one commit's request timeout).
-          assertTrue(awaitLeader(List.of(cluster.database(1), joined, back)), "a leader among n1, n2 and n3");
+          assertTrue(ReplicaCluster.awaitLeader(List.of(cluster.database(1), joined, back), WAIT) >= 0, "a leader among n1, n2 and n3");
           CommitReceipt later = joined.begin().put(b("later"), b("caught up")).commit().toCompletableFuture().get(30, TimeUnit.SECONDS);
           back.sync().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
           assertArrayEquals(b("caught up"), back.get("default", b("later"), ReadConsistency.LOCAL).toCompletableFuture().get());
@@ -205,17 +205,5 @@ class ReplicaMembershipTest {
   private static byte[] syncedLocal(ReplicatedDatabase db, String key) throws Exception {
     db.sync().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     return db.get("default", b(key), ReadConsistency.LOCAL).toCompletableFuture().get();
-  }
-
-  /** Waits, up to WAIT, until one of the replicas is the leader (an election runs on its own timers). */
-  private static boolean awaitLeader(List<ReplicatedDatabase> replicas) throws InterruptedException {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < deadline) {
-      if (replicas.stream().anyMatch(r -> r.status().role().equals("LEADER"))) {
-        return true;
-      }
-      Thread.sleep(10); // polling a Raft election
-    }
-    return false;
   }
 }
