@@ -111,6 +111,15 @@ final class ReplicaCluster implements AutoCloseable {
     return -1;
   }
 
+  /** Each running replica's own view (role, term, leader, applied index), for a failure message. */
+  static String describe(List<ReplicatedDatabase> replicas) {
+    StringBuilder views = new StringBuilder();
+    for (ReplicatedDatabase replica : replicas) {
+      views.append(replica == null ? "(not running)" : replica.status().toString()).append('\n');
+    }
+    return views.toString();
+  }
+
   /** Waits until every running replica applied at least {@code index}. */
   void awaitApplied(long index, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
