@@ -197,7 +197,7 @@ public record PipelineSettings(
         log, replay, purgeInterval, writeGroups, requestIds, executorSpin);
   }
 
-  /** {@code txlog { ... }} (all but {@code replay} and {@code purge-interval}): build one with {@code LogSettings.builder()}. */
+  /** {@code txlog { ... }} (all but {@code replay} and {@code purge-interval}): start from {@code LogSettings.defaults()} and its {@code with*} methods. */
   public PipelineSettings withLog(LogSettings log) {
     return new PipelineSettings(storage, commitThreads, mode, commitQueueCapacity, executorBatch, completionDispatcher, walEnabled,
         log, replay, purgeInterval, writeGroups, requestIds, executorSpin);
@@ -205,12 +205,12 @@ public record PipelineSettings(
 
   /** {@code txlog.durability}. */
   public PipelineSettings withLogDurability(Durability durability) {
-    return withLog(log.toBuilder().durability(durability).build());
+    return withLog(log.withDurability(durability));
   }
 
   /** {@code txlog.recovery}: what opening does with a damaged log. */
   public PipelineSettings withLogRecovery(io.commitlane.txlog.RecoveryMode mode) {
-    return withLog(log.toBuilder().recoveryMode(mode).build());
+    return withLog(log.withRecoveryMode(mode));
   }
 
   /** {@code txlog.replay}: write each logged commit's writes into its record, for replay after a crash. */

@@ -67,7 +67,7 @@ class FailedCommitFeedTest {
     m.put("txlog.append", append);
     PipelineSettings base = PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane")
         .withFallback(testKit.system().settings().config()));
-    return fs == null ? base : base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    return fs == null ? base : base.withLog(base.log().withFileSystem(fs));
   }
 
   @Test
@@ -95,8 +95,8 @@ class FailedCommitFeedTest {
         assertEquals(expected, read(reopened.transactionLog("orders")), "round " + round + ", a reader of the log");
       }
     }
-    try (TransactionLog log = TransactionLog.open(dir.resolve("txlog/orders"), settings(null).log().toBuilder()
-        .name("orders").build())) {
+    try (TransactionLog log = TransactionLog.open(dir.resolve("txlog/orders"), settings(null).log()
+        .withName("orders"))) {
       assertEquals(expected, read(log), "the log itself says the record is dead once the database was reopened");
     }
   }

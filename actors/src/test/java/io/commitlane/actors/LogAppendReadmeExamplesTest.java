@@ -47,7 +47,7 @@ class LogAppendReadmeExamplesTest {
       // end README
 
       // README: leaderless-direct
-      LogSettings settings = LogSettings.builder().appendMode(AppendMode.LEADERLESS).durability(Durability.PROCESS).build();
+      LogSettings settings = LogSettings.defaults().withAppendMode(AppendMode.LEADERLESS).withDurability(Durability.PROCESS);
       try (TransactionLog log = TransactionLog.open(dir.resolve("log"), settings)) {
         long position = log.append(7, System.currentTimeMillis(), List.of(), null);  // claim + copy, no I/O
         // ... the caller's RocksDB write ...

@@ -52,7 +52,7 @@ class LogAppendsDocsExamplesTest {
       assertTrue(LogAppend.of(r).isPresent());
 
       // docs: actor-direct
-      LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).durability(Durability.PROCESS).build();
+      LogSettings settings = LogSettings.defaults().withAppendMode(AppendMode.ACTOR).withDurability(Durability.PROCESS);
       try (TransactionLog log = TransactionLog.open(dir.resolve("log"), settings)) {
         long position = log.append(7, System.currentTimeMillis(), List.of(), null);  // claims and queues, no I/O
         // ... the caller's RocksDB write ...

@@ -60,7 +60,7 @@ class LogWriterActorTest {
     PipelineSettings base = PipelineSettings.fromConfig(ConfigFactory.parseMap(Map.of("commit-threads", 2, "wal", "off",
         "txlog.append", "actor", "txlog.max-segment-size", segmentSize)).atPath("commitlane")
         .withFallback(testKit.system().settings().config()));
-    return CommitlaneDatabase.open(testKit.system(), dir, base.withLog(base.log().toBuilder().fileSystem(fs).durability(durability).build()));
+    return CommitlaneDatabase.open(testKit.system(), dir, base.withLog(base.log().withFileSystem(fs).withDurability(durability)));
   }
 
   private static CompletionStage<CommitResult> logged(CommitlaneDatabase db, String key) {
@@ -160,7 +160,7 @@ class LogWriterActorTest {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     Set<String> writers = ConcurrentHashMap.newKeySet();
     fs.beforeWrite(() -> writers.add(Thread.currentThread().getName()));
-    LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).fileSystem(fs).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(AppendMode.ACTOR).withFileSystem(fs);
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
       TransactionLogs logs = TransactionLogs.open(db, settings, true, null);
       try (Database.Registration hook = db.addCommitHook(logs)) {
@@ -217,7 +217,7 @@ class LogWriterActorTest {
    */
   @Test
   void theRequestIdPurgeRunsOnTheBlockingExecutorNotOnTheLogActor() throws Exception {
-    LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(AppendMode.ACTOR);
     try (Database db = Database.open(dir, DatabaseOptions.defaults().withWal(false))) {
       TransactionLogs logs = TransactionLogs.open(db, settings, true, null);
       try {

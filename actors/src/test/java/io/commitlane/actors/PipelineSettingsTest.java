@@ -163,7 +163,7 @@ class PipelineSettingsTest {
   @Test
   void everyWithMethodRoundTrips() {
     PipelineSettings d = PipelineSettings.defaults();
-    io.commitlane.txlog.LogSettings log = d.log().toBuilder().durability(Durability.FSYNC).maxSegmentBytes(1 << 20).build();
+    io.commitlane.txlog.LogSettings log = d.log().withDurability(Durability.FSYNC).withMaxSegmentBytes(1 << 20);
     io.commitlane.storage.RocksDbWal wal = new io.commitlane.storage.RocksDbWal(true, Duration.ofMillis(5), false, false, false, false);
     WriteGroupSettings groups = new WriteGroupSettings(true, 8, 100, 1 << 16);
     CommitlaneSettings storage = new CommitlaneSettings(1024, OccValidation.SERIAL, BlindWrites.ORDERED,

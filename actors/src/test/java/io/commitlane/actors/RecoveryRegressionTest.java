@@ -277,7 +277,7 @@ class RecoveryRegressionTest {
   void aFailedLogWriteIsNeverAcknowledgedAndCloseSaysTheLogFailed() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs));
     List<String> acknowledged = new ArrayList<>();
     CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
     await(write(db, "orders", "before", "1"));
@@ -312,7 +312,7 @@ class RecoveryRegressionTest {
   void aFailedFsyncIsNeverAcknowledged() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build());
+    PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs).withDurability(Durability.FSYNC));
     CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
@@ -332,7 +332,7 @@ class RecoveryRegressionTest {
   void aSynchronousCommitWhoseFsyncFailsIsWrittenButNotDurable() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).durability(Durability.FSYNC).build());
+    PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs).withDurability(Durability.FSYNC));
     CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
@@ -348,7 +348,7 @@ class RecoveryRegressionTest {
   void aSegmentThatCannotBeCreatedFailsTheCommitBeforeItIsWritten() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
-    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs));
     if (append.equals("actor")) {
       aSegmentThatCannotBeCreatedStopsAnActorWrittenLog(fs, faulty);
       return;
@@ -479,7 +479,7 @@ class RecoveryRegressionTest {
 
   private PipelineSettings withFileSystem(FaultInjectingFileSystem fs) {
     PipelineSettings base = settings(Map.of());
-    return base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    return base.withLog(base.log().withFileSystem(fs));
   }
 
   /**
@@ -685,7 +685,7 @@ class RecoveryRegressionTest {
   }
 
   private static PipelineSettings withFileSystem(PipelineSettings base, FaultInjectingFileSystem fs) {
-    return base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    return base.withLog(base.log().withFileSystem(fs));
   }
 
   /** Copies a running database's files: what a kill -9 at this moment would leave on disk. */

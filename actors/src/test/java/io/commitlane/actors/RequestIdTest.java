@@ -200,7 +200,7 @@ class RequestIdTest {
   void aRepeatIsNeverAnsweredCommittedForAFirstAttemptThatIsNotDurable(boolean crash) throws Exception {
     io.commitlane.txlog.internal.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.internal.fs.FaultInjectingFileSystem();
     PipelineSettings base = settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless"));
-    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs));
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     TestProbe<WriteReply> replies = testKit.createTestProbe();
@@ -246,7 +246,7 @@ class RequestIdTest {
     io.commitlane.txlog.internal.fs.FaultInjectingFileSystem fs = new io.commitlane.txlog.internal.fs.FaultInjectingFileSystem();
     Map<String, Object> config = Map.of("wal", "off", "txlog.append", append, "txlog.durability", "fsync");
     PipelineSettings base = settings(testKit.system(), config);
-    PipelineSettings faulty = base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs));
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     TestProbe<WriteReply> replies = testKit.createTestProbe();

@@ -141,8 +141,10 @@ class SettingDefinitionsTest {
       assertTrue(hasComponent(owner, parts[parts.length - 1]), s + " names no field of " + owner.getSimpleName());
     }
     for (LogKey k : LogKeys.ALL) {
-      assertTrue(Arrays.stream(LogSettings.Builder.class.getMethods()).anyMatch(m -> m.getName().equals(k.javaName())),
-          k.javaName() + " is no method of LogSettings.Builder");
+      assertTrue(hasComponent(LogSettings.class, k.javaName()), k + " names no field of LogSettings");
+      String wither = "with" + Character.toUpperCase(k.javaName().charAt(0)) + k.javaName().substring(1);
+      assertTrue(Arrays.stream(LogSettings.class.getMethods()).anyMatch(m -> m.getName().equals(wither)),
+          wither + " is no method of LogSettings");
     }
   }
 

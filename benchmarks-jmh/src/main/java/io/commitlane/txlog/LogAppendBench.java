@@ -39,7 +39,7 @@ public class LogAppendBench {
   @Setup(Level.Trial)
   public void setUp() throws IOException {
     dir = Files.createTempDirectory("commitlane-jmh-log");
-    log = TransactionLog.open(dir.resolve("log"), LogSettings.builder().durability(Durability.NONE).build());
+    log = TransactionLog.open(dir.resolve("log"), LogSettings.defaults().withDurability(Durability.NONE));
     entries = List.of(ByteBuffer.wrap(new byte[entryBytes]));
   }
 

@@ -54,7 +54,7 @@ public final class FsyncLogWorkload implements CrashWorkload {
     }
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "fsync-log-crash-workload");
     PipelineSettings base = settings(system, opts.getOrDefault("append", "leaderless"));
-    PipelineSettings settings = base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    PipelineSettings settings = base.withLog(base.log().withFileSystem(fs));
     CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
     Semaphore inFlight = new Semaphore(8);
     for (long i = 1; ; i++) {

@@ -13,7 +13,7 @@ public final class InvalidLogSettingException extends TransactionLogException {
     this.allowedRange = allowedRange;
   }
 
-  /** The name of the invalid setting, as spelled in {@link LogSettings.Builder}. */
+  /** The name of the invalid setting, as spelled in {@link LogSettings} ({@code maxSegmentBytes}). */
   public String field() {
     return field;
   }

@@ -59,15 +59,15 @@ class ActorAppendTest {
     }
   }
 
-  private static LogSettings.Builder actor(FaultInjectingFileSystem fs) {
-    return LogSettings.builder().appendMode(AppendMode.ACTOR).fileSystem(fs);
+  private static LogSettings actor(FaultInjectingFileSystem fs) {
+    return LogSettings.defaults().withAppendMode(AppendMode.ACTOR).withFileSystem(fs);
   }
 
   @Test
   void committingThreadsOnlyQueueAndTheWriterWritesTheWholeBatchWithOneWrite() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     ManualHost host = new ManualHost();
-    try (TransactionLog log = TransactionLog.open(dir, actor(fs).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, actor(fs))) {
       log.hostWriter(host);
       log.finish(append(log, 0, "opens the segment"), () -> 0);
       long writes = fs.writeCount();
@@ -101,7 +101,7 @@ class ActorAppendTest {
   void anAcknowledgementWaitsForTheFinishAndUnderFsyncForTheOneForceOfItsBatch() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     ManualHost host = new ManualHost();
-    try (TransactionLog log = TransactionLog.open(dir, actor(fs).durability(Durability.FSYNC).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, actor(fs).withDurability(Durability.FSYNC))) {
       log.hostWriter(host);
       log.finish(append(log, 0, "opens the segment"), () -> 0);
       long forces = fs.forceCount();
@@ -138,7 +138,7 @@ class ActorAppendTest {
   void aFailedBatchWriteFailsItsAcknowledgementsAndStopsTheLog() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     ManualHost host = new ManualHost();
-    LogSettings settings = actor(fs).build();
+    LogSettings settings = actor(fs);
     TransactionLog log = TransactionLog.open(dir, settings);
     log.hostWriter(host);
     long kept = append(log, 1, "kept");
@@ -169,7 +169,7 @@ class ActorAppendTest {
   void aFailedForceFailsTheAcknowledgementsOfItsBatchAndStopsTheLog() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     ManualHost host = new ManualHost();
-    LogSettings settings = actor(fs).durability(Durability.FSYNC).build();
+    LogSettings settings = actor(fs).withDurability(Durability.FSYNC);
     TransactionLog log = TransactionLog.open(dir, settings);
     log.hostWriter(host);
     long first = append(log, 1, "forced");
@@ -193,7 +193,7 @@ class ActorAppendTest {
   void aSegmentThatCannotBeCreatedStopsTheLogAndWhatCameBeforeSurvives() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     ManualHost host = new ManualHost();
-    LogSettings settings = actor(fs).maxSegmentBytes(4096).build();
+    LogSettings settings = actor(fs).withMaxSegmentBytes(4096);
     TransactionLog log = TransactionLog.open(dir, settings);
     log.hostWriter(host);
     List<String> acknowledged = new ArrayList<>();
@@ -228,7 +228,7 @@ class ActorAppendTest {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     Set<String> writers = ConcurrentHashMap.newKeySet();
     ManualHost host = new ManualHost();
-    try (TransactionLog log = TransactionLog.open(dir, actor(fs).name("orders").build())) {
+    try (TransactionLog log = TransactionLog.open(dir, actor(fs).withName("orders"))) {
       log.hostWriter(host);
       long p = append(log, 1, "a");
       CompletableFuture<Void> ack = log.finishAsync(p, () -> 1);
@@ -247,7 +247,7 @@ class ActorAppendTest {
   @Test
   void abortingAPositionThatIsNotAwaitingFinishIsRefusedAndHarmless() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = actor(fs).build();
+    LogSettings settings = actor(fs);
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       log.hostWriter(new ManualHost());
       long a = append(log, 1, "a");
@@ -271,7 +271,7 @@ class ActorAppendTest {
   @Test
   void closeWritesWhatIsQueuedAndSettlesEveryAcknowledgement() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = actor(fs).durability(Durability.FSYNC).build();
+    LogSettings settings = actor(fs).withDurability(Durability.FSYNC);
     TransactionLog log = TransactionLog.open(dir, settings);
     log.hostWriter(new ManualHost()); // never runs a turn: close must
     long a = append(log, 1, "a");
@@ -301,7 +301,7 @@ class ActorAppendTest {
    */
   @Test
   void aFinishQueuedWhileTheWriterSamplesIsNotCoveredByThatSample() {
-    try (TransactionLog log = TransactionLog.open(dir, actor(new FaultInjectingFileSystem()).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, actor(new FaultInjectingFileSystem()))) {
       log.hostWriter(new ManualHost());
       long p0 = append(log, 0, "a");
       long p1 = append(log, 1, "b");
@@ -343,7 +343,7 @@ class ActorAppendTest {
 
   @Test
   void aFlushEventIsHandledBetweenBatchesAndClaimsOnlyWhatTheWriterFinished() {
-    try (TransactionLog log = TransactionLog.open(dir, actor(new FaultInjectingFileSystem()).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, actor(new FaultInjectingFileSystem()))) {
       log.hostWriter(new ManualHost());
       long p = append(log, 1, "a");
       log.finishAsync(p, () -> 5); // its RocksDB write is at 5, but the writer has not run yet
@@ -359,8 +359,8 @@ class ActorAppendTest {
   void concurrentCommittersAcrossBatchesSegmentsAndOversizeRecordsReadBackInPositionOrder() throws Exception {
     // 8 KiB segments and 4 KiB batches: records of 40..5000 bytes fill batches and segments often,
     // and the largest frames exceed a batch (written on their own).
-    LogSettings settings = LogSettings.builder().appendMode(AppendMode.ACTOR).maxSegmentBytes(8192)
-        .appendBufferBytes(4096).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(AppendMode.ACTOR).withMaxSegmentBytes(8192)
+        .withAppendBufferBytes(4096);
     int committers = 4;
     int perCommitter = 300;
     List<List<Long>> positions = new ArrayList<>();
@@ -421,7 +421,7 @@ class ActorAppendTest {
 
   @Test
   void aSamplerThatCallsBackIntoItsLogIsRefusedClearly() {
-    try (TransactionLog log = TransactionLog.open(dir, actor(new FaultInjectingFileSystem()).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, actor(new FaultInjectingFileSystem()))) {
       long p = append(log, 1, "a");
       long q = append(log, 2, "b");
       List<Throwable> refused = new ArrayList<>();

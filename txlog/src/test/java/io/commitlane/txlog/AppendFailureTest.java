@@ -20,7 +20,7 @@ class AppendFailureTest {
   @Test
   void aFailedWriteThrowsLogIOExceptionAndTheLogStaysUsable() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).build();
+    LogSettings settings = LogSettings.defaults().withFileSystem(fs);
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       long a = append(log, 1, "a");
       log.finish(a, () -> 1);
@@ -41,7 +41,7 @@ class AppendFailureTest {
   @Test
   void aFailedSegmentCreationIsReportedAndRetried() {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().fileSystem(fs).build();
+    LogSettings settings = LogSettings.defaults().withFileSystem(fs);
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       fs.failNextWrite(); // the segment header write
       assertThrows(LogIOException.class, () -> append(log, 1, "a"));

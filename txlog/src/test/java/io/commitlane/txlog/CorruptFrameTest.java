@@ -32,8 +32,8 @@ class CorruptFrameTest {
   @Test
   void aFlippedByteAnywhereInAMiddleFrameCostsExactlyThatRecord() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs)
-        .recoveryMode(RecoveryMode.SKIP_CORRUPTED).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withFileSystem(fs)
+        .withRecoveryMode(RecoveryMode.SKIP_CORRUPTED);
     List<Long> positions = writeFive(root.resolve("probe"), settings);
     long bad = positions.get(2);
     long resume = positions.get(3);
@@ -97,7 +97,7 @@ class CorruptFrameTest {
   @Test
   void corruptionAfterOpenIsCaughtByTheReaderToo() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withFileSystem(fs);
     Path dir = root.resolve("live");
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       List<Long> positions = new ArrayList<>();
@@ -121,7 +121,7 @@ class CorruptFrameTest {
   @Test
   void aTornTailInAnOlderSegmentIsOneCorruptFrameNotTheEndOfTheLog() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).maxSegmentBytes(4096).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withFileSystem(fs).withMaxSegmentBytes(4096);
     Path dir = root.resolve("older");
     List<Long> positions = new ArrayList<>();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {

@@ -42,7 +42,7 @@ class FlushCorrelationRaceTest {
    */
   @Test
   void flushAtTheLaterPositionsSampleNeverPassesAnEarlierPositionThatCommittedLater() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       long p1 = append(log, 1, "earlier position, later sequence");
       long p2 = append(log, 2, "later position, earlier sequence");
       AtomicLong latestSequence = new AtomicLong(9);
@@ -88,7 +88,7 @@ class FlushCorrelationRaceTest {
   /** The same invariant observed from inside the sampler: the finishing position is gone. */
   @Test
   void samplerRunsAfterThePositionLeftTheUncommittedSet() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       int[] uncommittedAtSample = new int[2];
@@ -116,7 +116,7 @@ class FlushCorrelationRaceTest {
   /** A pair is only recorded with a sample taken after every position below it finished. */
   @Test
   void pairsClaimOnlyPositionsThatFinishedBeforeTheSample() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       long p3 = append(log, 3, "c");

@@ -28,7 +28,7 @@ class FlushedPositionTest {
   @Test
   void persistsAcrossReopenAndReplayOffersExactlyTheUnflushedNonAbortedRecords() {
     List<Long> positions = new ArrayList<>();
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       assertEquals(LogPosition.START, log.flushedPosition());
       long sequence = 0;
       for (int i = 0; i < 6; i++) {
@@ -47,7 +47,7 @@ class FlushedPositionTest {
       log.onFlushCompleted(1);
       assertEquals(positions.get(2), log.flushedPosition(), "never moves backwards");
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       assertEquals(positions.get(2), log.flushedPosition(), "persisted");
       List<String> first = replay(log);
       assertEquals(List.of("r2", "r3", "r5"), first, "from the flushed position, without r4");
@@ -62,7 +62,7 @@ class FlushedPositionTest {
       log.onFlushCompleted(100);
       assertEquals(log.committedWatermark(), log.flushedPosition());
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       assertEquals(List.of(), replay(log));
     }
   }
@@ -74,13 +74,13 @@ class FlushedPositionTest {
    */
   @Test
   void aDirectoryWhereTheFlushedPositionBelongsIsDamageOfItsKind() throws IOException {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       log.finish(append(log, 1, "r1"), () -> 1);
     }
     Path file = dir.resolve("flushed-position");
     java.nio.file.Files.delete(file);
     java.nio.file.Files.createDirectories(file.resolve("kept"));
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       assertEquals(List.of(LogDamage.Kind.FLUSHED_POSITION), log.damage().stream().map(LogDamage::kind).toList());
       assertTrue(log.damage().get(0).toString().contains("is not a regular file"), log.damage().toString());
       assertEquals(List.of(), log.foreignEntries(), "damage, not a stranger");
@@ -93,7 +93,7 @@ class FlushedPositionTest {
       log.markFlushedThrough(Long.MAX_VALUE);
     }
     assertTrue(java.nio.file.Files.isRegularFile(file), "the empty directory was replaced");
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       assertEquals(List.of(), log.damage());
       assertEquals(List.of(), replay(log));
     }
@@ -102,7 +102,7 @@ class FlushedPositionTest {
   @Test
   void newRecordsLandAboveAFlushedPositionThatOutlivedTheLogTail() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().appendMode(mode).fileSystem(fs).build(); // PROCESS: tail unsynced
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withFileSystem(fs); // PROCESS: tail unsynced
     TransactionLog log = TransactionLog.open(dir, settings);
     long p = append(log, 1, "flushed by RocksDB, lost from the log");
     log.finish(p, () -> 1);

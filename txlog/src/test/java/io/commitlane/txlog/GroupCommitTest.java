@@ -43,7 +43,7 @@ class GroupCommitTest {
   void concurrentAppendersShareForces() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
-        LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
+        LogSettings.defaults().withAppendMode(mode).withFileSystem(fs).withDurability(Durability.FSYNC);
     int appenders = 8;
     int perAppender = 100;
     CountDownLatch allWritten = new CountDownLatch(1);
@@ -105,7 +105,7 @@ class GroupCommitTest {
   void aFailedForceFailsTheFuturesAndStopsAppends() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
-        LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
+        LogSettings.defaults().withAppendMode(mode).withFileSystem(fs).withDurability(Durability.FSYNC);
     TransactionLog log = TransactionLog.open(dir, settings);
     log.finish(append(log, 0, "creates the segment"), () -> 0); // so the force that fails is a record's
     long p = append(log, 1, "a");
@@ -127,7 +127,7 @@ class GroupCommitTest {
   void closeCompletesPendingFuturesAndLaterRequestsFailFast() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     LogSettings settings =
-        LogSettings.builder().appendMode(mode).fileSystem(fs).durability(Durability.FSYNC).build();
+        LogSettings.defaults().withAppendMode(mode).withFileSystem(fs).withDurability(Durability.FSYNC);
     TransactionLog log = TransactionLog.open(dir, settings);
     CountDownLatch forceStarted = new CountDownLatch(1);
     CountDownLatch releaseForce = new CountDownLatch(1);
@@ -157,7 +157,7 @@ class GroupCommitTest {
   void processAndNoneDurabilityReturnCompletedFutures() {
     for (Durability d : new Durability[] {Durability.NONE, Durability.PROCESS}) {
       try (TransactionLog log =
-          TransactionLog.open(dir.resolve(d.name()), LogSettings.builder().appendMode(mode).durability(d).build())) {
+          TransactionLog.open(dir.resolve(d.name()), LogSettings.defaults().withAppendMode(mode).withDurability(d))) {
         long p = append(log, 1, "a");
         assertTrue(log.whenDurable(p).isDone());
         log.awaitDurable(p);
@@ -168,7 +168,7 @@ class GroupCommitTest {
 
   @Test
   void theForceThreadIsNamedAfterTheLog() throws Exception {
-    LogSettings settings = LogSettings.builder().appendMode(mode).durability(Durability.FSYNC).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withDurability(Durability.FSYNC);
     try (TransactionLog log = TransactionLog.open(dir.resolve("orders"), settings)) {
       long p = append(log, 1, "a");
       String thread = log.whenDurable(p)

@@ -37,8 +37,8 @@ class LeaderlessAppendTest {
     threads.shutdownNow();
   }
 
-  private static LogSettings.Builder leaderless() {
-    return LogSettings.builder().appendMode(AppendMode.LEADERLESS);
+  private static LogSettings leaderless() {
+    return LogSettings.defaults().withAppendMode(AppendMode.LEADERLESS);
   }
 
   @Test
@@ -46,7 +46,7 @@ class LeaderlessAppendTest {
       throws Exception {
     // 4 KiB segments and buffers: records of 40..1500 bytes fill buffers and segments often, and
     // the largest frames exceed a buffer (the oversize path).
-    LogSettings settings = leaderless().maxSegmentBytes(8192).appendBufferBytes(4096).build();
+    LogSettings settings = leaderless().withMaxSegmentBytes(8192).withAppendBufferBytes(4096);
     int committers = 4;
     int perCommitter = 300;
     List<List<Long>> positions = new ArrayList<>();
@@ -117,7 +117,7 @@ class LeaderlessAppendTest {
   @Test
   void appendsGoOnWhileASyncWritesAndAWaitingSyncCoveredByItDoesNoIo() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    try (TransactionLog log = TransactionLog.open(dir, leaderless().fileSystem(fs).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, leaderless().withFileSystem(fs))) {
       append(log, 0, "opens the segment");
       log.finish(LogPosition.of(0, SegmentHeader.BYTES), () -> 0);
       long a = append(log, 1, "a");
@@ -154,7 +154,7 @@ class LeaderlessAppendTest {
   @Test
   void anIoErrorAfterClaimsStopsTheLogForGoodAndReopenRecovers() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = leaderless().fileSystem(fs).build();
+    LogSettings settings = leaderless().withFileSystem(fs);
     TransactionLog log = TransactionLog.open(dir, settings);
     long kept = append(log, 1, "kept");
     log.finish(kept, () -> 1);
@@ -181,7 +181,7 @@ class LeaderlessAppendTest {
   @Test
   void aFailedFsyncStopsTheLogAndFailsEveryWaiter() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = leaderless().fileSystem(fs).durability(Durability.FSYNC).build();
+    LogSettings settings = leaderless().withFileSystem(fs).withDurability(Durability.FSYNC);
     TransactionLog log = TransactionLog.open(dir, settings);
     long p = append(log, 1, "a");
     log.finish(p, () -> 1);
@@ -195,7 +195,7 @@ class LeaderlessAppendTest {
 
   @Test
   void anAppendAFullRingBehindTheOldestUnfinishedRecordFailsClearlyAndAppendsNothing() {
-    LogSettings settings = leaderless().completionRingSlots(16).completionRingWait(Duration.ZERO).build();
+    LogSettings settings = leaderless().withCompletionRingSlots(16).withCompletionRingWait(Duration.ZERO);
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       List<Long> open = new ArrayList<>();
       for (int i = 0; i < 16; i++) {
@@ -220,7 +220,7 @@ class LeaderlessAppendTest {
 
   @Test
   void finishingTwiceOrAnUnknownPositionIsRefused() {
-    try (TransactionLog log = TransactionLog.open(dir, leaderless().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, leaderless())) {
       long p = append(log, 1, "a");
       long q = append(log, 2, "b");
       log.finish(q, () -> 1);

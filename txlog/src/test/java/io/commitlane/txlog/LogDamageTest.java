@@ -55,8 +55,8 @@ class LogDamageTest {
     return positions;
   }
 
-  private LogSettings.Builder settings() {
-    return LogSettings.builder().appendMode(mode).maxSegmentBytes(4096);
+  private LogSettings settings() {
+    return LogSettings.defaults().withAppendMode(mode).withMaxSegmentBytes(4096);
   }
 
   private static List<String> replayed(TransactionLog log) {
@@ -67,24 +67,24 @@ class LogDamageTest {
 
   @Test
   void aDeletedMiddleSegmentIsDamageAndPointInTimeReplayStopsBeforeIt() throws IOException {
-    writeThreeSegments(settings().build());
+    writeThreeSegments(settings());
     Files.delete(segmentFile(dir, 1));
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(1, log.damage().size(), log.damage().toString());
       LogDamage d = log.damage().get(0);
       assertEquals(LogDamage.Kind.MISSING_SEGMENTS, d.kind());
       assertEquals(LogPosition.of(1, 0), d.position());
       assertEquals(List.of("r0", "r1", "r2"), replayed(log));
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().recoveryMode(RecoveryMode.SKIP_CORRUPTED).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings().withRecoveryMode(RecoveryMode.SKIP_CORRUPTED))) {
       assertEquals(List.of("r0", "r1", "r2", "r6", "r7", "r8"), replayed(log));
     }
     LogDamagedException refused = assertThrows(LogDamagedException.class,
-        () -> TransactionLog.open(dir, settings().recoveryMode(RecoveryMode.ABSOLUTE_CONSISTENCY).build()));
+        () -> TransactionLog.open(dir, settings().withRecoveryMode(RecoveryMode.ABSOLUTE_CONSISTENCY)));
     assertTrue(refused.getMessage().contains(LogPosition.toString(LogPosition.of(1, 0))), refused.getMessage());
     assertEquals(LogDamage.Kind.MISSING_SEGMENTS, refused.damage().get(0).kind());
     // Refused means untouched and not held open: a later open in another mode works.
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(1, log.damage().size());
     }
     InspectionReport report = LogInspector.inspect(dir);
@@ -98,16 +98,16 @@ class LogDamageTest {
 
   @Test
   void aDeletedFirstSegmentHoldingUnflushedRecordsIsDamageButAPurgedOneIsNot() throws IOException {
-    List<Long> positions = writeThreeSegments(settings().build());
+    List<Long> positions = writeThreeSegments(settings());
     Files.delete(segmentFile(dir, 0));
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(LogDamage.Kind.MISSING_SEGMENTS, log.damage().get(0).kind());
       assertEquals(LogPosition.START, log.replayStop(), "nothing can be replayed before the hole");
       assertEquals(List.of(), replayed(log));
       // Everything in the missing segment is flushed now: it is no longer damage.
       log.markFlushedThrough(positions.get(3));
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(List.of(), log.damage());
       assertEquals(List.of("r3", "r4", "r5", "r6", "r7", "r8"), replayed(log));
     }
@@ -116,11 +116,11 @@ class LogDamageTest {
 
   @Test
   void aSegmentCutShortBeforeItsSuccessorBeganIsDamage() throws IOException {
-    List<Long> positions = writeThreeSegments(settings().build());
+    List<Long> positions = writeThreeSegments(settings());
     try (RandomAccessFile f = new RandomAccessFile(segmentFile(dir, 1).toFile(), "rw")) {
       f.setLength(LogPosition.offset(positions.get(5))); // r5, the last record of segment 1, is gone
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(1, log.damage().size(), log.damage().toString());
       assertEquals(LogDamage.Kind.TRUNCATED_SEGMENT, log.damage().get(0).kind());
       assertEquals(positions.get(5), log.damage().get(0).position());
@@ -130,11 +130,11 @@ class LogDamageTest {
 
   @Test
   void aDirectoryWhereASegmentShouldBeIsAnUnreadableSegmentAndAForeignEntry() throws IOException {
-    writeThreeSegments(settings().build());
+    writeThreeSegments(settings());
     Files.delete(segmentFile(dir, 1));
     Files.createDirectory(segmentFile(dir, 1));
     Files.writeString(dir.resolve("notes.txt"), "not the log's");
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(LogDamage.Kind.UNREADABLE_SEGMENT, log.damage().get(0).kind());
       assertEquals(List.of(dir.resolve("notes.txt"), segmentFile(dir, 1)).stream().map(p -> p.getFileName().toString()).sorted().toList(),
           log.foreignEntries().stream().map(p -> p.getFileName().toString()).sorted().toList());
@@ -145,7 +145,7 @@ class LogDamageTest {
     }
     // An unreadable entry above the last segment: appends go past it, so log order stays file order.
     Files.createDirectory(segmentFile(dir, 3));
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       long p = append(log, 11, "past the directory");
       log.finish(p, () -> 0);
       assertEquals(4, LogPosition.segment(p));
@@ -161,11 +161,11 @@ class LogDamageTest {
 
   @Test
   void anOversizedSparseSegmentIsUnreadableNotACrash() throws IOException {
-    writeThreeSegments(settings().build());
+    writeThreeSegments(settings());
     try (RandomAccessFile f = new RandomAccessFile(segmentFile(dir, 1).toFile(), "rw")) {
       f.setLength(2L << 30); // 2 GiB, sparse
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(LogDamage.Kind.UNREADABLE_SEGMENT, log.damage().get(0).kind());
       assertTrue(log.damage().get(0).detail().contains("larger than any log writes"), log.damage().toString());
     }
@@ -177,12 +177,12 @@ class LogDamageTest {
 
   @Test
   void aCleanLogWithAPurgedPrefixHasNoDamage() throws IOException {
-    List<Long> positions = writeThreeSegments(settings().build());
-    try (TransactionLog log = TransactionLog.open(dir, settings().retention(java.time.Duration.ZERO).build())) {
+    List<Long> positions = writeThreeSegments(settings());
+    try (TransactionLog log = TransactionLog.open(dir, settings().withRetention(java.time.Duration.ZERO))) {
       log.markFlushedThrough(positions.get(6));
       assertTrue(log.purge(java.time.Instant.now().plusSeconds(60)).segmentsDeleted() >= 1);
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(List.of(), log.damage());
       assertEquals(List.of("r6", "r7", "r8"), replayed(log));
     }
@@ -193,7 +193,7 @@ class LogDamageTest {
   void stampedAppendsTakeTheirTimestampsInLogOrder() throws Exception {
     MonotonicClock clock = new MonotonicClock(() -> 1_000);
     List<TransactionLog.Appended> appended = java.util.Collections.synchronizedList(new ArrayList<>());
-    try (TransactionLog log = TransactionLog.open(dir, settings().maxSegmentBytes(64 << 10).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings().withMaxSegmentBytes(64 << 10))) {
       List<Thread> threads = new ArrayList<>();
       for (int t = 0; t < 4; t++) {
         int id = t;
@@ -222,20 +222,20 @@ class LogDamageTest {
 
   @Test
   void abandonedRecordsAreHiddenFromReadersAndReplayForGood() throws IOException {
-    List<Long> positions = writeThreeSegments(settings().build());
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    List<Long> positions = writeThreeSegments(settings());
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       log.abandon(List.of(positions.get(7), positions.get(8)));
       assertEquals(List.of("r0", "r1", "r2", "r3", "r4", "r5", "r6"), values(readAll(log)));
       assertThrows(IllegalArgumentException.class, () -> log.abandon(List.of(positions.get(8))));
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(List.of("r0", "r1", "r2", "r3", "r4", "r5", "r6"), replayed(log));
     }
   }
 
   @Test
   void markFlushedThroughNeverPassesTheCommittedWatermarkNorMovesBack() throws IOException {
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       long a = append(log, 1, "a");
       log.finish(a, () -> 0);
       long b = append(log, 2, "b"); // not finished
@@ -245,7 +245,7 @@ class LogDamageTest {
       assertEquals(b, log.flushedPosition(), "never moves back");
       log.finish(b, () -> 0);
     }
-    try (TransactionLog log = TransactionLog.open(dir, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(dir, settings())) {
       assertEquals(List.of("b"), replayed(log));
     }
   }
@@ -254,13 +254,13 @@ class LogDamageTest {
   void oneDirectoryIsOneLogHoweverItIsReached() throws IOException {
     Path real = Files.createDirectories(dir.resolve("real"));
     Path link = Files.createSymbolicLink(dir.resolve("link"), real);
-    try (TransactionLog log = TransactionLog.open(real, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(real, settings())) {
       TransactionLogException e = assertThrows(TransactionLogException.class,
-          () -> TransactionLog.open(link, settings().build()));
+          () -> TransactionLog.open(link, settings()));
       assertTrue(e.getMessage().contains("already open"), e.getMessage());
       assertEquals(real.toRealPath(), log.directory());
     }
-    try (TransactionLog log = TransactionLog.open(link, settings().build())) {
+    try (TransactionLog log = TransactionLog.open(link, settings())) {
       assertEquals(real.toRealPath(), log.directory());
     }
   }

@@ -26,7 +26,7 @@ class LogInspectorTest {
 
   private long[] writeThree() {
     long[] positions = new long[3];
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       for (int i = 0; i < 3; i++) {
         positions[i] = log.append(40 + i, 1000 + i, i, TestLogs.entries("k" + i, "value" + i),
             TestLogs.bytes("writes"));

@@ -22,7 +22,7 @@ class MarkDeadTest {
   @ParameterizedTest
   @EnumSource(AppendMode.class)
   void aDeadRecordIsHiddenAndTheWatermarkPassesIt(AppendMode mode) {
-    LogSettings settings = LogSettings.builder().appendMode(mode).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode);
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       log.finish(append(log, 1, "a"), () -> 1);
       long dead = append(log, 2, "dead");

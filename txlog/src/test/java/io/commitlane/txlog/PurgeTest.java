@@ -29,8 +29,8 @@ class PurgeTest {
   @Test
   void keepsSegmentsAboveTheFlushedPositionAndTheActiveOne() {
     MutableClock clock = new MutableClock(1_000_000_000L);
-    LogSettings settings = LogSettings.builder().appendMode(mode).clock(clock).maxSegmentBytes(4096)
-        .retention(Duration.ofDays(3)).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withClock(clock).withMaxSegmentBytes(4096)
+        .withRetention(Duration.ofDays(3));
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       List<Long> positions = new ArrayList<>();
       long sequence = 0;

@@ -31,7 +31,7 @@ class ReaderTest {
 
   @BeforeEach
   void writeTwentyRecordsOverSeveralSegments() {
-    log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build());
+    log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode).withMaxSegmentBytes(4096));
     for (long txn = 0; txn < 20; txn++) {
       // Timestamps 100, 110, ..., 290; 900-byte records: 4 per segment.
       long p = log.append(txn, 100 + txn * 10, List.of(ByteBuffer.allocate(900)), null);

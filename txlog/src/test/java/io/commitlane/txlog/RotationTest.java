@@ -31,7 +31,7 @@ class RotationTest {
 
   @Test
   void rotatesBeforeARecordWouldExceedMaxSegmentBytesAndNeverSplitsOne() throws IOException {
-    LogSettings settings = LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withMaxSegmentBytes(4096);
     List<Long> positions = new ArrayList<>();
     List<Integer> sizes = new ArrayList<>();
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
@@ -68,7 +68,7 @@ class RotationTest {
   void rotatesAtTheFirstAppendAfterTheSegmentGotOld() {
     MutableClock clock = new MutableClock(1_000_000);
     LogSettings settings =
-        LogSettings.builder().appendMode(mode).clock(clock).maxSegmentAge(Duration.ofMinutes(10)).build();
+        LogSettings.defaults().withAppendMode(mode).withClock(clock).withMaxSegmentAge(Duration.ofMinutes(10));
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       long p1 = append(log, 1, "a");
       clock.advance(Duration.ofMinutes(9));
@@ -91,10 +91,10 @@ class RotationTest {
 
   @Test
   void reopenedLogKeepsAppendingToItsLastSegmentWhileItHasRoom() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       log.finish(append(log, 1, "a"), () -> 0);
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       long p = append(log, 2, "b");
       assertEquals(0, LogPosition.segment(p));
       log.finish(p, () -> 0);
@@ -104,7 +104,7 @@ class RotationTest {
 
   @Test
   void aRecordLargerThanASegmentIsRejected() {
-    LogSettings settings = LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(mode).withMaxSegmentBytes(4096);
     try (TransactionLog log = TransactionLog.open(dir, settings)) {
       assertThrows(RecordTooLargeException.class,
           () -> log.append(1, 1, List.of(ByteBuffer.allocate(5000)), null));

@@ -31,7 +31,7 @@ class TornTailTest {
   @Test
   void tornLastRecordAtEveryByteOffsetIsCutAndTheLogStaysAppendable() throws IOException {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    LogSettings settings = LogSettings.builder().appendMode(appendMode).fileSystem(fs).build();
+    LogSettings settings = LogSettings.defaults().withAppendMode(appendMode).withFileSystem(fs);
     // Learn where the last record starts and ends.
     long lastStart;
     long fileEnd;
@@ -71,7 +71,7 @@ class TornTailTest {
       Path dir = root.resolve(mode.name());
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
       LogSettings settings =
-          LogSettings.builder().appendMode(appendMode).fileSystem(fs).durability(Durability.FSYNC).build();
+          LogSettings.defaults().withAppendMode(appendMode).withFileSystem(fs).withDurability(Durability.FSYNC);
       TransactionLog log = TransactionLog.open(dir, settings);
       long a = append(log, 1, "synced");
       log.finish(a, () -> 0);
@@ -97,7 +97,7 @@ class TornTailTest {
     for (LostWrites mode : LostWrites.values()) {
       Path dir = root.resolve("process-" + mode.name());
       FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-      LogSettings settings = LogSettings.builder().appendMode(appendMode).fileSystem(fs).build(); // PROCESS: no fsync
+      LogSettings settings = LogSettings.defaults().withAppendMode(appendMode).withFileSystem(fs); // PROCESS: no fsync
       TransactionLog log = TransactionLog.open(dir, settings);
       log.finish(append(log, 1, "never synced"), () -> 0);
       fs.crash(mode);

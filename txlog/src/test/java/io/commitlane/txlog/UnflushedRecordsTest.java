@@ -26,7 +26,7 @@ class UnflushedRecordsTest {
     long kept;
     long later;
     // Small segments: the records span several, and those wholly below the flushed position are skipped.
-    LogSettings settings = LogSettings.builder().maxSegmentBytes(io.commitlane.txlog.internal.settings.LogKeys.MAX_SEGMENT_SIZE.min()).build();
+    LogSettings settings = LogSettings.defaults().withMaxSegmentBytes(io.commitlane.txlog.internal.settings.LogKeys.MAX_SEGMENT_SIZE.min());
     try (TransactionLog log = TransactionLog.open(logDir, settings)) {
       for (int i = 0; i < 200; i++) {
         append(log, i, true);

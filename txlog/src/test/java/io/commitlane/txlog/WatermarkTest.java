@@ -35,7 +35,7 @@ class WatermarkTest {
 
   @Test
   void outOfOrderFinishesNeverExposeALaterRecordFirst() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       long p1 = append(log, 1, "a");
       long p2 = append(log, 2, "b");
       long p3 = append(log, 3, "c");
@@ -75,7 +75,7 @@ class WatermarkTest {
   @Test
   void abortedRecordsAreInvisibleAndReplaySkipsThem() {
     List<Long> positions = new ArrayList<>();
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       for (String v : List.of("a", "aborted", "c")) {
         positions.add(append(log, positions.size(), v));
       }
@@ -91,7 +91,7 @@ class WatermarkTest {
       assertEquals(0, log.stats().uncommittedCount());
       assertEquals(1, log.stats().abortedRecords());
     }
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       assertEquals(List.of("a", "c"), values(readAll(log)), "the abort marker survives reopen");
       List<String> replayed = new ArrayList<>();
       log.replay(r -> replayed.add(TestLogs.text(r.entries().get(0))));
@@ -101,7 +101,7 @@ class WatermarkTest {
 
   @Test
   void finishingAnUnknownPositionIsAnError() {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       long p = append(log, 1, "a");
       log.finish(p, () -> 1);
       assertThrows(IllegalStateException.class, () -> log.finish(p, () -> 1));
@@ -115,7 +115,7 @@ class WatermarkTest {
    */
   @Test
   void concurrentWritersAndATailingReaderNeverSeeAnUnfinishedRecord() throws Exception {
-    try (TransactionLog log = TransactionLog.open(dir, LogSettings.builder().appendMode(mode).build())) {
+    try (TransactionLog log = TransactionLog.open(dir, LogSettings.defaults().withAppendMode(mode))) {
       Set<Long> finished = ConcurrentHashMap.newKeySet();
       int writers = 4;
       int perWriter = 2000;

@@ -277,8 +277,8 @@ public final class LogAppendBench implements Callable<Integer> {
     Database.Registration hook = null;
     try {
       if (v.logged()) {
-        log = TransactionLog.open(where.resolve("txlog"), LogSettings.builder().appendMode(v.mode())
-            .durability(v.fsync() ? Durability.FSYNC : Durability.PROCESS).build());
+        log = TransactionLog.open(where.resolve("txlog"), LogSettings.defaults().withAppendMode(v.mode())
+            .withDurability(v.fsync() ? Durability.FSYNC : Durability.PROCESS));
         hook = db.addCommitHook(new LogHook(log, db));
       }
       TransactionLog theLog = log;

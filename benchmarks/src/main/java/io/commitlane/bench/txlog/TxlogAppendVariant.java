@@ -21,7 +21,7 @@ public record TxlogAppendVariant(Durability durability) implements CommitVariant
 
   @Override
   public Session open(Path dir) {
-    TransactionLog log = TransactionLog.open(dir.resolve("log"), LogSettings.builder().durability(durability).build());
+    TransactionLog log = TransactionLog.open(dir.resolve("log"), LogSettings.defaults().withDurability(durability));
     AtomicLong ids = new AtomicLong();
     return new Session() {
       @Override

@@ -111,7 +111,7 @@ public enum OpenFaults {
 
   /** {@code base} with its logs on {@code fs}. */
   public static PipelineSettings withFileSystem(PipelineSettings base, FaultInjectingFileSystem fs) {
-    return base.withLog(base.log().toBuilder().fileSystem(fs).build());
+    return base.withLog(base.log().withFileSystem(fs));
   }
 
   /**

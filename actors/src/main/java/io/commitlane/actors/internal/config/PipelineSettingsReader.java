@@ -131,22 +131,20 @@ public final class PipelineSettingsReader {
     Long ringSlots = (Long) c.read(asSetting(LogKeys.COMPLETION_RING_SLOTS));
     Duration ringWait = (Duration) c.read(asSetting(LogKeys.COMPLETION_RING_WAIT));
     RecoveryMode recovery = logChoice(c, LogKeys.RECOVERY, RecoveryMode.values());
-    // The builder checks what depends on more than one value (a power of two) for every value that
-    // could be read, so that every error is reported at once; it is returned only if all could.
-    LogSettings.Builder b = LogSettings.builder();
-    boolean complete = true;
-    if (durability != null) { b.durability(durability); } else { complete = false; }
-    if (segment != null) { b.maxSegmentBytes(segment); } else { complete = false; }
-    if (age != null) { b.maxSegmentAge(age); } else { complete = false; }
-    if (retention != null) { b.retention(retention); } else { complete = false; }
-    if (wait != null) { b.groupCommitMaxWait(wait); } else { complete = false; }
-    if (append != null) { b.appendMode(append); } else { complete = false; }
-    if (appendBuffer != null) { b.appendBufferBytes(appendBuffer); } else { complete = false; }
-    if (ringSlots != null) { b.completionRingSlots(ringSlots.intValue()); } else { complete = false; }
-    if (ringWait != null) { b.completionRingWait(ringWait); } else { complete = false; }
-    if (recovery != null) { b.recoveryMode(recovery); } else { complete = false; }
+    // LogSettings' constructor checks what the reader cannot (a power of two) for every value that
+    // could be read, so that every error is reported at once: a value that could not be read is
+    // replaced by its default there, and nothing built from such a placeholder is returned.
+    LogSettings d = LogSettings.defaults();
+    boolean complete = durability != null && segment != null && age != null && retention != null && wait != null
+        && append != null && appendBuffer != null && ringSlots != null && ringWait != null && recovery != null;
     try {
-      LogSettings log = b.build();
+      LogSettings log = new LogSettings(durability != null ? durability : d.durability(),
+          segment != null ? segment : d.maxSegmentBytes(), age != null ? age : d.maxSegmentAge(),
+          retention != null ? retention : d.retention(), d.groupCommitMaxBytes(), d.groupCommitMaxRecords(),
+          wait != null ? wait : d.groupCommitMaxWait(), d.fileSystem(), d.clock(), d.name(),
+          append != null ? append : d.appendMode(), appendBuffer != null ? appendBuffer : d.appendBufferBytes(),
+          ringSlots != null ? ringSlots.intValue() : d.completionRingSlots(),
+          ringWait != null ? ringWait : d.completionRingWait(), recovery != null ? recovery : d.recoveryMode());
       return complete ? log : null;
     } catch (InvalidLogSettingException e) {
       for (InvalidLogSettingException each : allOf(e)) {

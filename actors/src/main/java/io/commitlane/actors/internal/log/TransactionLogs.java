@@ -203,7 +203,7 @@ public final class TransactionLogs implements CommitHook, LogCapture, AutoClosea
         throw new DatabaseClosedException(db.path());
       }
       return logs.computeIfAbsent(name, n -> {
-        TransactionLog opened = TransactionLog.open(root.resolve(n), settings.toBuilder().name(n).build());
+        TransactionLog opened = TransactionLog.open(root.resolve(n), settings.withName(n));
         if (writerHost != null) {
           opened.hostWriter(writerHost);
         }

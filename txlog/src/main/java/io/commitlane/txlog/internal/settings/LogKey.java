@@ -7,14 +7,15 @@ import java.util.Locale;
 
 /**
  * INTERNAL API. One setting of a transaction log: its key under {@code commitlane.txlog} (null for
- * a setting only {@code LogSettings.Builder} sets), the builder's name for it, what it allows, and
- * a line saying what it is. {@code LogSettings.Builder#build()} checks through these; the actors
+ * a setting only {@code LogSettings} sets), its name in {@code LogSettings} (the record component,
+ * read by {@code maxSegmentBytes()} and set by {@code withMaxSegmentBytes}), what it allows, and a
+ * line saying what it is. {@code LogSettings}' constructor checks through these; the actors
  * module's config reader reads {@code commitlane.txlog} through them, and a test compares them with
  * {@code reference.conf} and docs/configuration.md. (txlog imports no storage, so it has its own
  * descriptor type.)
  *
  * @param key the key relative to {@code commitlane} ({@code txlog.max-segment-size}), or null
- * @param javaName the {@code LogSettings.Builder} method ({@code maxSegmentBytes})
+ * @param javaName the {@code LogSettings} component ({@code maxSegmentBytes})
  * @param unit what a number counts ({@code bytes}, {@code records}), null for a duration or a choice
  * @param range what it allows, as {@code reference.conf} writes it ({@code 4 KiB..1 GiB})
  * @param allowed what it allows, as an error says it (with exact bounds)

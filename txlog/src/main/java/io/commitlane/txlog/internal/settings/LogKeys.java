@@ -8,9 +8,9 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * INTERNAL API. Every setting of a transaction log, defined once (key, builder name, range, doc).
- * Defaults: {@code reference.conf}'s {@code commitlane.txlog { }}; {@code LogSettings.builder()}
- * starts from the same values for a log opened without Pekko (a test keeps them equal).
+ * INTERNAL API. Every setting of a transaction log, defined once (key, Java name, range, doc).
+ * Defaults: {@code reference.conf}'s {@code commitlane.txlog { }}; {@code LogSettings.defaults()}
+ * is the same values for a log opened without Pekko (a test keeps them equal).
  */
 @InternalApi
 public final class LogKeys {
@@ -34,10 +34,10 @@ public final class LogKeys {
       1 << 20, "16..1048576", "records, a power of two", "leaderless: slots of the completion watermark's ring");
   public static final LogKey COMPLETION_RING_WAIT = LogKey.duration("txlog.completion-ring-wait", "completionRingWait",
       Duration.ZERO, Duration.ofHours(1), "0..1 hour", "leaderless: how long an append waits for a ring slot before it fails");
-  /** Set with {@code LogSettings.Builder} only. */
+  /** Set in Java only ({@code LogSettings.withGroupCommitMax*}), not in reference.conf. */
   public static final LogKey GROUP_COMMIT_MAX_BYTES = LogKey.number(null, "groupCommitMaxBytes", 1, 1L << 30, "1 B..1 GiB", "bytes",
       "fsync durability: force early once this many bytes wait");
-  /** Set with {@code LogSettings.Builder} only. */
+  /** Set in Java only ({@code LogSettings.withGroupCommitMax*}), not in reference.conf. */
   public static final LogKey GROUP_COMMIT_MAX_RECORDS = LogKey.number(null, "groupCommitMaxRecords", 1, 1_000_000, "1..1000000",
       "records", "fsync durability: force early once this many records wait");
 
@@ -48,7 +48,7 @@ public final class LogKeys {
 
   private LogKeys() {}
 
-  /** The setting {@code LogSettings.Builder} calls {@code javaName}, or null. */
+  /** The setting whose {@code LogSettings} component is {@code javaName}, or null. */
   public static LogKey byJavaName(String javaName) {
     for (LogKey k : ALL) {
       if (k.javaName().equals(javaName)) {

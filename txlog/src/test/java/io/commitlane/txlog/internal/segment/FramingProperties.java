@@ -75,7 +75,7 @@ class FramingProperties {
     Path dir = Files.createTempDirectory("txlog-prop");
     try {
       List<Content> written = new ArrayList<>();
-      LogSettings settings = LogSettings.builder().appendMode(mode).maxSegmentBytes(4096).build();
+      LogSettings settings = LogSettings.defaults().withAppendMode(mode).withMaxSegmentBytes(4096);
       try (TransactionLog log = TransactionLog.open(dir, settings)) {
         for (int seed : seeds) {
           Content c = new Content(seed, seed * 3L, seed % 7, List.of(new byte[seed % 300],
