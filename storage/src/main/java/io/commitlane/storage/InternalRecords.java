@@ -4,6 +4,12 @@ import io.commitlane.annotation.InternalApi;
 import io.commitlane.storage.internal.commit.PendingCommit;
 import java.util.List;
 import java.util.Objects;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.Slice;
+import org.rocksdb.WriteBatch;
 
 /**
  * commitlane's own records in the database's internal column family, through one handle: the
@@ -34,7 +40,9 @@ public final class InternalRecords {
     Objects.requireNonNull(key, "key");
     handle.enter();
     try {
-      return shared.getInternal(key);
+      return shared.rocks().get(shared.internalStore().handle(), key);
+    } catch (RocksDBException e) {
+      throw new StorageException("read of commitlane's own records failed in " + shared.path(), e);
     } finally {
       handle.exit();
     }
@@ -53,7 +61,8 @@ public final class InternalRecords {
     }
     handle.enter();
     try {
-      shared.writeInternal(keys, values);
+      shared.requireWritable("write commitlane's own records");
+      writeBatch(keys, values);
     } finally {
       handle.exit();
     }
@@ -65,7 +74,11 @@ public final class InternalRecords {
     Objects.requireNonNull(to, "to");
     handle.enter();
     try {
-      shared.deleteInternalRange(from, to);
+      shared.requireWritable("delete commitlane's own records");
+      // One range tombstone, no locks: nobody else writes these keys.
+      shared.rocks().deleteRange(shared.internalStore().handle(), shared.writeOptions(), from, to);
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot delete commitlane's own records in " + shared.path(), e);
     } finally {
       handle.exit();
     }
@@ -78,9 +91,40 @@ public final class InternalRecords {
     Objects.requireNonNull(visitor, "visitor");
     handle.enter();
     try {
-      shared.scanInternal(from, to, visitor);
+      scanRange(from, to, visitor);
     } finally {
       handle.exit();
+    }
+  }
+  private void writeBatch(List<byte[]> keys, List<byte[]> values) {
+    ColumnFamilyHandle store = shared.internalStore().handle();
+    try (WriteBatch batch = new WriteBatch()) {
+      for (int i = 0; i < keys.size(); i++) {
+        if (values.get(i) == null) {
+          batch.delete(store, keys.get(i));
+        } else {
+          batch.put(store, keys.get(i), values.get(i));
+        }
+      }
+      shared.rocks().write(shared.writeOptions(), batch);
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot write commitlane's own records in " + shared.path(), e);
+    }
+  }
+
+  private void scanRange(byte[] from, byte[] to, Visitor visitor) {
+    try (ReadOptions ro = new ReadOptions(); Slice upper = new Slice(to)) {
+      ro.setIterateUpperBound(upper);
+      try (RocksIterator it = shared.rocks().newIterator(shared.internalStore().handle(), ro)) {
+        for (it.seek(from); it.isValid(); it.next()) {
+          if (!visitor.visit(it.key(), it.value())) {
+            return;
+          }
+        }
+        it.status();
+      }
+    } catch (RocksDBException e) {
+      throw new StorageException("cannot read commitlane's own records in " + shared.path(), e);
     }
   }
 }

@@ -9,18 +9,14 @@ import io.commitlane.storage.internal.commit.VersionTable;
 import io.commitlane.storage.internal.commit.WalGroupSyncer;
 import io.commitlane.storage.internal.commit.WriteBatchFormat;
 import io.commitlane.storage.internal.commit.WriteBuffer;
-import io.commitlane.storage.internal.rocks.NativeCallbacks;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.DBOptions;
-import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -42,10 +38,6 @@ import org.rocksdb.WriteOptions;
 final class SharedDatabase {
   /** How long close waits for physical drops already handed over (they are quick unless a callback blocks). */
   private static final java.time.Duration DROP_DRAIN_TIMEOUT = java.time.Duration.ofSeconds(10);
-
-  static {
-    RocksDB.loadLibrary();
-  }
 
   private final Path path;
   private final DatabaseOptions options;
@@ -78,19 +70,20 @@ final class SharedDatabase {
   /** Pauses of RocksDB's background work in force (RocksDB counts them too); -1 once the handle closed. */
   private int pauses;
 
-  private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, DBOptions dbOptions,
-      StoreOptions storeOptions, FlushEvents flushEvents, BackgroundErrors backgroundErrors, RocksProperties properties,
-      RocksDB db, List<ColumnFamilyDescriptor> descriptors, List<ColumnFamilyHandle> handles, boolean readOnly) {
+  private SharedDatabase(Path path, DatabaseOptions options, CommitlaneSettings settings, NativeOpen.Handles opened,
+      boolean readOnly) {
     this.path = path;
     this.readOnly = readOnly;
     this.options = options;
     this.settings = settings;
-    this.dbOptions = dbOptions;
-    this.storeOptions = storeOptions;
-    this.flushEvents = flushEvents;
-    this.backgroundErrors = backgroundErrors;
-    this.properties = properties;
-    this.db = db;
+    this.dbOptions = opened.dbOptions();
+    this.storeOptions = opened.storeOptions();
+    this.flushEvents = opened.flushEvents();
+    this.backgroundErrors = opened.backgroundErrors();
+    this.properties = opened.properties();
+    this.db = opened.db();
+    List<ColumnFamilyDescriptor> descriptors = opened.descriptors();
+    List<ColumnFamilyHandle> handles = opened.handles();
     this.writeOptions = new WriteOptions().setDisableWAL(!options.walEnabled());
     this.events = new CommitEvents(path.toString());
     this.catalog = new StoreCatalog(this, db, storeOptions, path, events);
@@ -138,84 +131,23 @@ final class SharedDatabase {
    */
   static SharedDatabase open(Path path, DatabaseOptions options, boolean readOnly) {
     CommitlaneSettings settings = options.resolvedSettings();
-    Set<String> names = new LinkedHashSet<>();
-    names.add(Store.DEFAULT);
-    names.add(Store.INTERNAL);
-    List<String> existingStores = new ArrayList<>();
-    try (Options probe = new Options()) {
-      for (byte[] existing : RocksDB.listColumnFamilies(probe, path.toString())) {
-        existingStores.add(new String(existing, StandardCharsets.UTF_8));
-      }
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot list the stores of " + path, e);
+    NativeOpen.Handles opened = NativeOpen.open(path, options, settings, readOnly);
+    SharedDatabase shared = new SharedDatabase(path, options, settings, opened, readOnly);
+    if (!readOnly && settings.rocksDbWal().pipelinedWrite()) {
+      // No atomic flush (see NativeOpen): one store's flush is not the database's.
+      opened.flushEvents().correlatePerStore(new StoreFlushCut(shared, opened.db()));
     }
-    DatabaseDirectory.requireOurs(path, existingStores);
-    NativeCallbacks.warnOnceIfUnreachable();
-    names.addAll(existingStores);
-    for (String store : readOnly ? List.<String>of() : options.stores()) {
-      names.add(StoreNames.requireValid(store));
-    }
-
-    RocksDbWal wal = settings.rocksDbWal();
-    wal.checkCompatible(options.walEnabled());
-    FlushEvents flushEvents = new FlushEvents();
-    BackgroundErrors backgroundErrors = new BackgroundErrors(path.toString(), java.time.Clock.systemUTC());
-    DBOptions dbOptions = new DBOptions()
-        .setCreateIfMissing(options.createIfMissing() && !readOnly)
-        .setCreateMissingColumnFamilies(true)
-        // With the WAL off, stores (column families) would otherwise flush independently, and a
-        // flush event of one would claim the others' data durable: the transaction log's replay
-        // start would skip unflushed writes. Atomic flush cuts every store at the same sequence.
-        // RocksDB forbids it with pipelined writes, which RocksDbWal allows only with the WAL on
-        // (RocksDB then recovers unflushed data from its own WAL, and StoreFlushCut reports a
-        // flush only as far as every store is flushed).
-        .setAtomicFlush(!wal.pipelinedWrite())
-        .setManualWalFlush(wal.manualFlush())
-        .setUnorderedWrite(wal.unorderedWrite())
-        .setEnablePipelinedWrite(wal.pipelinedWrite())
-        .setTwoWriteQueues(wal.twoWriteQueues())
-        .setListeners(List.of(flushEvents, backgroundErrors));
-    RocksProperties properties = new RocksProperties(true); // tickers only: no cost this machine could measure (docs/observability.md)
-    properties.configure(dbOptions);
-    StoreOptions storeOptions = new StoreOptions(settings.rocksDbTuning());
-    storeOptions.apply(dbOptions);
-    List<ColumnFamilyDescriptor> descriptors = new ArrayList<>();
-    for (String name : names) {
-      descriptors.add(new ColumnFamilyDescriptor(name.getBytes(StandardCharsets.UTF_8), storeOptions.forStore(name)));
-    }
-    List<ColumnFamilyHandle> handles = new ArrayList<>();
-    try {
-      RocksDB db = readOnly ? RocksDB.openReadOnly(dbOptions, path.toString(), descriptors, handles)
-          : RocksDB.open(dbOptions, path.toString(), descriptors, handles);
-      SharedDatabase shared = new SharedDatabase(path, options, settings, dbOptions, storeOptions, flushEvents, backgroundErrors,
-          properties, db, descriptors, handles, readOnly);
-      if (readOnly) {
-        backgroundErrors.attach(db);
-        return shared;
-      }
-      if (wal.pipelinedWrite()) {
-        flushEvents.correlatePerStore(new StoreFlushCut(shared, db)); // no atomic flush: one store's flush is not the database's
-      }
-      backgroundErrors.attach(db);
-      try {
-        shared.catalog.finishRecordedDrops(options.stores());
-      } catch (RuntimeException e) {
-        shared.closeNative();
-        throw e;
-      }
+    opened.backgroundErrors().attach(opened.db());
+    if (readOnly) {
       return shared;
-    } catch (RocksDBException e) {
-      dbOptions.close();
-      storeOptions.close();
-      flushEvents.close();
-      backgroundErrors.close();
-      properties.close();
-      if (DatabaseDirectory.isLockHeld(e)) {
-        throw new PathInUseException("database " + path + " is open in another process (it holds RocksDB's LOCK file);"
-            + " close it there first, or open it read-only");
-      }
-      throw new StorageException("cannot open database " + path, e);
     }
+    try {
+      shared.catalog.finishRecordedDrops(options.stores());
+    } catch (RuntimeException e) {
+      shared.closeNative();
+      throw e;
+    }
+    return shared;
   }
 
   Path path() {
@@ -336,57 +268,9 @@ final class SharedDatabase {
     return internal;
   }
 
-  /** A key of commitlane's own column family, or null. */
-  byte[] getInternal(byte[] key) {
-    try {
-      return db.get(internal.handle(), key);
-    } catch (RocksDBException e) {
-      throw new StorageException("read of commitlane's own records failed in " + path, e);
-    }
-  }
-
-  /** Removes commitlane's own records in [from, to): one range tombstone, no locks (nobody else writes them). */
-  void deleteInternalRange(byte[] from, byte[] to) {
-    requireWritable("delete commitlane's own records");
-    try {
-      db.deleteRange(internal.handle(), writeOptions, from, to);
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot delete commitlane's own records in " + path, e);
-    }
-  }
-
-  /** Puts (value non-null) and deletes (value null) of commitlane's own records, in one write. */
-  void writeInternal(List<byte[]> keys, List<byte[]> values) {
-    requireWritable("write commitlane's own records");
-    try (org.rocksdb.WriteBatch batch = new org.rocksdb.WriteBatch()) {
-      for (int i = 0; i < keys.size(); i++) {
-        if (values.get(i) == null) {
-          batch.delete(internal.handle(), keys.get(i));
-        } else {
-          batch.put(internal.handle(), keys.get(i), values.get(i));
-        }
-      }
-      db.write(writeOptions, batch);
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot write commitlane's own records in " + path, e);
-    }
-  }
-
-  /** Visits commitlane's own records with keys in [from, to), in key order, while the visitor returns true. */
-  void scanInternal(byte[] from, byte[] to, InternalRecords.Visitor visitor) {
-    try (ReadOptions ro = new ReadOptions(); org.rocksdb.Slice upper = new org.rocksdb.Slice(to)) {
-      ro.setIterateUpperBound(upper);
-      try (org.rocksdb.RocksIterator it = db.newIterator(internal.handle(), ro)) {
-        for (it.seek(from); it.isValid(); it.next()) {
-          if (!visitor.visit(it.key(), it.value())) {
-            return;
-          }
-        }
-        it.status();
-      }
-    } catch (RocksDBException e) {
-      throw new StorageException("cannot read commitlane's own records in " + path, e);
-    }
+  /** Writes of commitlane's own records outside commits ({@link InternalRecords}) use the database's write options. */
+  WriteOptions writeOptions() {
+    return writeOptions;
   }
 
   /** The native handle, for scans and batched reads; callers are inside a handle's gate (see the class comment). */
