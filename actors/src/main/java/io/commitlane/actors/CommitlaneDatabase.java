@@ -1,6 +1,5 @@
 package io.commitlane.actors;
 
-import com.typesafe.config.Config;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.internal.lifecycle.DatabaseCopies;
 import io.commitlane.actors.internal.lifecycle.OpenDatabase;
@@ -41,7 +40,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * same database (its supervisor actor, queue, executors and logs); each handle closes on its own.
  *
  * <pre>{@code
- * CommitlaneDatabase db = CommitlaneDatabase.open(system, Path.of("data/orders"));
+ * CommitlaneDatabase db = Commitlane.get(system).open(Path.of("data/orders"));
  * Transaction txn = db.begin();
  * txn.put(key, value);
  * db.commit(txn).thenAccept(result -> ...);   // runs on the completion dispatcher
@@ -77,59 +76,15 @@ public final class CommitlaneDatabase implements AutoCloseable {
     pipeline.register(gate);
   }
 
-  /** Open with the {@code commitlane} settings of the actor system's config. See {@link Commitlane#open(Path)}. */
-  public static CommitlaneDatabase open(ActorSystem<?> system, Path path) {
-    return Commitlane.get(system).open(path);
-  }
-
-  /** Open with {@code settings}. See {@link Commitlane#open(Path, PipelineSettings)}. */
-  public static CommitlaneDatabase open(ActorSystem<?> system, Path path, PipelineSettings settings) {
-    return Commitlane.get(system).open(path, settings);
-  }
-
   /**
-   * Open with the {@code commitlane { ... }} settings of {@code config}, falling back to the actor
-   * system's config for the keys it does not set. See {@link Commitlane#open(Path, Config)}.
+   * Open with fault points armed by this module's tests; they apply if this open starts the
+   * database. Everyone else opens through {@link Commitlane#open(Path, PipelineSettings)}.
    */
-  public static CommitlaneDatabase open(ActorSystem<?> system, Path path, Config config) {
-    return Commitlane.get(system).open(path, config);
-  }
-
-  /** Open with fault points armed by this module's tests; they apply if this open starts the database. */
   static CommitlaneDatabase open(ActorSystem<?> system, Path path, PipelineSettings settings, Faults faults) {
     return Commitlane.await(Commitlane.get(system).openAsync(path, settings, faults));
   }
 
-  /** Open without blocking the caller (the replay runs on the lifecycle dispatcher). See {@link Commitlane#openAsync(Path)}. */
-  public static CompletionStage<CommitlaneDatabase> openAsync(ActorSystem<?> system, Path path) {
-    return Commitlane.get(system).openAsync(path);
-  }
-
-  public static CompletionStage<CommitlaneDatabase> openAsync(ActorSystem<?> system, Path path, PipelineSettings settings) {
-    return Commitlane.get(system).openAsync(path, settings);
-  }
-
-  /**
-   * Open an existing database read-only, with the {@code commitlane} settings of the actor
-   * system's config, and wait for it: reads, scans, counts and stats work (also through {@link
-   * #ref()}); every commit and store change is refused with {@link
-   * io.commitlane.storage.ReadOnlyDatabaseException}, as a failed stage (through the protocol: a
-   * {@link DatabaseProtocol.FailureReason#READ_ONLY} reply), and so are compactions, clears,
-   * checkpoints and backups. No lock is taken, no transaction log is replayed or opened, no file
-   * is written: it can look at a restored backup before it goes into service, or sit beside a
-   * process that has the database open. Close it as any handle. See {@link
-   * Commitlane#openReadOnlyAsync(Path, PipelineSettings)}.
-   */
-  public static CommitlaneDatabase openReadOnly(ActorSystem<?> system, Path path) {
-    return Commitlane.get(system).openReadOnly(path);
-  }
-
-  /** {@link #openReadOnly(ActorSystem, Path)} without blocking the caller. */
-  public static CompletionStage<CommitlaneDatabase> openReadOnlyAsync(ActorSystem<?> system, Path path) {
-    return Commitlane.get(system).openReadOnlyAsync(path);
-  }
-
-  /** Whether this database was opened read-only ({@link #openReadOnly}). */
+  /** Whether this database was opened read-only ({@link Commitlane#openReadOnly}). */
   public boolean isReadOnly() {
     return pipeline.isReadOnly();
   }

@@ -875,7 +875,7 @@ public final class DatabaseProtocol {
     UNKNOWN_LOG,
     /** A storage or transaction-log failure (see the message). */
     STORAGE,
-    /** The database is open read-only ({@link CommitlaneDatabase#openReadOnly}); nothing was written. */
+    /** The database is open read-only ({@link Commitlane#openReadOnly}); nothing was written. */
     READ_ONLY,
     /**
      * A {@link Backup}'s directory is held by another backup, restore, delete or purge (in this

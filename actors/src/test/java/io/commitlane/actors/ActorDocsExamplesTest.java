@@ -206,7 +206,7 @@ class ActorDocsExamplesTest {
   void theStockActorAnswersEveryCallerWhenItsDatabaseRefuses() throws Exception {
     Path path = dir.resolve("held");
     ActorTestKit elsewhere = ActorTestKit.create("elsewhere", testKit.system().settings().config());
-    try (CommitlaneDatabase holder = CommitlaneDatabase.open(elsewhere.system(), path)) {
+    try (CommitlaneDatabase holder = Commitlane.get(elsewhere.system()).open(path)) {
       ActorRef<Request> database = testKit.spawn(DatabaseActor.create(path));
       ActorRef<Stock.Command> stock = testKit.spawn(Stock.create(database));
       for (int round = 0; round < 2; round++) { // the second round shows the actor is still there
@@ -236,7 +236,7 @@ class ActorDocsExamplesTest {
     testKit.stop(writable);
     Commitlane.get(testKit.system()).whenReleased(path).toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
 
-    try (CommitlaneDatabase readOnly = CommitlaneDatabase.openReadOnly(testKit.system(), path)) {
+    try (CommitlaneDatabase readOnly = Commitlane.get(testKit.system()).openReadOnly(path)) {
       ActorRef<Stock.Command> stock = testKit.spawn(Stock.create(readOnly.ref()));
       TestProbe<StatusReply<Done>> caller = testKit.createTestProbe();
       stock.tell(new Stock.Restock("apple", 5, caller.ref()));

@@ -37,7 +37,7 @@ class BackupPipelineTest {
   @TempDir Path dir;
 
   private CommitlaneDatabase open(Path path) {
-    return CommitlaneDatabase.open(testKit.system(), path,
+    return Commitlane.get(testKit.system()).open(path,
         PipelineTestSupport.settings(testKit.system(), java.util.Map.of("wal", "off", "commit-threads", 1)));
   }
 
@@ -109,7 +109,7 @@ class BackupPipelineTest {
     BackupStore store = BackupStore.at(dir.resolve("backups"));
     BackupInfo first;
     BackupInfo second;
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("db"), PipelineTestSupport.settings(
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("db"), PipelineTestSupport.settings(
         testKit.system(), java.util.Map.of("wal", "off", "commit-threads", 1, "txlog.max-segment-size", "4 KiB")))) {
       for (int i = 0; i < 200; i++) {
         write(db, "k" + i, "v" + i); // about 40 segments of 4 KiB

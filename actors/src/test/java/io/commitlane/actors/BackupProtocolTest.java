@@ -140,10 +140,10 @@ class BackupProtocolTest {
     BackupStore store = BackupStore.at(backups);
     store.verify(backedUp.backup().id(), false);
     store.restore(backedUp.backup().id(), dir.resolve("restored"), RestoreOptions.defaults());
-    try (CommitlaneDatabase restored = CommitlaneDatabase.open(testKit.system(), dir.resolve("restored"))) {
+    try (CommitlaneDatabase restored = Commitlane.get(testKit.system()).open(dir.resolve("restored"))) {
       assertEquals("v9", s(restored.storage().get(b("k9"))), "acknowledged before the backup");
     }
-    try (CommitlaneDatabase copy = CommitlaneDatabase.open(testKit.system(), dir.resolve("copy"))) {
+    try (CommitlaneDatabase copy = Commitlane.get(testKit.system()).open(dir.resolve("copy"))) {
       assertEquals("v10", s(copy.storage().get(b("k10"))), "acknowledged before the checkpoint");
       assertEquals("backup", s(copy.storage().get(b("during"))));
     }

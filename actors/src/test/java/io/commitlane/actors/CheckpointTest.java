@@ -64,7 +64,7 @@ class CheckpointTest {
   }
 
   private CommitlaneDatabase open(Path path) {
-    return CommitlaneDatabase.open(testKit.system(), path, settings());
+    return Commitlane.get(testKit.system()).open(path, settings());
   }
 
   private static CompletionStage<CommitResult> write(CommitlaneDatabase db, String log, String key, String value) {

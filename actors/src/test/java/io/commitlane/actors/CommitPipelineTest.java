@@ -56,7 +56,7 @@ class CommitPipelineTest {
     Map<String, Object> m = new java.util.HashMap<>(more);
     m.put("commit-threads", threads);
     m.put("wal", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   @Test
@@ -135,7 +135,7 @@ class CommitPipelineTest {
   void growthRightAfterOpenIsNeitherLostNorDoubled() throws Exception {
     for (int round = 0; round < 20; round++) {
       Path d = dir.resolve("r" + round);
-      try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
+      try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(d,
           settings(testKit.system(), Map.of("commit-threads", 2, "wal", "off", "write-groups.enabled", "off")))) {
         // Merging off: a held commit would hold the group it merged into; this test is about executors.
         try (StageControl stages = StageControl.install(db.storage())) {
@@ -147,7 +147,7 @@ class CommitPipelineTest {
           await(a);
         }
       }
-      try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("s" + round),
+      try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("s" + round),
           settings(testKit.system(), Map.of("commit-threads", 4, "wal", "off")))) {
         for (int i = 0; i < 5; i++) {
           await(put(db, null, "k" + i, "v"));
@@ -161,7 +161,7 @@ class CommitPipelineTest {
   void executorsNeverExceedCommitThreadsAndGrowOnlyUnderABurst() throws Exception {
     for (int threads : new int[] {1, 4}) {
       Path d = dir.resolve("t" + threads);
-      try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), d,
+      try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(d,
           settings(testKit.system(), Map.of("commit-threads", threads, "wal", "off", "write-groups.enabled", "off")))) {
         // Merging off: one executor would take the whole burst as a group; this test is about growth.
         StageControl stages = StageControl.install(db.storage());

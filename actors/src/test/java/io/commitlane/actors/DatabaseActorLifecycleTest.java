@@ -158,7 +158,7 @@ class DatabaseActorLifecycleTest {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "shutdown");
     List<String> events = new CopyOnWriteArrayList<>();
     try {
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir,
+      CommitlaneDatabase db = Commitlane.get(system).open(dir,
           settings(system, Map.of("wal", "off", "commit-threads", 1, "write-groups.enabled", "off")));
       StageControl stages = StageControl.install(db.storage());
       Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);
@@ -203,7 +203,7 @@ class DatabaseActorLifecycleTest {
   void aSystemThatTerminatesDuringAStuckCloseStillReleasesTheDatabaseBeforeItIsTerminated() throws Exception {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "stuck-close", ConfigFactory.parseString(
         "pekko.coordinated-shutdown.phases.commitlane-close-databases.timeout = 200 ms").withFallback(ConfigFactory.load()));
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir,
+    CommitlaneDatabase db = Commitlane.get(system).open(dir,
         settings(system, Map.of("wal", "off", "commit-threads", 1, "write-groups.enabled", "off")));
     StageControl stages = StageControl.install(db.storage());
     Barrier hold = stages.barrier(CommitStage.VALIDATED, c -> true);

@@ -58,7 +58,7 @@ class DatabaseProtocolTest {
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new java.util.HashMap<>(more);
     m.put("wal", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   @Test

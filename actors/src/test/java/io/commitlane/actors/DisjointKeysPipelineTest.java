@@ -50,7 +50,7 @@ class DisjointKeysPipelineTest {
   }
 
   private CommitlaneDatabase open(String blindWrites, String writeGroups, int commitThreads) {
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), Map.of(
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), Map.of(
         "commit-threads", commitThreads, "wal", "off", "occ-lock-buckets", 16, "occ-blind-writes", blindWrites,
         "write-groups.enabled", writeGroups)));
   }

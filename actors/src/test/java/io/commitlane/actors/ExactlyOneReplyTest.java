@@ -58,7 +58,7 @@ class ExactlyOneReplyTest {
     m.put("wal", "off");
     m.put("commit-threads", 1);
     m.put("write-groups.enabled", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   private static Write write(long n, ActorRef<DatabaseProtocol.WriteReply> replyTo) {

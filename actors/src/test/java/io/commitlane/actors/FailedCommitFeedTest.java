@@ -73,7 +73,7 @@ class FailedCommitFeedTest {
   @Test
   void aFailedCommitWhoseAbortMarkerCannotBeWrittenNeverComesBackInTheFeed() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, settings(fs));
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, settings(fs));
     long handled = LogAppend.of(await(write(db, "k", "before"))).orElseThrow().position();
     failWriteAfterItsRecordReachedTheFile(db, fs, "doomed");
     assertThrows(ExecutionException.class, () -> await(write(db, "k", "doomed")));
@@ -87,7 +87,7 @@ class FailedCommitFeedTest {
       assertThrows(ExecutionException.class, () -> db.closeAsync().toCompletableFuture().get());
     }
     for (int round = 0; round < 2; round++) {
-      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), dir, settings(null))) {
+      try (CommitlaneDatabase reopened = Commitlane.get(testKit.system()).open(dir, settings(null))) {
         assertEquals("before", s(reopened.storage().get(b("k"))));
         assertEquals(expected, feed(reopened, ReadRequest.fromStart()), "round " + round + ", from the start");
         assertEquals(expected.subList(1, expected.size()), feed(reopened, ReadRequest.fromPosition(handled).exclusive()),
@@ -135,7 +135,7 @@ class FailedCommitFeedTest {
       // a stopped log says so at close
     }
     for (int round = 0; round < 2; round++) {
-      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), crash ? image : db1, settings(null))) {
+      try (CommitlaneDatabase reopened = Commitlane.get(testKit.system()).open(crash ? image : db1, settings(null))) {
         String k = s(reopened.storage().get(b("k")));
         assertTrue(k.equals("before") || k.equals("doomed"), k);
         List<String> expected = k.equals("doomed") ? List.of("k=before", "k=doomed") : List.of("k=before");

@@ -56,7 +56,7 @@ class FailedHealthPipelineTest {
   @TempDir Path dir;
 
   private CommitlaneDatabase open(Path path) {
-    return CommitlaneDatabase.open(testKit.system(), path,
+    return Commitlane.get(testKit.system()).open(path,
         PipelineTestSupport.settings(testKit.system(), Map.of("wal", "off", "commit-threads", 1)));
   }
 

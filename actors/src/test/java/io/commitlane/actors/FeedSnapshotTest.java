@@ -43,7 +43,7 @@ class FeedSnapshotTest {
   Path dir;
 
   private CommitlaneDatabase open() {
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(),
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(),
         Map.of("wal", "off", "commit-threads", "2", "write-groups.enabled", "off")));
   }
 

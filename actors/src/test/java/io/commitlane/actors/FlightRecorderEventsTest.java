@@ -49,7 +49,7 @@ class FlightRecorderEventsTest {
       recording.start();
       ActorTestKit testKit = ActorTestKit.create();
       try {
-        try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), live,
+        try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(live,
             PipelineTestSupport.settings(testKit.system(), settings))) {
           Transaction t = db.begin().useLog("orders").addLogEntry(b("order 1"));
           t.put(b("k"), b("1"));
@@ -69,7 +69,7 @@ class FlightRecorderEventsTest {
           await(db.dropStore("s"));
           RecoveryRegressionTest.crashImage(live, image); // the logged commit is only in the log (WAL off)
         }
-        try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), image,
+        try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(image,
             PipelineTestSupport.settings(testKit.system(), settings))) {
           assertEquals(1, db.replayStatsAtOpen().get("orders").transactions());
         }

@@ -42,7 +42,7 @@ class LogAppendsDocsExamplesTest {
           commitlane.wal = off
           commitlane.txlog { append = actor, durability = fsync }
           """).withFallback(system.settings().config());
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir.resolve("db"), PipelineSettings.fromConfig(config));
+      CommitlaneDatabase db = Commitlane.get(system).open(dir.resolve("db"), PipelineSettings.fromConfig(config));
       Transaction txn = db.begin().useLog("orders");
       txn.put("order-1".getBytes(StandardCharsets.UTF_8), "paid".getBytes(StandardCharsets.UTF_8));
       txn.addLogEntry("order-1 paid".getBytes(StandardCharsets.UTF_8));

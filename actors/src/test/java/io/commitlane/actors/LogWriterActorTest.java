@@ -60,7 +60,7 @@ class LogWriterActorTest {
     PipelineSettings base = PipelineSettings.fromConfig(ConfigFactory.parseMap(Map.of("commit-threads", 2, "wal", "off",
         "txlog.append", "actor", "txlog.max-segment-size", segmentSize)).atPath("commitlane")
         .withFallback(testKit.system().settings().config()));
-    return CommitlaneDatabase.open(testKit.system(), dir, base.withLog(base.log().withFileSystem(fs).withDurability(durability)));
+    return Commitlane.get(testKit.system()).open(dir, base.withLog(base.log().withFileSystem(fs).withDurability(durability)));
   }
 
   private static CompletionStage<CommitResult> logged(CommitlaneDatabase db, String key) {

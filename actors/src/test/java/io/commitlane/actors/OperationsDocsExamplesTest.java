@@ -49,7 +49,7 @@ class OperationsDocsExamplesTest {
     Path copy = dir.resolve("orders-copy");
     Path restored = dir.resolve("orders-restored");
     try {
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, data);
+      CommitlaneDatabase db = Commitlane.get(system).open(data);
       Transaction txn = db.begin().useLog("orders");
       txn.put("order-1".getBytes(StandardCharsets.UTF_8), "paid".getBytes(StandardCharsets.UTF_8));
       db.commit(txn).toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -102,7 +102,7 @@ class OperationsDocsExamplesTest {
       byte[] key = "order-2".getBytes(StandardCharsets.UTF_8);
       byte[] value = "paid".getBytes(StandardCharsets.UTF_8);
       // docs: read-only
-      CommitlaneDatabase look = CommitlaneDatabase.openReadOnly(system, restored);   // no executor thread is started
+      CommitlaneDatabase look = Commitlane.get(system).openReadOnly(restored);   // no executor thread is started
       System.out.println(look.stats().storage().health() + " " + look.storage().count(io.commitlane.storage.KeyRange.all()));
       look.ref();                                 // Get, MultiGet, Scan, Count, GetStats are answered
       CompletionStage<CommitResult> refused = look.commit(look.begin().put(key, value));  // fails: ReadOnlyDatabaseException
@@ -111,7 +111,7 @@ class OperationsDocsExamplesTest {
       ExecutionException e = assertThrows(ExecutionException.class, () -> refused.toCompletableFuture().get(10, TimeUnit.SECONDS));
       assertInstanceOf(ReadOnlyDatabaseException.class, e.getCause());
 
-      CommitlaneDatabase back = CommitlaneDatabase.open(system, restored);
+      CommitlaneDatabase back = Commitlane.get(system).open(restored);
       assertEquals("paid", new String(back.storage().get("order-1".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
       back.close();
     } finally {

@@ -26,7 +26,7 @@ class PipelineReadmeExamplesTest {
     try {
       String count;
       // README: pipeline-quick-start
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);   // settings: commitlane { ... } in the config
+      CommitlaneDatabase db = Commitlane.get(system).open(dir);   // settings: commitlane { ... } in the config
       Transaction txn = db.begin().useLog("orders");                  // this commit also appends a log record
       txn.put("order-1".getBytes(StandardCharsets.UTF_8), "paid".getBytes(StandardCharsets.UTF_8));
       txn.addLogEntry("order-1 paid".getBytes(StandardCharsets.UTF_8));

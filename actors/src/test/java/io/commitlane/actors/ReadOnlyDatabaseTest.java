@@ -49,7 +49,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@link CommitlaneDatabase#openReadOnly}: a restored backup, open read-only and nothing else,
+ * {@link Commitlane#openReadOnly}: a restored backup, open read-only and nothing else,
  * reads, scans, counts and reports stats through the facade and the protocol; every write is
  * refused typed (a failed stage, or a {@code READ_ONLY} reply); nothing in its directory changes;
  * a normal open afterwards replays its logs as usual.
@@ -66,7 +66,7 @@ class ReadOnlyDatabaseTest {
     Path source = dir.resolve("orders");
     BackupStore backups = BackupStore.at(dir.resolve("backups"));
     BackupInfo backup;
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), source)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(source)) {
       for (int i = 0; i < 20; i++) {
         Transaction t = db.begin().useLog("orders");
         t.put(b(String.format("order-%02d", i)), b("paid " + i));
@@ -85,7 +85,7 @@ class ReadOnlyDatabaseTest {
   void aRestoredBackupOpenReadOnlyReadsAndRefusesEveryWriteTyped() throws Exception {
     Path restored = restoredBackup();
     Map<String, String> filesBefore = files(restored);
-    CommitlaneDatabase ro = CommitlaneDatabase.openReadOnly(testKit.system(), restored);
+    CommitlaneDatabase ro = Commitlane.get(testKit.system()).openReadOnly(restored);
     try {
       assertTrue(ro.isReadOnly());
       assertEquals("paid 7", s(ro.storage().get(b("order-07"))));
@@ -164,7 +164,7 @@ class ReadOnlyDatabaseTest {
     }
     assertEquals(filesBefore, files(restored), "a read-only open changes no file");
 
-    try (CommitlaneDatabase rw = CommitlaneDatabase.open(testKit.system(), restored)) {
+    try (CommitlaneDatabase rw = Commitlane.get(testKit.system()).open(restored)) {
       assertFalse(rw.isReadOnly());
       assertEquals("paid 19", s(rw.storage().get(b("order-19"))));
       await(PipelineTestSupport.put(rw, "after", "order-20", "paid 20"));
@@ -183,7 +183,7 @@ class ReadOnlyDatabaseTest {
     Path image = dir.resolve("image");
     PipelineSettings walOff = PipelineSettings.fromConfig(com.typesafe.config.ConfigFactory.parseMap(Map.of("wal", "off"))
         .atPath("commitlane").withFallback(testKit.system().settings().config()));
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), live, walOff)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(live, walOff)) {
       for (int i = 0; i < 10; i++) {
         Transaction t = db.begin().useLog(i % 2 == 0 ? "orders" : "audit");
         t.put(b("flushed-" + i), b("v"));
@@ -202,7 +202,7 @@ class ReadOnlyDatabaseTest {
       await(db.commit(unlogged));
       RecoveryRegressionTest.crashImage(live, image); // the last five are in the "orders" log only (WAL off)
     }
-    CommitlaneDatabase ro = CommitlaneDatabase.openReadOnly(testKit.system(), image);
+    CommitlaneDatabase ro = Commitlane.get(testKit.system()).openReadOnly(image);
     try {
       assertEquals(10, ro.storage().count(KeyRange.all()), "the read-only view lacks the records it did not apply");
       PipelineStats stats = ro.stats();
@@ -215,12 +215,12 @@ class ReadOnlyDatabaseTest {
     try (io.commitlane.storage.Database storageOnly = io.commitlane.storage.Database.openReadOnly(image)) {
       assertEquals(Map.of("orders", 5L, "audit", 0L), ReplayBacklog.count(storageOnly));
     }
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), image, walOff)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(image, walOff)) {
       assertEquals(5, db.replayStatsAtOpen().get("orders").transactions(), "what the read-only open counted is what replay applies");
       assertEquals(15, db.storage().count(KeyRange.all()));
       assertEquals(Map.of(), db.stats().unappliedLogRecords(), "a normal open replayed them");
     }
-    CommitlaneDatabase after = CommitlaneDatabase.openReadOnly(testKit.system(), image);
+    CommitlaneDatabase after = Commitlane.get(testKit.system()).openReadOnly(image);
     try {
       assertEquals(Map.of("orders", 0L, "audit", 0L), after.stats().unappliedLogRecords(), "nothing left once replayed");
     } finally {
@@ -231,35 +231,35 @@ class ReadOnlyDatabaseTest {
   @Test
   void readOnlyAndReadWriteOpensOfOnePathExcludeEachOtherAndAMissingPathIsRefusedUntouched() throws Exception {
     Path path = dir.resolve("db");
-    try (CommitlaneDatabase rw = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase rw = Commitlane.get(testKit.system()).open(path)) {
       await(PipelineTestSupport.put(rw, "t", "a", "1"));
       ExecutionException e = assertThrows(ExecutionException.class,
-          () -> CommitlaneDatabase.openReadOnlyAsync(testKit.system(), path).toCompletableFuture().get(30, TimeUnit.SECONDS));
+          () -> Commitlane.get(testKit.system()).openReadOnlyAsync(path).toCompletableFuture().get(30, TimeUnit.SECONDS));
       assertInstanceOf(PathInUseException.class, e.getCause());
       assertTrue(e.getCause().getMessage().contains("read-write"), e.getCause().getMessage());
     }
-    CommitlaneDatabase first = CommitlaneDatabase.openReadOnly(testKit.system(), path);
-    CommitlaneDatabase second = CommitlaneDatabase.openReadOnly(testKit.system(), path);
+    CommitlaneDatabase first = Commitlane.get(testKit.system()).openReadOnly(path);
+    CommitlaneDatabase second = Commitlane.get(testKit.system()).openReadOnly(path);
     try {
       assertNotSame(first, second);
       assertEquals(first.ref(), second.ref(), "one database per path, shared by the read-only handles");
       assertEquals("1", s(second.storage().get(b("a"))));
-      assertThrows(PathInUseException.class, () -> CommitlaneDatabase.open(testKit.system(), path));
+      assertThrows(PathInUseException.class, () -> Commitlane.get(testKit.system()).open(path));
     } finally {
       first.close();
       second.close();
     }
-    try (CommitlaneDatabase rw = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase rw = Commitlane.get(testKit.system()).open(path)) {
       assertEquals("1", s(rw.storage().get(b("a"))));
     }
 
     Path missing = dir.resolve("missing");
     NotADatabaseException none = assertThrows(NotADatabaseException.class,
-        () -> CommitlaneDatabase.openReadOnly(testKit.system(), missing));
+        () -> Commitlane.get(testKit.system()).openReadOnly(missing));
     assertTrue(none.getMessage().contains("open read-only"), none.getMessage());
     assertFalse(Files.exists(missing), "a read-only open creates nothing");
     Files.createDirectories(missing);
-    assertThrows(NotADatabaseException.class, () -> CommitlaneDatabase.openReadOnly(testKit.system(), missing));
+    assertThrows(NotADatabaseException.class, () -> Commitlane.get(testKit.system()).openReadOnly(missing));
     assertEquals(List.of(), files(missing).keySet().stream().toList());
   }
 

@@ -53,7 +53,7 @@ class ReadsDocsExamplesTest {
 
   /** A customer's orders: order/c42/00..29 in the "orders" store, each committed with a log record. */
   private CommitlaneDatabase shop() throws Exception {
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir,
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir,
         PipelineTestSupport.settings(testKit.system(), Map.of("wal", "off")));
     db.storage().createStore("orders").toCompletableFuture().get(10, TimeUnit.SECONDS);
     for (int i = 0; i < 30; i++) {

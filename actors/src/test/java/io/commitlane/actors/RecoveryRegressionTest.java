@@ -77,7 +77,7 @@ class RecoveryRegressionTest {
   }
 
   private CommitlaneDatabase open(Path path) {
-    return CommitlaneDatabase.open(testKit.system(), path, settings(Map.of()));
+    return Commitlane.get(testKit.system()).open(path, settings(Map.of()));
   }
 
   private static CompletionStage<CommitResult> write(CommitlaneDatabase db, String log, String key, String value) {
@@ -202,7 +202,7 @@ class RecoveryRegressionTest {
     Path image = dir.resolve("image");
     Path db1 = dir.resolve("db");
     int n = 12;
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1,
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(db1,
         settings(Map.of("txlog.max-segment-size", "4 KiB")))) {
       for (int i = 0; i < n; i++) {
         Transaction t = db.begin().useLog("orders");
@@ -222,8 +222,7 @@ class RecoveryRegressionTest {
     assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {image.toString()}, quiet(), quiet()),
         "inspect finds the hole (given the database directory)");
 
-    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
-        testKit.system(), image, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> Commitlane.get(testKit.system()).open(image, settings(Map.of("txlog.recovery", "absolute-consistency"))));
     assertTrue(refused.getMessage().contains("MISSING_SEGMENTS"), refused.getMessage());
 
     try (CommitlaneDatabase db = open(image)) {
@@ -279,7 +278,7 @@ class RecoveryRegressionTest {
     PipelineSettings base = settings(Map.of());
     PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs));
     List<String> acknowledged = new ArrayList<>();
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, faulty);
     await(write(db, "orders", "before", "1"));
     acknowledged.add("before");
     fs.failNextWrite();
@@ -313,7 +312,7 @@ class RecoveryRegressionTest {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
     PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs).withDurability(Durability.FSYNC));
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, faulty);
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
     ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "failed", "1")));
@@ -333,7 +332,7 @@ class RecoveryRegressionTest {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
     PipelineSettings base = settings(Map.of());
     PipelineSettings faulty = base.withLog(base.log().withFileSystem(fs).withDurability(Durability.FSYNC));
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, faulty);
     await(write(db, "orders", "before", "1"));
     fs.failNextForce();
     Transaction t = db.begin().useLog("orders").addLogEntry(b("k=1"));
@@ -353,7 +352,7 @@ class RecoveryRegressionTest {
       aSegmentThatCannotBeCreatedStopsAnActorWrittenLog(fs, faulty);
       return;
     }
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, faulty)) {
       fs.failNextCreate(); // the log's first segment
       ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "k", "1")));
       assertInstanceOf(LogIOException.class, failed.getCause());
@@ -372,7 +371,7 @@ class RecoveryRegressionTest {
    */
   private void aSegmentThatCannotBeCreatedStopsAnActorWrittenLog(FaultInjectingFileSystem fs, PipelineSettings faulty)
       throws Exception {
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, faulty);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, faulty);
     fs.failNextCreate(); // the log's first segment
     ExecutionException failed = assertThrows(ExecutionException.class, () -> await(write(db, "orders", "k", "1")));
     assertInstanceOf(NotDurableException.class, failed.getCause());
@@ -398,7 +397,7 @@ class RecoveryRegressionTest {
   @Test
   void aFailedCommitWhoseAbortMarkerCannotBeWrittenNeverComesBack() throws Exception {
     FaultInjectingFileSystem fs = new FaultInjectingFileSystem();
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, withFileSystem(fs));
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, withFileSystem(fs));
     await(write(db, "orders", "k", "before"));
     failWriteAfterItsRecordReachedTheFile(db, fs, "doomed");
     ExecutionException failed = assertThrows(ExecutionException.class, () -> await(tagged(db, "doomed", "k")));
@@ -522,7 +521,7 @@ class RecoveryRegressionTest {
         }
       });
       assertThrows(LogIOException.class,
-          () -> CommitlaneDatabase.open(testKit.system(), image, withFileSystem(settings(Map.of()), fs)));
+          () -> Commitlane.get(testKit.system()).open(image, withFileSystem(settings(Map.of()), fs)));
       assertEquals(2, creates[0], "the open failed at the second flushed-position file");
       for (int round = 0; round < 2; round++) {
         try (CommitlaneDatabase db = open(image)) {
@@ -538,7 +537,7 @@ class RecoveryRegressionTest {
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     long lost = -1;
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, withFileSystem(settings(Map.of()), fs))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(db1, withFileSystem(settings(Map.of()), fs))) {
       await(write(db, "orders", "k", "a"));
       await(write(db, "orders", "k", "x"));
       lost = lastPosition(db, "orders");
@@ -579,8 +578,7 @@ class RecoveryRegressionTest {
     Files.delete(file);
     assertEquals(LogInspector.CORRUPT, LogInspector.run(new String[] {dir.resolve("txlog/orders").toString()},
         quiet(), quiet()), "inspect does not call the log clean");
-    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
-        testKit.system(), dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> Commitlane.get(testKit.system()).open(dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
     assertTrue(refused.getMessage().contains(file.getFileName().toString()), refused.getMessage());
     try (CommitlaneDatabase db = open(dir)) {
       assertEquals("2", get(db, "k"));
@@ -615,8 +613,7 @@ class RecoveryRegressionTest {
         quiet()), "damage, not \"not a log\"");
     String report = out.toString(java.nio.charset.StandardCharsets.UTF_8);
     assertTrue(report.contains("flushed-position is not a regular file"), report);
-    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> CommitlaneDatabase.open(
-        testKit.system(), dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
+    LogDamagedException refused = assertThrows(LogDamagedException.class, () -> Commitlane.get(testKit.system()).open(dir, settings(Map.of("txlog.recovery", "absolute-consistency"))));
     assertTrue(refused.getMessage().contains("flushed-position is not a regular file"), refused.getMessage());
     Exception kept = assertThrows(Exception.class, () -> open(dir), "what it holds is not commitlane's to delete");
     assertTrue(String.valueOf(kept.getMessage()).contains(file + " is a directory") && kept.getMessage().contains("move it away"),

@@ -186,7 +186,7 @@ class RefusalRoutingTest {
 
   @Test
   void aClosedDatabasesRefusalsReachTheirOwnAdapters() {
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("db"), settings(testKit.system(), Map.of("wal", "off")));
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("db"), settings(testKit.system(), Map.of("wal", "off")));
     ActorRef<Request> ref = db.ref();
     db.close();
     assertRoutedInEveryOrder((adapters, base) -> {
@@ -234,7 +234,7 @@ class RefusalRoutingTest {
   void anOverloadedDatabaseActorsRefusalsReachTheirOwnAdapters() throws Exception {
     Path path = dir.resolve("busy");
     PipelineSettings settings = settings(testKit.system(), Map.of("wal", "off", "commit-queue-capacity", 1));
-    CommitlaneDatabase first = CommitlaneDatabase.open(testKit.system(), path, settings);
+    CommitlaneDatabase first = Commitlane.get(testKit.system()).open(path, settings);
     List<ActorRef<Request>> opening = new ArrayList<>();
     List<TestProbe<ReadReply>> waiting = new ArrayList<>();
     try (StageControl stages = StageControl.install(first.storage())) {

@@ -69,7 +69,7 @@ class RequestDispatchTest {
     one.put(Checkpoint.class, r -> new Checkpoint(dir.resolve("checkpoint"), 12, to(r)));
     assertEquals(Set.of(Request.class.getPermittedSubclasses()), one.keySet(), "a request type without a case in this test");
 
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("db"),
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("db"),
         settings(testKit.system(), Map.of("wal", "off")))) {
       for (Map.Entry<Class<?>, Function<ActorRef<Reply>, Request>> e : one.entrySet()) {
         TestProbe<Reply> probe = testKit.createTestProbe(Reply.class);

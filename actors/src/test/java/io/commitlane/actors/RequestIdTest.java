@@ -65,7 +65,7 @@ class RequestIdTest {
   private CommitlaneDatabase open(Map<String, Object> more) {
     Map<String, Object> m = new java.util.HashMap<>(more);
     m.put("wal", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   private static Write write(String id, String key, String value, long correlation, TestProbe<WriteReply> to) {
@@ -204,7 +204,7 @@ class RequestIdTest {
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     TestProbe<WriteReply> replies = testKit.createTestProbe();
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, faulty);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(db1, faulty);
     db.ref().tell(write("order-0", "before", "x", 1, replies));
     replies.expectMessageClass(Committed.class);
     fs.failNextWrite();
@@ -219,7 +219,7 @@ class RequestIdTest {
       RecoveryRegressionTest.crashImage(db1, image);
     }
     assertThrows(Exception.class, () -> db.closeAsync().toCompletableFuture().get());
-    try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), crash ? image : db1,
+    try (CommitlaneDatabase reopened = Commitlane.get(testKit.system()).open(crash ? image : db1,
         settings(testKit.system(), Map.of("wal", "off", "txlog.append", "leaderless")))) {
       assertEquals(crash ? null : "first", s(reopened.storage().get(b("k"))));
       reopened.ref().tell(write("order-1", "k", "first", 4, replies));
@@ -250,7 +250,7 @@ class RequestIdTest {
     Path db1 = dir.resolve("db");
     Path image = dir.resolve("image");
     TestProbe<WriteReply> replies = testKit.createTestProbe();
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), db1, faulty);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(db1, faulty);
     db.ref().tell(write("order-0", "before", "x", 1, replies));
     replies.expectMessageClass(Committed.class);
     fs.failNextForce();
@@ -269,7 +269,7 @@ class RequestIdTest {
       RecoveryRegressionTest.crashImage(db1, image);
     }
     assertThrows(Exception.class, () -> db.closeAsync().toCompletableFuture().get());
-    try (CommitlaneDatabase reopened = CommitlaneDatabase.open(testKit.system(), powerLoss ? image : db1,
+    try (CommitlaneDatabase reopened = Commitlane.get(testKit.system()).open(powerLoss ? image : db1,
         settings(testKit.system(), config))) {
       assertEquals("x", s(reopened.storage().get(b("before"))), "acknowledged before the failure");
       assertEquals(powerLoss ? null : "first", s(reopened.storage().get(b("k"))));

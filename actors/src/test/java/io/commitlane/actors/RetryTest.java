@@ -44,7 +44,7 @@ class RetryTest {
   Path dir;
 
   private CommitlaneDatabase open() {
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), Map.of("wal", "off", "write-groups.enabled", "off")));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), Map.of("wal", "off", "write-groups.enabled", "off")));
   }
 
   @Test

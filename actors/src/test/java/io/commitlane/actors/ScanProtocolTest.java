@@ -51,7 +51,7 @@ class ScanProtocolTest {
   Path dir;
 
   private CommitlaneDatabase open() {
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), Map.of("wal", "off")));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), Map.of("wal", "off")));
   }
 
   /** order/c1/00..order/c1/24 and order/c2/00..04 in the default store. */

@@ -63,8 +63,8 @@ class SharedDatabaseTest {
   @Test
   void handlesOfOnePathNeverRunMoreExecutorsThanCommitThreads() throws Exception {
     PipelineSettings settings = twoThreads(testKit.system());
-    CommitlaneDatabase first = CommitlaneDatabase.open(testKit.system(), dir, settings);
-    CommitlaneDatabase second = CommitlaneDatabase.open(testKit.system(), dir, settings);
+    CommitlaneDatabase first = Commitlane.get(testKit.system()).open(dir, settings);
+    CommitlaneDatabase second = Commitlane.get(testKit.system()).open(dir, settings);
     ActorRef<DatabaseProtocol.Request> spawned = testKit.spawn(DatabaseActor.create(dir, settings));
     assertEquals(first.ref(), second.ref(), "one database, one reference");
     Set<String> executorThreads = ConcurrentHashMap.newKeySet();
@@ -108,14 +108,14 @@ class SharedDatabaseTest {
 
   @Test
   void aSecondActorSystemOfTheProcessIsRefusedThePath() throws Exception {
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, twoThreads(testKit.system()));
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, twoThreads(testKit.system()));
     ActorSystem<Void> other = ActorSystem.create(Behaviors.empty(), "other");
     try {
-      PathInUseException e = assertThrows(PathInUseException.class, () -> CommitlaneDatabase.open(other, dir, twoThreads(other)));
+      PathInUseException e = assertThrows(PathInUseException.class, () -> Commitlane.get(other).open(dir, twoThreads(other)));
       assertTrue(e.getMessage().contains("\"" + testKit.system().name() + "\""), e.getMessage());
       assertTrue(e.getMessage().contains("\"other\""), e.getMessage());
       db.close();
-      try (CommitlaneDatabase there = CommitlaneDatabase.open(other, dir, twoThreads(other))) {
+      try (CommitlaneDatabase there = Commitlane.get(other).open(dir, twoThreads(other))) {
         await(put(there, null, "k", "v")); // once the first system let go, the second may open it
       }
     } finally {
@@ -126,9 +126,9 @@ class SharedDatabaseTest {
 
   @Test
   void anOpenWithOtherSettingsIsRefused() {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, twoThreads(testKit.system()))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, twoThreads(testKit.system()))) {
       PathInUseException e = assertThrows(PathInUseException.class,
-          () -> CommitlaneDatabase.open(testKit.system(), dir, twoThreads(testKit.system()).withCommitQueueCapacity(10)));
+          () -> Commitlane.get(testKit.system()).open(dir, twoThreads(testKit.system()).withCommitQueueCapacity(10)));
       assertTrue(e.getMessage().contains("fixed by its first open"), e.getMessage());
       assertTrue(e.getMessage().contains("(commitQueueCapacity: open with " + db.settings().commitQueueCapacity() + ", asked for 10)"),
           "names only the setting that differs: " + e.getMessage());

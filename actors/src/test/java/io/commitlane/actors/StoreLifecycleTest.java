@@ -59,7 +59,7 @@ class StoreLifecycleTest {
     Map<String, Object> m = new HashMap<>(more);
     m.putIfAbsent("commit-threads", 2);
     m.put("wal", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   private static Throwable failure(CompletionStage<?> stage) {

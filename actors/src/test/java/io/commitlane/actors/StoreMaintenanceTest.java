@@ -32,7 +32,7 @@ class StoreMaintenanceTest {
 
   @Test
   void clearAndCompactRunOffTheCallersThreadAndKeepOtherStores() throws Exception {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), Map.of("wal", "off")))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), Map.of("wal", "off")))) {
       var items = await(db.createStore("items"));
       for (int i = 0; i < 50; i++) {
         await(put(db, "t" + i, "k" + i, "v"));

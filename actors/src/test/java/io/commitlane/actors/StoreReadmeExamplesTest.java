@@ -32,7 +32,7 @@ class StoreReadmeExamplesTest {
       Store sessions;
       Store again;
       // README: store-lifecycle
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);
+      CommitlaneDatabase db = Commitlane.get(system).open(dir);
       sessions = db.createStore("sessions").toCompletableFuture().get(10, TimeUnit.SECONDS);
       Transaction txn = db.begin();
       txn.put(sessions, key, value);

@@ -38,7 +38,7 @@ class TeardownTest {
   void terminatingTheActorSystemWithCommitsInFlightLosesNothingAcknowledged() throws Exception {
     for (int round = 0; round < 15; round++) {
       ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "teardown-" + round);
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, Map.of("commit-threads", 2)));
+      CommitlaneDatabase db = Commitlane.get(system).open(dir, settings(system, Map.of("commit-threads", 2)));
       List<CompletableFuture<CommitResult>> commits = new ArrayList<>();
       List<String> keys = new ArrayList<>();
       for (int i = 0; i < 200; i++) {
@@ -75,7 +75,7 @@ class TeardownTest {
   @Test
   void aFailedExecutorIsRestartedAndTheCommitItHeldFailsWithTheCause() throws Exception {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "supervision");
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, Map.of("commit-threads", 1)))) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(dir, settings(system, Map.of("commit-threads", 1)))) {
       AtomicInteger executorThreads = new AtomicInteger();
       db.storage().addStageListener((stage, c) -> {
         if (stage == CommitStage.DEQUEUED && "poison".equals(c.tag())) {

@@ -54,7 +54,7 @@ class TransactionLogWiringTest {
     m.putIfAbsent("commit-threads", 2);
     m.put("wal", "off");
     m.put("txlog.append", append);
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   private static CompletionStage<CommitResult> logged(CommitlaneDatabase db, String tag, String key, String entry) {

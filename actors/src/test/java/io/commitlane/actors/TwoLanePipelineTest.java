@@ -57,7 +57,7 @@ class TwoLanePipelineTest {
     m.put("commit-queue-capacity", capacity);
     m.put("wal", "off");
     m.put("txlog.durability", "process");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   private static CompletionStage<CommitResult> logged(CommitlaneDatabase db, String tag, String key, String value) {
@@ -94,7 +94,7 @@ class TwoLanePipelineTest {
       assertEquals(50, stats.committed());
       assertEquals(0, stats.writeLaneDepth());
     }
-    try (CommitlaneDatabase again = CommitlaneDatabase.open(testKit.system(), dir)) {
+    try (CommitlaneDatabase again = Commitlane.get(testKit.system()).open(dir)) {
       for (int i = 0; i < 50; i++) {
         assertEquals("v" + i, s(again.storage().get(b("k" + i))));
       }

@@ -57,7 +57,7 @@ class WriteGroupPipelineTest {
     Map<String, Object> m = new HashMap<>(more);
     m.put("commit-threads", 1);
     m.put("wal", "off");
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   /** Commit A alone and hold it at VALIDATED; run {@code queueBehind}; release A and await everything. */

@@ -93,7 +93,7 @@ class WriteStallBackpressureTest {
     m.put("rocksdb.write-buffer-size", "64 KiB");
     m.put("rocksdb.max-write-buffers", 2);
     m.putAll(more);
-    return CommitlaneDatabase.open(testKit.system(), dir, settings(testKit.system(), m));
+    return Commitlane.get(testKit.system()).open(dir, settings(testKit.system(), m));
   }
 
   private static byte[] key(String prefix, int i) {

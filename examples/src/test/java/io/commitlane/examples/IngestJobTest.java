@@ -45,7 +45,7 @@ class IngestJobTest {
     assertEquals(2_000, totals.records());
     assertEquals(0, totals.failedRecords());
     Commitlane.get(testKit.system()).whenReleased(path).toCompletableFuture().get(30, TimeUnit.SECONDS);
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(path)) {
       assertEquals("0", new String(db.storage().get("user-0".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
       assertEquals("13993", new String(db.storage().get("user-1999".getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8));
     }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseActor;
 import io.commitlane.actors.DatabaseProtocol;
@@ -70,14 +71,14 @@ class InventoryTest {
   @Test
   void aRefusedWriteIsReportedToItsCallerAndTheServiceKeepsRunning() throws Exception {
     Path path = dir.resolve("archive");
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(path)) {
       ActorRef<Inventory.Command> seeding = testKit.spawn(Inventory.create(db.ref()));
       TestProbe<Inventory.Result> probe = testKit.createTestProbe();
       seeding.tell(new Inventory.Restock("pen", 4, probe.ref()));
       assertEquals(new Inventory.Stock("pen", 4), probe.receiveMessage(WAIT));
       testKit.stop(seeding);
     }
-    try (CommitlaneDatabase readOnly = CommitlaneDatabase.openReadOnly(testKit.system(), path)) {
+    try (CommitlaneDatabase readOnly = Commitlane.get(testKit.system()).openReadOnly(path)) {
       ActorRef<Inventory.Command> inventory = testKit.spawn(Inventory.create(readOnly.ref()));
       TestProbe<Inventory.Result> probe = testKit.createTestProbe();
       inventory.tell(new Inventory.Reserve("pen", 1, probe.ref()));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.ConflictException;
 import io.commitlane.storage.Transaction;
@@ -50,7 +51,7 @@ class CommitlaneMetricsTest {
   @Test
   void countersGaugesTimersAndLogMetersFollowTheDatabase() throws Exception {
     Path path = dir.resolve("orders");
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(path)) {
       MeterRegistry registry = new SimpleMeterRegistry();
       new CommitlaneMetrics(db, "orders", Duration.ZERO).bindTo(registry);
       for (int i = 0; i < 5; i++) {
@@ -89,7 +90,7 @@ class CommitlaneMetricsTest {
 
   @Test
   void oneBinderBindsOnce() throws Exception {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("db"))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("db"))) {
       CommitlaneMetrics metrics = new CommitlaneMetrics(db);
       metrics.bindTo(new SimpleMeterRegistry());
       assertThrows(IllegalStateException.class, () -> metrics.bindTo(new SimpleMeterRegistry()));
@@ -99,7 +100,7 @@ class CommitlaneMetricsTest {
   @Test
   void rocksDbHealthAndPropertiesAreGaugesWithUnits() throws Exception {
     Path path = dir.resolve("stock");
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(path)) {
       MeterRegistry registry = new SimpleMeterRegistry();
       new CommitlaneMetrics(db, "stock", Duration.ZERO).bindTo(registry);
       for (int i = 0; i < 50; i++) {
@@ -134,7 +135,7 @@ class CommitlaneMetricsTest {
   @Test
   void theHealthGaugeReadsFailedAfterADamagedTableFileFailsACompaction() throws Exception {
     Path path = dir.resolve("damaged");
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path)) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(path)) {
       MeterRegistry registry = new SimpleMeterRegistry();
       new CommitlaneMetrics(db, "damaged", Duration.ZERO).bindTo(registry);
       for (int i = 0; i < 100; i++) {
@@ -167,7 +168,7 @@ class CommitlaneMetricsTest {
     // writes while 3 wait for their flush and stops them with 4.
     Config config = ConfigFactory.parseString("commitlane { commit-threads = 1, commit-queue-capacity = 4,"
         + " rocksdb { write-buffer-size = 64 KiB, max-write-buffers = 4 } }").withFallback(testKit.system().settings().config());
-    CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("stalled"), config);
+    CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("stalled"), config);
     MeterRegistry registry = new SimpleMeterRegistry();
     new CommitlaneMetrics(db, "stalled", Duration.ZERO).bindTo(registry);
     List<CompletableFuture<?>> admitted = new ArrayList<>();

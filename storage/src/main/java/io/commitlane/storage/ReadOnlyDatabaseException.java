@@ -9,6 +9,6 @@ import java.nio.file.Path;
 public final class ReadOnlyDatabaseException extends CommitlaneException {
   public ReadOnlyDatabaseException(Path path, String what) {
     super("cannot " + what + ": database " + path + " is open read-only; open it with Database.open (or"
-        + " CommitlaneDatabase.open) to write");
+        + " Commitlane.get(system).open) to write");
   }
 }

@@ -65,7 +65,7 @@ class DurabilityContractTest {
     try (Database db = Database.open(dir)) {
       Transaction t = db.begin();
       LogNotAvailableException e = assertThrows(LogNotAvailableException.class, () -> t.useLog("orders"));
-      assertTrue(e.getMessage().contains("orders") && e.getMessage().contains("CommitlaneDatabase"), e.getMessage());
+      assertTrue(e.getMessage().contains("orders") && e.getMessage().contains("Commitlane.get(system).open"), e.getMessage());
       assertFalse(e.isRetryable());
       // A hook that writes logs makes it available.
       try (Database.Registration r = db.addCommitHook(new CommitHook() {

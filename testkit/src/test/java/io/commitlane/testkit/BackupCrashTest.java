@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.BackupInfo;
 import io.commitlane.storage.BackupStore;
@@ -44,7 +45,7 @@ class BackupCrashTest {
     List<BackupInfo> listed = store.list();
     assertEquals(List.of(true, false), listed.stream().map(BackupInfo::complete).toList(), listed.toString());
     store.verify(1, true);
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir.resolve("db"), BackupWorkload.settings(testKit.system()))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir.resolve("db"), BackupWorkload.settings(testKit.system()))) {
       for (int i = 0; i < 2 * COMMITS; i++) {
         assertEquals(Integer.toString(i), str(db.storage().get(bytes("k/" + i))), "k/" + i);
       }
@@ -70,7 +71,7 @@ class BackupCrashTest {
   }
 
   private void assertRestored(Path path, int commits) {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), path, BackupWorkload.settings(testKit.system()))) {
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(path, BackupWorkload.settings(testKit.system()))) {
       for (int i = 0; i < commits; i++) {
         assertEquals(Integer.toString(i), str(db.storage().get(bytes("k/" + i))), "k/" + i);
       }

@@ -3,6 +3,7 @@ package io.commitlane.testkit;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.BackupInfo;
@@ -79,7 +80,7 @@ class BackupModelProperties {
       List<Op> ops = new ArrayList<>();
       List<Backup> backups = new ArrayList<>();
       BackupStore store = BackupStore.at(dir.resolve("backups"));
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir.resolve("db"), settings(walOn, append));
+      CommitlaneDatabase db = Commitlane.get(system).open(dir.resolve("db"), settings(walOn, append));
       try {
         for (int i = 0; i <= commits; i++) {
           if (backupPoints.contains(i)) {
@@ -139,7 +140,7 @@ class BackupModelProperties {
         Path restored = dir.resolve("restored-" + info.id());
         store.restore(info.id(), restored, RestoreOptions.defaults());
         Map<String, String> got;
-        try (CommitlaneDatabase r = CommitlaneDatabase.open(system, restored, settings(walOn, append))) {
+        try (CommitlaneDatabase r = Commitlane.get(system).open(restored, settings(walOn, append))) {
           got = contents(r);
         }
         assertTrue(allowed(states, ops, b.acknowledgedBefore(), got), "backup " + info.id() + " started after "

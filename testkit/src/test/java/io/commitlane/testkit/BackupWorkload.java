@@ -1,6 +1,7 @@
 package io.commitlane.testkit;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.BackupStore;
@@ -36,7 +37,7 @@ public final class BackupWorkload implements CrashWorkload {
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
     String at = args.get(0).substring("at=".length());
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "backup-workload");
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir.resolve("db"), settings(system));
+    CommitlaneDatabase db = Commitlane.get(system).open(dir.resolve("db"), settings(system));
     BackupStore store = BackupStore.at(dir.resolve("backups"));
     commit(db, 0, COMMITS, reporter);
     db.backup(store).get(60, TimeUnit.SECONDS);

@@ -102,7 +102,7 @@ class CommitlaneTestAndScheduleTest {
         com.typesafe.config.ConfigFactory.parseMap(Map.of("occ-validation", policy, "commit-threads", held ? 1 : 4,
                 "wal", "off", "write-groups.enabled", variant.startsWith("on") ? "on" : "off"))
             .atPath("commitlane").withFallback(kit.system().settings().config()));
-    try (io.commitlane.actors.CommitlaneDatabase db = io.commitlane.actors.CommitlaneDatabase.open(kit.system(), dir, settings);
+    try (io.commitlane.actors.CommitlaneDatabase db = io.commitlane.actors.Commitlane.get(kit.system()).open(dir, settings);
         StageControl control = StageControl.install(db.storage())) {
       Barrier first = control.barrier(CommitStage.VALIDATED, held ? "t0" : "never");
       History history = new History();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
@@ -150,7 +151,7 @@ class CrashRecoveryTest {
     for (long i = 1; i <= attemptedUpTo; i++) {
       attempted.put(Long.toString(i), LoggedCommitsWorkload.writes(i));
     }
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir,
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir,
         LoggedCommitsWorkload.settings(testKit.system(), replay, 2, append))) {
       Database storage = db.storage();
       return RecoveryCheck.check(attempted, acknowledged, key -> {

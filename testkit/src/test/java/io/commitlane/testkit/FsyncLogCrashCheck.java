@@ -2,6 +2,7 @@ package io.commitlane.testkit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.storage.Database;
 import io.commitlane.txlog.LogReader;
@@ -37,7 +38,7 @@ final class FsyncLogCrashCheck {
     for (long i = 1; i <= attemptedUpTo; i++) {
       attempted.put(Long.toString(i), LoggedCommitsWorkload.writes(i));
     }
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, FsyncLogWorkload.settings(system, append))) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(dir, FsyncLogWorkload.settings(system, append))) {
       Database storage = db.storage();
       List<String> violations = RecoveryCheck.check(attempted, acknowledged, key -> {
         byte[] v = storage.get(key.getBytes(StandardCharsets.UTF_8));

@@ -1,6 +1,7 @@
 package io.commitlane.testkit;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.Transaction;
@@ -55,7 +56,7 @@ public final class FsyncLogWorkload implements CrashWorkload {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "fsync-log-crash-workload");
     PipelineSettings base = settings(system, opts.getOrDefault("append", "leaderless"));
     PipelineSettings settings = base.withLog(base.log().withFileSystem(fs));
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
     Semaphore inFlight = new Semaphore(8);
     for (long i = 1; ; i++) {
       inFlight.acquire();

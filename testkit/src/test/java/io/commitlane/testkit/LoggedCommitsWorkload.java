@@ -1,6 +1,7 @@
 package io.commitlane.testkit;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.CommitStage;
@@ -40,7 +41,7 @@ public final class LoggedCommitsWorkload implements CrashWorkload {
     Map<String, String> opts = CrashWorkload.options(args);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "crash-workload");
     boolean burst = "on".equals(opts.get("burst"));
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.getOrDefault("replay", "on"),
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, settings(system, opts.getOrDefault("replay", "on"),
         burst ? 1 : 2, opts.getOrDefault("append", "serialized"), opts.getOrDefault("mode", "threads")));
     if (burst) {
       runBurst(db, reporter);

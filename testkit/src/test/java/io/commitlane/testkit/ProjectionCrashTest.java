@@ -3,6 +3,7 @@ package io.commitlane.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.projection.ProjectionBatch;
 import io.commitlane.actors.projection.ProjectionControl;
@@ -65,7 +66,7 @@ class ProjectionCrashTest {
     assertTrue(midBatch.killed(), midBatch.stderr());
     assertEquals(List.of(ProjectionWorkload.marker(hold)), midBatch.markers());
 
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, ProjectionWorkload.settings(system, wal, append))) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(dir, ProjectionWorkload.settings(system, wal, append))) {
       List<LogRecord> records = ChangeFeed.current(db, ProjectionWorkload.LOG, ReadRequest.fromStart())
           .runWith(Sink.seq(), system).toCompletableFuture().get(30, TimeUnit.SECONDS);
       assertTrue(records.size() >= atRandom.acknowledged().size() + midBatch.acknowledged().size(),

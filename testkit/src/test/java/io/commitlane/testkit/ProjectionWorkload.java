@@ -1,6 +1,7 @@
 package io.commitlane.testkit;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.projection.LocalProjection;
@@ -39,7 +40,7 @@ public final class ProjectionWorkload implements CrashWorkload {
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
     Map<String, String> opts = CrashWorkload.options(args);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "projection-crash-workload");
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.get("wal"), opts.get("append")));
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, settings(system, opts.get("wal"), opts.get("append")));
     db.createTransactionLog(LOG);
     if (opts.containsKey("hold")) {
       String[] hold = opts.get("hold").split(":");

@@ -5,6 +5,7 @@ import io.commitlane.testkit.pekko.RecoveryCrashWorkload;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +84,7 @@ class RecoveryCrashTest {
         durable = Math.max(durable, Integer.parseInt(m.substring(8)));
       }
     }
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, dir,
+    try (CommitlaneDatabase db = Commitlane.get(system).open(dir,
         RecoveryCrashWorkload.settings(system, wal, append, 1, mode))) {
       Map<String, String> state = RecoveryModel.read(history,
           k -> RecoveryRunner.string(db.storage().get(RecoveryRunner.bytes(k))));

@@ -6,6 +6,7 @@ import io.commitlane.testkit.pekko.RecoveryCrashWorkload;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.testkit.RecoveryHistory.Commit;
@@ -124,7 +125,7 @@ class RecoveryModelProperties {
       int[] step = {0};
       Map<String, Long> handled = new HashMap<>(); // per log, the last record a consumer read before the reopen
       RecoveryRunner runner = new RecoveryRunner(history, () -> {
-        CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+        CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
         if (step[0] > 0) {
           assertState(history, succeeded, db, "after the reopen before step " + step[0]);
           assertFeed(history, succeeded, Set.of(), db, dir, handled, false, "after the reopen before step " + step[0]);
@@ -149,7 +150,7 @@ class RecoveryModelProperties {
       });
       assertState(history, succeeded, db, "before the final close");
       db.close();
-      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, dir, settings)) {
+      try (CommitlaneDatabase reopened = Commitlane.get(system).open(dir, settings)) {
         assertState(history, succeeded, reopened, "after the final reopen");
         assertFeed(history, succeeded, Set.of(), reopened, dir, handled, true, "after the final reopen");
         reopened.replayStatsAtOpen().forEach((log, stats) -> assertEquals(0, stats.transactions(),
@@ -180,7 +181,7 @@ class RecoveryModelProperties {
       List<Commit> succeeded = Collections.synchronizedList(new ArrayList<>());
       Set<Integer> failed = ConcurrentHashMap.newKeySet();
       int[] durable = {0};
-      RecoveryRunner runner = new RecoveryRunner(history, () -> CommitlaneDatabase.open(system, dir, settings));
+      RecoveryRunner runner = new RecoveryRunner(history, () -> Commitlane.get(system).open(dir, settings));
       CommitlaneDatabase db = runner.run(new RecoveryRunner.Listener() {
         @Override
         public void succeeded(Commit c) {
@@ -203,19 +204,19 @@ class RecoveryModelProperties {
       succeeded.forEach(c -> acknowledged.add(c.id()));
       if (fault.damagesTheFile()) {
         fault.open(system, dir, settings, at, root.resolve("unused"));
-        try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, dir, settings)) {
+        try (CommitlaneDatabase reopened = Commitlane.get(system).open(dir, settings)) {
           assertState(history, succeeded, reopened, fault + " " + at + " after a clean close");
         }
       }
       Path recover = fault.open(system, image, settings, at, root.resolve("halted"));
       Statistics.collect(fault, recover.equals(image) ? "ran to its end" : "halted"); // how often each fault bit
       Map<String, String> recovered;
-      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, recover, settings)) {
+      try (CommitlaneDatabase reopened = Commitlane.get(system).open(recover, settings)) {
         recovered = RecoveryModel.read(history, k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k))));
       }
       assertNull(RecoveryModel.checkCrash(history, acknowledged, failed, walOn, durable[0], recovered),
           fault + " " + at + (recover.equals(image) ? "" : " (halted)") + " then a normal open, of " + history);
-      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, recover, settings)) {
+      try (CommitlaneDatabase reopened = Commitlane.get(system).open(recover, settings)) {
         assertEquals(recovered, RecoveryModel.read(history,
             k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k)))), "a further clean reopen");
       }
@@ -248,14 +249,14 @@ class RecoveryModelProperties {
       PipelineSettings settings = fsyncSettings(walOn, append);
       FsyncFailureRun run = new FsyncFailureRun(system, history, fs, failAt);
       Map<String, Long> handled = new HashMap<>();
-      CommitlaneDatabase db = run.run(() -> CommitlaneDatabase.open(system, dir, OpenFaults.withFileSystem(settings, fs)),
+      CommitlaneDatabase db = run.run(() -> Commitlane.get(system).open(dir, OpenFaults.withFileSystem(settings, fs)),
           reopened -> settleAfterACleanClose(history, run, reopened, dir, handled, "after a reopen"));
       assertEquals(List.of(), run.violations, history.toString());
       Statistics.collect(run.notDurable == 0 ? "no write reported not durable" : "writes reported not durable",
           powerLoss ? "then a power loss" : "then a clean close");
       if (!powerLoss) {
         FsyncFailureRun.closeQuietly(db);
-        try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, dir, settings)) {
+        try (CommitlaneDatabase reopened = Commitlane.get(system).open(dir, settings)) {
           settleAfterACleanClose(history, run, reopened, dir, handled, "after the last clean close");
         }
         return;
@@ -263,7 +264,7 @@ class RecoveryModelProperties {
       fs.crash(); // the log loses what no fsync covered
       OpenFaults.copyRunning(dir, image); // RocksDB keeps what it flushed, and with the WAL on its WAL
       FsyncFailureRun.closeQuietly(db);
-      try (CommitlaneDatabase reopened = CommitlaneDatabase.open(system, image, settings)) {
+      try (CommitlaneDatabase reopened = Commitlane.get(system).open(image, settings)) {
         Map<String, String> recovered = RecoveryModel.read(history,
             k -> RecoveryRunner.string(reopened.storage().get(RecoveryRunner.bytes(k))));
         Map<String, List<Integer>> feed = feed(history, reopened, image, false);

@@ -3,6 +3,7 @@ package io.commitlane.testkit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Write;
@@ -45,7 +46,7 @@ class RequestIdCrashTest {
     assertTrue(run.killed(), run.stderr());
     Set<Long> acknowledged = new HashSet<>(run.acknowledgedNumbers());
     long sent = acknowledged.stream().mapToLong(Long::longValue).max().orElseThrow() + 8; // 8 in flight at most
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(testKit.system(), dir,
+    try (CommitlaneDatabase db = Commitlane.get(testKit.system()).open(dir,
         RequestIdWorkload.settings(testKit.system(), wal.trim(), append.trim()))) {
       TestProbe<WriteReply> replies = testKit.createTestProbe();
       int kept = 0;

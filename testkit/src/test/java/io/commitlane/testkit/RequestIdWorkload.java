@@ -1,6 +1,7 @@
 package io.commitlane.testkit;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol.Committed;
 import io.commitlane.actors.DatabaseProtocol.Write;
@@ -29,7 +30,7 @@ public final class RequestIdWorkload implements CrashWorkload {
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
     Map<String, String> opts = CrashWorkload.options(args);
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "request-id-crash-workload");
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system, opts.getOrDefault("wal", "off"),
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, settings(system, opts.getOrDefault("wal", "off"),
         opts.getOrDefault("append", "serialized")));
     Semaphore inFlight = new Semaphore(8);
     Behavior<WriteReply> acks = Behaviors.receiveMessage(reply -> {

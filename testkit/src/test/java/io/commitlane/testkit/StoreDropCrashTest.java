@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.ReplayStats;
 import io.commitlane.storage.Database;
@@ -112,7 +113,7 @@ class StoreDropCrashTest {
   }
 
   private CommitlaneDatabase reopen() {
-    return CommitlaneDatabase.open(testKit.system(), dir, StoreDropWorkload.settings(testKit.system()));
+    return Commitlane.get(testKit.system()).open(dir, StoreDropWorkload.settings(testKit.system()));
   }
 
   /** Every acknowledged record is readable, in order, whatever store its writes named. */

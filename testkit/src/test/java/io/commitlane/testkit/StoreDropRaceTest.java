@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.CommitResult;
@@ -58,7 +59,7 @@ class StoreDropRaceTest {
 
   private CommitlaneDatabase open(String policy, int threads) {
     Map<String, Object> m = Map.of("wal", "off", "occ-validation", policy, "commit-threads", threads);
-    return CommitlaneDatabase.open(testKit.system(), dir,
+    return Commitlane.get(testKit.system()).open(dir,
         PipelineSettings.fromConfig(ConfigFactory.parseMap(m).atPath("commitlane").withFallback(testKit.system().settings().config())));
   }
 

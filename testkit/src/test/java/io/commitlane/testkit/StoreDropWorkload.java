@@ -1,6 +1,7 @@
 package io.commitlane.testkit;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.CommitStage;
@@ -42,7 +43,7 @@ public final class StoreDropWorkload implements CrashWorkload {
   public void run(Path dir, List<String> args, Reporter reporter) throws Exception {
     String at = args.get(0).substring("at=".length());
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "store-drop-workload");
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings(system));
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, settings(system));
     Store store = db.createStore(STORE).toCompletableFuture().get(30, TimeUnit.SECONDS);
     commitAll(db, store, "old", "s/", reporter);
 

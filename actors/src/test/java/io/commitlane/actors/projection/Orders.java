@@ -1,6 +1,7 @@
 package io.commitlane.actors.projection;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.stream.ChangeFeed;
@@ -33,7 +34,7 @@ final class Orders {
   static CommitlaneDatabase open(ActorSystem<?> system, Path dir, Map<String, Object> overrides) throws Exception {
     Map<String, Object> m = new HashMap<>(Map.of("commit-threads", 2));
     m.putAll(overrides);
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, PipelineSettings.fromConfig(
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, PipelineSettings.fromConfig(
         ConfigFactory.parseMap(m).atPath(PipelineSettings.ROOT).withFallback(system.settings().config())));
     await(db.createStore("model"));
     return db;

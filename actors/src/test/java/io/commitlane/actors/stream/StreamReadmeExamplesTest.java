@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.ClassTestKit;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.projection.LocalProjection;
@@ -142,7 +143,7 @@ class StreamReadmeExamplesTest {
 
   @Test
   void aStreamCommitsRequestsWithBackpressure() throws Exception {
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);
+    CommitlaneDatabase db = Commitlane.get(system).open(dir);
     List<String> failures = new ArrayList<>();
     // README: stream-commit-flow
     CompletionStage<Done> done = Source.range(1, 1_000)
@@ -167,7 +168,7 @@ class StreamReadmeExamplesTest {
 
   @Test
   void aStreamIngestsGeneratedRecords() throws Exception {
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);
+    CommitlaneDatabase db = Commitlane.get(system).open(dir);
     // README: stream-ingest
     byte[] payload = new byte[100];
     CompletionStage<IngestTotals> totals = Source.range(1, 100_000)
@@ -193,7 +194,7 @@ class StreamReadmeExamplesTest {
 
   @Test
   void aConsumerTailsTheChangeFeed() throws Exception {
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);
+    CommitlaneDatabase db = Commitlane.get(system).open(dir);
     List<String> handled = new ArrayList<>();
     List<String> seen = new ArrayList<>();
     Source.range(1, 5).map(i -> WriteRequest.builder(i).put(("k" + i).getBytes(UTF_8), new byte[1])

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.storage.CommitStage;
@@ -44,7 +45,7 @@ final class StreamTestSupport {
     Map<String, Object> m = new HashMap<>(overrides);
     m.putIfAbsent("wal", "off");
     Config c = ConfigFactory.parseMap(m).atPath(PipelineSettings.ROOT).withFallback(system.settings().config());
-    return CommitlaneDatabase.open(system, dir, PipelineSettings.fromConfig(c));
+    return Commitlane.get(system).open(dir, PipelineSettings.fromConfig(c));
   }
 
   static <T> T await(CompletionStage<T> stage) throws Exception {

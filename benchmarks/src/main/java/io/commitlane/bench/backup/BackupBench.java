@@ -1,6 +1,7 @@
 package io.commitlane.bench.backup;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.cli.Checks;
@@ -62,7 +63,7 @@ public final class BackupBench implements java.util.concurrent.Callable<Integer>
     try {
       PipelineSettings settings = PipelineSettings.fromConfig(ConfigFactory.parseMap(Map.of("wal", "off"))
           .atPath("commitlane").withFallback(system.settings().config()));
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, data, settings);
+      CommitlaneDatabase db = Commitlane.get(system).open(data, settings);
       BackupStore store = BackupStore.at(root.resolve("backups"));
       LongAdder commits = new LongAdder();
       AtomicBoolean stop = new AtomicBoolean();

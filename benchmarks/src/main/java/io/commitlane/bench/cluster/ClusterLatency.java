@@ -1,5 +1,6 @@
 package io.commitlane.bench.cluster;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
@@ -54,7 +55,7 @@ final class ClusterLatency {
         remote = db;
       }
     }
-    CommitlaneDatabase facade = CommitlaneDatabase.open(three.get(0), facadeDir);
+    CommitlaneDatabase facade = Commitlane.get(three.get(0)).open(facadeDir);
     Map<String, List<double[]>> results = new LinkedHashMap<>();
     String facadeName = "facade commit on the same node (no sharding)";
     String localName = "sharded, owner on the same node";

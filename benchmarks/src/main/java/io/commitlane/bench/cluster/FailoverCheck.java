@@ -1,6 +1,7 @@
 package io.commitlane.bench.cluster;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
@@ -34,7 +35,7 @@ final class FailoverCheck {
     long lost = 0;
     try {
       for (String db : names) {
-        try (CommitlaneDatabase d = CommitlaneDatabase.open(local, data.resolve(db))) {
+        try (CommitlaneDatabase d = Commitlane.get(local).open(data.resolve(db))) {
           Map<String, Integer> applied = new HashMap<>();
           try (LogReader reader = d.transactionLog("orders").reader(ReadRequest.fromStart())) {
             for (LogRecord r; (r = reader.next()) != null; ) {

@@ -1,6 +1,7 @@
 package io.commitlane.bench.contention;
 
 import com.typesafe.config.Config;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.BenchSystem;
@@ -31,7 +32,7 @@ final class BenchDatabases implements AutoCloseable {
     try {
       for (int d = 0; d < count; d++) {
         Path p = Files.createDirectories(cell.resolve("db-" + d));
-        run.databases.add(CommitlaneDatabase.open(run.system, p, settings));
+        run.databases.add(Commitlane.get(run.system).open(p, settings));
       }
       return run;
     } catch (Throwable e) {

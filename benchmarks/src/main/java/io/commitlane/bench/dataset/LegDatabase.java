@@ -59,7 +59,7 @@ public final class LegDatabase implements AutoCloseable {
     try {
       return switch (variant.kind()) {
         case PIPELINE -> {
-          CommitlaneDatabase db = CommitlaneDatabase.open(w.system(), dir, settings);
+          CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);
           yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
               listener -> w.async().measure(db, w.load(), w.concurrency(), false, listener), db::close);
         }
@@ -70,7 +70,7 @@ public final class LegDatabase implements AutoCloseable {
               listener -> blocking.measure(db, w.load(), w.concurrency(), false, listener), db::close);
         }
         case COMMIT_SYNC -> {
-          CommitlaneDatabase db = CommitlaneDatabase.open(w.system(), dir, settings);
+          CommitlaneDatabase db = Commitlane.get(w.system()).open(dir, settings);
           CommitVariant.Session session = CommitVariant.session(FacadeCommitSyncVariant.worker(db, false, false), db::close);
           yield new LegDatabase(dir, () -> RocksNumbers.of(db.storage().rocksDbStats()),
               listener -> PipelineSample.withoutPipeline(w.sync().measure(session, variant.label(), w.load(), listener)), session);

@@ -1,5 +1,6 @@
 package io.commitlane.bench.harness;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.PipelineStats;
@@ -81,7 +82,7 @@ public final class AsyncContentionRunner {
   public PipelineSample run(PipelineSettings settings, Load load, int inFlight, boolean log, Path dir, WindowListener listener) throws Exception {
     Files.createDirectories(dir);
     try {
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+      CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
       try {
         return measure(db, load, inFlight, log, listener);
       } finally {

@@ -1,5 +1,6 @@
 package io.commitlane.bench.harness;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import java.nio.file.Path;
@@ -18,7 +19,7 @@ public record FacadeCommitSyncVariant(String name, ActorSystem<?> system, Pipeli
 
   @Override
   public Session open(Path dir) {
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+    CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
     return CommitVariant.session(worker(db, log, readFirst), db::close);
   }
 

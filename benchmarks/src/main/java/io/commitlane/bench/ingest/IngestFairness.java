@@ -1,5 +1,6 @@
 package io.commitlane.bench.ingest;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.ContentionRunner;
@@ -47,7 +48,7 @@ final class IngestFairness {
         + " %.1f s per round%n", inFlight, capacity, seconds);
     for (int run = 0; run < runs; run++) {
       Path path = cells.get();
-      try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings)) {
+      try (CommitlaneDatabase db = Commitlane.get(system).open(path, settings)) {
         Map<String, Long> counts = f.run(system, db, seconds, true);
         counts.remove("_nanos");
         long total = counts.values().stream().mapToLong(Long::longValue).sum();

@@ -1,5 +1,6 @@
 package io.commitlane.bench.ingest;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.stream.ChangeFeed;
@@ -69,7 +70,7 @@ final class IngestFeedRows {
   /** One measurement of row {@code name} in a fresh database at {@code path}. */
   Sample measure(String name, Path path) throws Exception {
     boolean concurrentWriter = name.equals(CONCURRENT_WRITER);
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings)) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(path, settings)) {
       RecordWriter<KeyValue> logged = RecordWriter.of((txn, kv) -> {
         txn.put(kv.key(), kv.value());
         txn.useLog(LOG).addLogEntry(kv.value());

@@ -1,5 +1,6 @@
 package io.commitlane.bench.ingest;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.stream.CommitFlow;
@@ -29,7 +30,7 @@ final class IngestFlowRow implements IngestRow {
 
   @Override
   public IngestSample ingest(int n, Path path) throws Exception {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings)) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(path, settings)) {
       CommitFlowSettings s = CommitFlowSettings.defaults().withParallelism(parallelism);
       long cpu = CpuWindow.processCpuNanos();
       long start = System.nanoTime();

@@ -1,5 +1,6 @@
 package io.commitlane.bench.ingest;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.stream.Ingest;
@@ -33,7 +34,7 @@ final class IngestSinkRow implements IngestRow {
 
   @Override
   public IngestSample ingest(int n, Path path) throws Exception {
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, path, settings)) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(path, settings)) {
       long cpu = CpuWindow.processCpuNanos();
       long start = System.nanoTime();
       IngestTotals t = IngestRow.await(records.range(0, n - 1).runWith(Ingest.sink(db, sink), system));

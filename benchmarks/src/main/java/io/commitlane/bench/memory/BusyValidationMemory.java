@@ -1,5 +1,6 @@
 package io.commitlane.bench.memory;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.harness.BenchTransactions;
@@ -37,7 +38,7 @@ final class BusyValidationMemory {
       int keySpace, int valueSize, Path dir) throws Exception {
     Files.createDirectories(dir);
     try {
-      CommitlaneDatabase db = CommitlaneDatabase.open(system, dir, settings);
+      CommitlaneDatabase db = Commitlane.get(system).open(dir, settings);
       try {
         return run(db, load, inFlight, readFirst, seconds, keySpace, valueSize);
       } finally {

@@ -1,5 +1,6 @@
 package io.commitlane.bench.read;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol.Get;
 import io.commitlane.actors.DatabaseProtocol.MultiGet;
@@ -51,7 +52,7 @@ final class CommitlaneProtocolReadPeer implements ReadPeer {
   @Override
   public Loaded load(Path dir, int keys, byte[] value) throws Exception {
     ActorSystem<Void> system = BenchSystem.start("reads", BenchSystem.config());
-    CommitlaneDatabase db = CommitlaneDatabase.open(system, dir);
+    CommitlaneDatabase db = Commitlane.get(system).open(dir);
     CommitlaneReadPeer.load(db.storage(), keys, value);
     return new Loaded() {
       @Override

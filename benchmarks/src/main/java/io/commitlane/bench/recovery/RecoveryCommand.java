@@ -1,5 +1,6 @@
 package io.commitlane.bench.recovery;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.bench.Main;
@@ -168,7 +169,7 @@ public final class RecoveryCommand implements Callable<Integer> {
     PipelineSettings settings = RecoveryCrashWorkload.settings(system, walOn, mode, 1);
     Path recover = fault == null ? runDir : fault.open(system, runDir, settings, at, halted(runDir));
     lastHalted = !recover.equals(runDir);
-    try (CommitlaneDatabase db = CommitlaneDatabase.open(system, recover, settings)) {
+    try (CommitlaneDatabase db = Commitlane.get(system).open(recover, settings)) {
       Map<String, String> state = RecoveryModel.read(history,
           k -> RecoveryRunner.string(db.storage().get(RecoveryRunner.bytes(k))));
       return RecoveryModel.checkCrash(history, succeeded, failed, walOn, durable, state);

@@ -3,6 +3,7 @@ package io.commitlane.testkit.pekko;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineMode;
 import io.commitlane.actors.PipelineSettings;
@@ -54,7 +55,7 @@ final class CommitlaneTestExtension implements ParameterResolver, BeforeAllCallb
     PipelineSettings settings = settings(e, kit);
     try {
       Path dir = Files.createTempDirectory("commitlane-test");
-      CommitlaneDatabase database = CommitlaneDatabase.open(kit.system(), dir.resolve("db"), settings);
+      CommitlaneDatabase database = Commitlane.get(kit.system()).open(dir.resolve("db"), settings);
       StageControl control = StageControl.install(database.storage());
       if (settings.mode() == PipelineMode.THREADS) {
         control.commitExecutors(settings.commitThreads(), EXECUTOR_THREAD_PREFIX);

@@ -1,5 +1,6 @@
 package io.commitlane.testkit.pekko;
 
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.txlog.LogIOException;
@@ -25,7 +26,7 @@ import org.apache.pekko.actor.typed.ActorSystem;
  *
  * <pre>{@code
  * Path recover = OpenFaults.HALT_AT_FLUSHED_POSITION.open(system, dir, settings, 2, dir.resolveSibling("halted"));
- * try (CommitlaneDatabase db = CommitlaneDatabase.open(system, recover, settings)) {
+ * try (CommitlaneDatabase db = Commitlane.get(system).open(recover, settings)) {
  *   // check what db holds
  * }
  * }</pre>
@@ -102,7 +103,7 @@ public enum OpenFaults {
   private static void openAndClose(ActorSystem<?> system, Path dir, PipelineSettings settings) {
     CommitlaneDatabase db;
     try {
-      db = CommitlaneDatabase.open(system, dir, settings);
+      db = Commitlane.get(system).open(dir, settings);
     } catch (LogIOException injected) {
       return; // what the next open finds is the point
     }

@@ -1,6 +1,7 @@
 package io.commitlane.testkit.pekko;
 
 import com.typesafe.config.ConfigFactory;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.testkit.RecoveryHistory;
 import io.commitlane.testkit.CrashWorkload;
@@ -28,7 +29,7 @@ public final class RecoveryCrashWorkload implements CrashWorkload {
     ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "recovery-crash");
     PipelineSettings settings = settings(system, "on".equals(opts.get("wal")), opts.get("append"), 1,
         opts.getOrDefault("mode", "threads"));
-    new RecoveryRunner(history, () -> CommitlaneDatabase.open(system, dir, settings)).run(new RecoveryRunner.Listener() {
+    new RecoveryRunner(history, () -> Commitlane.get(system).open(dir, settings)).run(new RecoveryRunner.Listener() {
       @Override
       public void succeeded(Commit c) {
         reporter.acknowledged(Integer.toString(c.id()));

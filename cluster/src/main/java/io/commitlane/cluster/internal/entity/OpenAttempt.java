@@ -2,6 +2,7 @@ package io.commitlane.cluster.internal.entity;
 
 import io.commitlane.cluster.internal.owner.OwnerLock;
 import io.commitlane.cluster.internal.owner.OwnerSession;
+import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.PipelineSettings;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ public final class OpenAttempt {
       }
       CommitlaneDatabase db;
       try {
-        db = CommitlaneDatabase.open(system, dir, settings);
+        db = Commitlane.get(system).open(dir, settings);
       } catch (RuntimeException | Error e) {
         lock.close();
         throw e;
