@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 public final class Setting {
   /** How a setting's value is written. */
   public enum Kind {
-    INTEGER, SIZE, DURATION, ONE_OF, FLAG, TEXT
+    INTEGER, SIZE, DURATION, DECIMAL, ONE_OF, FLAG, TEXT
   }
 
   private final String key;
@@ -30,6 +30,8 @@ public final class Setting {
   private final long max;
   private final Duration minDuration;
   private final Duration maxDuration;
+  private final double minDecimal;
+  private final double maxDecimal;
   private final List<String> values;
   private final String range;
   private final String allowed;
@@ -37,6 +39,11 @@ public final class Setting {
 
   private Setting(String key, String javaName, Kind kind, long min, long max, Duration minDuration, Duration maxDuration,
       List<String> values, String range, String allowed, String doc) {
+    this(key, javaName, kind, min, max, minDuration, maxDuration, 0, 0, values, range, allowed, doc);
+  }
+
+  private Setting(String key, String javaName, Kind kind, long min, long max, Duration minDuration, Duration maxDuration,
+      double minDecimal, double maxDecimal, List<String> values, String range, String allowed, String doc) {
     this.key = Objects.requireNonNull(key);
     this.javaName = Objects.requireNonNull(javaName);
     this.kind = kind;
@@ -44,6 +51,8 @@ public final class Setting {
     this.max = max;
     this.minDuration = minDuration;
     this.maxDuration = maxDuration;
+    this.minDecimal = minDecimal;
+    this.maxDecimal = maxDecimal;
     this.values = values;
     this.range = range;
     this.allowed = allowed;
@@ -87,6 +96,13 @@ public final class Setting {
   /** A duration in {@code min..max}; {@code range} writes the bounds with units ({@code 1 s..30 days}). */
   public static Setting duration(String key, String javaName, Duration min, Duration max, String range, String doc) {
     return new Setting(key, javaName, Kind.DURATION, 0, 0, min, max, List.of(), range, "must be a duration in " + range, doc);
+  }
+
+  /** A number, fractions allowed, in {@code min..max} (written {@code 0.0..1.0}). */
+  public static Setting decimal(String key, String javaName, double min, double max, String doc) {
+    String range = min + ".." + max;
+    return new Setting(key, javaName, Kind.DECIMAL, 0, 0, null, null, min, max, List.of(), range, "must be a number in " + range,
+        doc);
   }
 
   /** One of {@code values}, as written in config (lower case, dashes). */
@@ -169,6 +185,19 @@ public final class Setting {
     return (value >= min && value <= max) || (!values.isEmpty() && kind != Kind.ONE_OF && values.get(0).equals(Long.toString(value)));
   }
 
+  public double minDecimal() {
+    return minDecimal;
+  }
+
+  public double maxDecimal() {
+    return maxDecimal;
+  }
+
+  /** Whether a {@link Kind#DECIMAL} value is allowed (a number in range; NaN is not). */
+  public boolean allows(double value) {
+    return value >= minDecimal && value <= maxDecimal;
+  }
+
   /** Whether a duration is allowed (not null, in range). */
   public boolean allows(Duration value) {
     return value != null && value.compareTo(minDuration) >= 0 && value.compareTo(maxDuration) <= 0;
@@ -176,6 +205,13 @@ public final class Setting {
 
   /** Adds an error naming {@code field} (as the caller's errors name fields) if {@code value} is not allowed. */
   public void check(List<SettingError> errors, String field, long value) {
+    if (!allows(value)) {
+      errors.add(new SettingError(field, value, allowed));
+    }
+  }
+
+  /** Adds an error naming {@code field} if the {@link Kind#DECIMAL} {@code value} is not allowed. */
+  public void check(List<SettingError> errors, String field, double value) {
     if (!allows(value)) {
       errors.add(new SettingError(field, value, allowed));
     }
