@@ -229,7 +229,8 @@ public final class ConfigSection {
 
   /**
    * The value of a defined setting, read and checked through its definition: a {@code Long} for
-   * an integer or a size, a {@code Duration}, a {@code Boolean} for on/off, a {@code String} for a
+   * an integer or a size, a {@code Duration} (or {@link Setting#OFF} for a duration that is off), a
+   * {@code Double} for a decimal, a {@code Boolean} for on/off, a {@code String} for a
    * choice (as written) or text. Null, with an error naming the key and what it allows, when the
    * key is missing or its value is not allowed: there is no fallback, a config is expected to
    * include {@code reference.conf}, which holds every default.
@@ -253,6 +254,9 @@ public final class ConfigSection {
         yield v != null && setting.allows(v) ? v : null;
       }
       case DURATION -> {
+        if (setting.isOff(raw)) {
+          yield Setting.OFF;
+        }
         Duration d = read(key, Config::getDuration, null);
         yield setting.allows(d) ? d : null;
       }

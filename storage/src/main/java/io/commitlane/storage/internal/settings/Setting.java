@@ -23,6 +23,9 @@ public final class Setting {
     INTEGER, SIZE, DURATION, DECIMAL, ONE_OF, FLAG, TEXT
   }
 
+  /** The value of a duration that may be off, as written. */
+  public static final String OFF = "off";
+
   private final String key;
   private final String javaName;
   private final Kind kind;
@@ -96,6 +99,21 @@ public final class Setting {
   /** A duration in {@code min..max}; {@code range} writes the bounds with units ({@code 1 s..30 days}). */
   public static Setting duration(String key, String javaName, Duration min, Duration max, String range, String doc) {
     return new Setting(key, javaName, Kind.DURATION, 0, 0, min, max, List.of(), range, "must be a duration in " + range, doc);
+  }
+
+  /**
+   * A duration in {@code min..max}, or {@code off} (no duration: the feature is off); {@code range}
+   * writes the bounds with units ({@code 1 s..365 days}).
+   */
+  public static Setting durationOrOff(String key, String javaName, Duration min, Duration max, String range, String doc) {
+    return new Setting(key, javaName, Kind.DURATION, 0, 0, min, max, List.of(OFF), range,
+        "must be a duration in " + range + ", or off", doc);
+  }
+
+  /** Whether a {@link Kind#DURATION} setting may be {@code off}, and {@code raw} (a value as written) says so. */
+  public boolean isOff(Object raw) {
+    return kind == Kind.DURATION && values.contains(OFF)
+        && (Boolean.FALSE.equals(raw) || OFF.equals(raw) || "none".equals(raw));
   }
 
   /** A number, fractions allowed, in {@code min..max} (written {@code 0.0..1.0}). */

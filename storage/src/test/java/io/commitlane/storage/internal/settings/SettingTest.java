@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,20 @@ class SettingTest {
     assertEquals(List.of(), errors);
     factor.check(errors, "random-factor", 2.0);
     assertEquals(List.of(new SettingError("random-factor", 2.0, "must be a number in 0.0..1.0")), errors);
+  }
+
+  @Test
+  void aDurationThatMayBeOffSaysSoAndAllowsItsRange() {
+    Setting idle = Setting.durationOrOff("cluster.passivate-idle-after", "passivateIdleAfter", Duration.ofSeconds(1),
+        Duration.ofDays(365), "1 s..365 days", "idle time");
+    assertEquals("must be a duration in 1 s..365 days, or off", idle.allowed());
+    assertTrue(idle.isOff("off"));
+    assertTrue(idle.isOff(false));
+    assertFalse(idle.isOff("10 s"));
+    assertTrue(idle.allows(Duration.ofMinutes(10)));
+    assertFalse(idle.allows(Duration.ofMillis(10)));
+    Setting plain = Setting.duration("x.wait", "wait", Duration.ZERO, Duration.ofHours(1), "0..1 hour", "a wait");
+    assertFalse(plain.isOff("off"), "a duration that may not be off is never off");
   }
 
   @Test
