@@ -68,6 +68,13 @@ public final class Setting {
     return new Setting(key, javaName, Kind.INTEGER, min, max, null, null, List.of(), range, "must be an integer in " + range, doc);
   }
 
+  /** A whole number of at least {@code min}, with no upper bound but the type's (range {@code at least 100}). */
+  public static Setting atLeast(String key, String javaName, long min, String doc) {
+    String range = "at least " + min;
+    return new Setting(key, javaName, Kind.INTEGER, min, Long.MAX_VALUE, null, null, List.of(), range,
+        "must be an integer of " + range, doc);
+  }
+
   /**
    * A whole number in {@code min..max}, or {@code special} (which means what {@code specialText}
    * says, for example {@code -1 (unlimited)}).

@@ -46,6 +46,16 @@ class SettingTest {
   }
 
   @Test
+  void aNumberWithOnlyALowerBoundSaysSo() {
+    Setting every = Setting.atLeast("replication.snapshot-every-entries", "snapshotEveryEntries", 100, "entries");
+    assertEquals("at least 100", every.range());
+    assertEquals("must be an integer of at least 100", every.allowed());
+    assertTrue(every.allows(100));
+    assertTrue(every.allows(Long.MAX_VALUE));
+    assertFalse(every.allows(99));
+  }
+
+  @Test
   void aNumberWithASpecialValueAllowsItBesideItsRange() {
     Setting restarts = Setting.integerOr("projection.x.max-restarts", "maxRestarts", -1, "-1 (restart forever)", 0,
         Integer.MAX_VALUE, "restarts");
