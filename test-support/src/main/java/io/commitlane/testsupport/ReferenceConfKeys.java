@@ -27,6 +27,11 @@ public final class ReferenceConfKeys {
    * section). Keys are read one a line, as {@code key = value}, inside {@code name {} sections.
    */
   public static Map<String, String> commented(String hocon, List<String> otherSections) {
+    return commented(hocon, "commitlane", otherSections);
+  }
+
+  /** As {@link #commented(String, List)}, for the keys under {@code root} (a top-level section), relative to it. */
+  public static Map<String, String> commented(String hocon, String root, List<String> otherSections) {
     Map<String, String> keys = new TreeMap<>();
     Deque<String> sections = new ArrayDeque<>();
     StringBuilder comment = new StringBuilder();
@@ -49,8 +54,8 @@ public final class ReferenceConfKeys {
         sections.removeLast();
       } else if ((m = SETTING.matcher(line)).matches() && !t.endsWith("{}")) {
         String path = String.join(".", sections) + "." + m.group(1);
-        if (path.startsWith("commitlane.")) {
-          String key = path.substring("commitlane.".length());
+        if (path.startsWith(root + ".")) {
+          String key = path.substring(root.length() + 1);
           if (otherSections.stream().noneMatch(key::startsWith)) {
             keys.put(key, comment.toString());
           }
