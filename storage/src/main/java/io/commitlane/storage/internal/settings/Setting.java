@@ -8,10 +8,11 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * INTERNAL API. One setting: its key under {@code commitlane { }}, the name of its Java field, what
- * it allows, and a line saying what it is. A settings record checks its fields through these, the
- * config reader reads keys through them, and a test compares them with every {@code reference.conf}
- * key and with docs/configuration.md. Defaults are not here: they are in {@code reference.conf}.
+ * INTERNAL API. One setting: its key under {@code commitlane { }} (a persistence plugin's: under
+ * the plugin's section), the name of its Java field, what it allows, and a line saying what it is.
+ * A settings record checks its fields through these, the config reader reads keys through them,
+ * and each module's definitions test compares them with its {@code reference.conf} and the docs
+ * page that documents them. Defaults are not here: they are in {@code reference.conf}.
  *
  * <p>{@link #range()} is written as {@code reference.conf} writes it (for example {@code 16..16777216},
  * {@code 1 KiB..1 GiB}, {@code 0..1 ms}); {@link #allowed()} is the sentence an error gives.
