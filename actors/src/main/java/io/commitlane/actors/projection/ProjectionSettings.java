@@ -16,27 +16,28 @@ import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Settings of a {@link Projection}. Immutable; each {@code with} method returns a validated copy.
- * The defaults are those of {@code commitlane.projection} in {@code reference.conf}.
+ * Each setting is defined once (key, range, doc line: {@code ProjectionKeys}); its default and
+ * range are written in {@code commitlane.projection} of {@code reference.conf} only.
  *
- * @param maxBatchRecords records per batch (one transaction), at most. 1..100,000, default 100.
- * @param maxBatchWait how long a batch that is not full may wait for more records. 0 (the default):
+ * @param maxBatchRecords records per batch (one transaction), at most.
+ * @param maxBatchWait how long a batch that is not full may wait for more records. 0:
  *     a batch is committed as soon as there are records and the previous batch committed, so
  *     batches grow only while commits are in flight. Above 0, a batch is committed once full or
- *     once its first record was read this long ago (as Pekko's {@code groupedWithin}). 0..1 hour.
+ *     once its first record was read this long ago (as Pekko's {@code groupedWithin}).
  * @param onHandlerFailure what a handler that throws does to the projection: {@link
- *     HandlerFailure#STOP} (default) or {@link HandlerFailure#RETRY}
+ *     HandlerFailure#STOP} or {@link HandlerFailure#RETRY}
  * @param restartBackoff the wait before a restart after a failed batch (a handler error under
  *     {@code RETRY}, or a database failure that may pass: no leader, a storage error): min doubling
- *     per restart in a row up to max, stretched by up to the random factor. Default 500 ms..30 s, 0.2.
+ *     per restart in a row up to max, stretched by up to the random factor.
  * @param maxRestarts restarts in a row (without a committed batch between them) after which the
- *     projection stops with the error; -1 (default) restarts forever, 0 never restarts.
+ *     projection stops with the error; -1 restarts forever, 0 never restarts.
  * @param conflictBackoff the wait before reading the stored position again after a conflict (another
- *     runner of the projection committed first) or a full commit queue. Default 1 ms..100 ms, 0.2.
+ *     runner of the projection committed first) or a full commit queue.
  * @param offsetStore the store that holds every projection's position (key: the projection's name,
  *     UTF-8), created by the first projection that runs. It keeps positions away from the
- *     application's keys: it may not be {@code default}. Default {@code commitlane-projections}.
- * @param dispatcher the Pekko dispatcher the runner, its reads and its handler run on. Default
- *     {@code pekko.actor.default-blocking-io-dispatcher} (the handler may block on reads).
+ *     application's keys: it may not be {@code default}.
+ * @param dispatcher the Pekko dispatcher the runner, its reads and its handler run on (the handler
+ *     may block on reads).
  */
 public record ProjectionSettings(int maxBatchRecords, Duration maxBatchWait, HandlerFailure onHandlerFailure,
     Backoff restartBackoff, int maxRestarts, Backoff conflictBackoff, String offsetStore, String dispatcher) {

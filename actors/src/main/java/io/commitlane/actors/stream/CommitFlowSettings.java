@@ -13,17 +13,18 @@ import java.util.Objects;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
- * Settings of a {@link CommitFlow}. Immutable; each {@code with} method returns a copy. The
- * defaults are those of {@code commitlane.stream.commit-flow} in {@code reference.conf}.
+ * Settings of a {@link CommitFlow}. Immutable; each {@code with} method returns a copy. Each
+ * setting is defined once (key, range, doc line: {@code StreamKeys}); its default and range are
+ * written in {@code commitlane.stream.commit-flow} of {@code reference.conf} only.
  *
  * <p>A full commit queue needs no setting: the flow waits in the database's line for the next
  * free place and resumes the moment a commit leaves the queue (see {@link CommitFlow}).
  *
  * @param parallelism requests taken from upstream and not yet emitted, at most: commits admitted
  *     or waiting for admission, conflict retries waiting for their backoff and (ordered flow)
- *     outcomes waiting for an earlier one. 1..4096, default 8.
- * @param conflictRetry how conflicts are retried; default {@link ConflictRetry#defaults()}
- * @param failureMode what a failed request does to the stream; default {@link FailureMode#EMIT}
+ *     outcomes waiting for an earlier one.
+ * @param conflictRetry how conflicts are retried
+ * @param failureMode what a failed request does to the stream
  */
 public record CommitFlowSettings(int parallelism, ConflictRetry conflictRetry, FailureMode failureMode) {
   /** The largest {@code parallelism} allowed. */

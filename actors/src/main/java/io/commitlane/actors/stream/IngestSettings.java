@@ -15,25 +15,25 @@ import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Settings of an ingestion {@link Ingest#sink} or {@link Ingest#flow}. Immutable; each {@code with}
- * method returns a copy. All fields are validated together. The defaults are those of {@code
- * commitlane.stream.ingest} in {@code reference.conf}.
+ * method returns a copy. All fields are validated together. Each setting is defined once (key,
+ * range, doc line: {@code StreamKeys}); its default and range are written in {@code
+ * commitlane.stream.ingest} of {@code reference.conf} only.
  *
- * @param maxRecords records per transaction, at most. 1..1,000,000, default 1,000.
+ * @param maxRecords records per transaction, at most.
  * @param maxBytes record bytes per transaction, at most (a single heavier record goes alone).
- *     1..1 GiB, default 4 MiB.
- * @param linger how long a batch may wait to fill while the database could take it. 0 (the
- *     default) adds no delay: a batch is committed as soon as the committer has room, and grows
- *     only while commits are in flight (as {@code batchWeighted} does). Above 0, a batch is
- *     committed once full or once its first record has waited this long (as {@code
- *     groupedWeightedWithin} does): fewer, bigger transactions for a trickle. 0..1 hour.
- * @param parallelism batch transactions in flight, at most. 1..64, default 1, which already
- *     overlaps collecting the next batch with committing this one. A batch written by a {@link
- *     RecordWriter} that only writes reads nothing, so batches in flight together never conflict,
+ * @param linger how long a batch may wait to fill while the database could take it. 0 adds no
+ *     delay: a batch is committed as soon as the committer has room, and grows only while commits
+ *     are in flight (as {@code batchWeighted} does). Above 0, a batch is committed once full or
+ *     once its first record has waited this long (as {@code groupedWeightedWithin} does): fewer,
+ *     bigger transactions for a trickle.
+ * @param parallelism batch transactions in flight, at most. 1 already overlaps collecting the next
+ *     batch with committing this one. A batch written by a {@link RecordWriter} that only writes
+ *     reads nothing, so batches in flight together never conflict,
  *     under either {@code commitlane.occ-blind-writes} setting, whatever keys they share. More
  *     than 1 helps only when the commit, not the stream's own thread, is the bottleneck (see
  *     docs/streams.md).
- * @param conflictRetry retries of a batch that conflicts with other writers; default {@link ConflictRetry#defaults()}
- * @param failureMode {@link FailureMode#FAIL_STREAM} (default): stop at the first failed batch and
+ * @param conflictRetry retries of a batch that conflicts with other writers
+ * @param failureMode {@link FailureMode#FAIL_STREAM}: stop at the first failed batch and
  *     fail the sink with {@link IngestFailedException}; {@link FailureMode#EMIT}: count it and go on
  */
 public record IngestSettings(int maxRecords, long maxBytes, Duration linger, int parallelism, ConflictRetry conflictRetry,
