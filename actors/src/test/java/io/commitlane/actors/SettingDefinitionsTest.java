@@ -7,6 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.actors.internal.config.PipelineKeys;
+import io.commitlane.actors.internal.config.ProjectionKeys;
+import io.commitlane.actors.internal.config.StreamKeys;
+import io.commitlane.actors.projection.ProjectionSettings;
+import io.commitlane.actors.stream.CommitFlowSettings;
+import io.commitlane.actors.stream.IngestSettings;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.RocksDbTuning;
 import io.commitlane.storage.RocksDbWal;
@@ -31,7 +36,8 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every setting of {@code commitlane { }} has one definition (StorageKeys, LogKeys, PipelineKeys):
+ * Every setting of {@code commitlane { }} has one definition (StorageKeys, LogKeys, PipelineKeys,
+ * StreamKeys, ProjectionKeys):
  * each definition is a key of reference.conf and of docs/configuration.md, each of their keys is
  * defined, the comment above a key states the definition's range, and the Java defaults of
  * storage and txlog used without Pekko are reference.conf's.
@@ -39,7 +45,7 @@ import org.junit.jupiter.api.Test;
 class SettingDefinitionsTest {
   /** Sections of reference.conf that are not settings of a database, and are read by other classes. */
   private static final List<String> OTHER_SECTIONS = List.of("commit-dispatcher.", "log-dispatcher.", "lifecycle-dispatcher.",
-      "stream.", "projection.", "rocksdb.store-compression");
+      "rocksdb.store-compression");
 
   private record Definition(String key, String javaName, String range, List<String> choices) {}
 
@@ -47,6 +53,8 @@ class SettingDefinitionsTest {
     Map<String, Definition> all = new TreeMap<>();
     List<Setting> settings = new ArrayList<>(StorageKeys.ALL);
     settings.addAll(PipelineKeys.ALL);
+    settings.addAll(StreamKeys.ALL);
+    settings.addAll(ProjectionKeys.ALL);
     for (Setting s : settings) {
       assertEquals(null, all.put(s.key(), new Definition(s.key(), s.javaName(), s.range(),
           s.kind() == Setting.Kind.ONE_OF ? s.values() : List.of())), "defined twice: " + s.key());
@@ -140,12 +148,35 @@ class SettingDefinitionsTest {
           : parts[0].equals("writeGroups") ? WriteGroupSettings.class : RequestIdSettings.class;
       assertTrue(hasComponent(owner, parts[parts.length - 1]), s + " names no field of " + owner.getSimpleName());
     }
+    for (Setting s : StreamKeys.ALL) {
+      Class<?> owner = s.key().startsWith(StreamKeys.INGEST + ".") ? IngestSettings.class : CommitFlowSettings.class;
+      assertTrue(hasPath(owner, s.javaName()), s + " names no field of " + owner.getSimpleName());
+    }
+    for (Setting s : ProjectionKeys.ALL) {
+      assertTrue(hasPath(ProjectionSettings.class, s.javaName()), s + " names no field of ProjectionSettings");
+    }
     for (LogKey k : LogKeys.ALL) {
       assertTrue(hasComponent(LogSettings.class, k.javaName()), k + " names no field of LogSettings");
       String wither = "with" + Character.toUpperCase(k.javaName().charAt(0)) + k.javaName().substring(1);
       assertTrue(Arrays.stream(LogSettings.class.getMethods()).anyMatch(m -> m.getName().equals(wither)),
           wither + " is no method of LogSettings");
     }
+  }
+
+  /** Whether {@code path} ({@code conflictRetry.backoff.min}) names components of records, starting at {@code record}. */
+  private static boolean hasPath(Class<?> record, String path) {
+    Class<?> type = record;
+    for (String name : path.split("\\.")) {
+      if (type == null || !type.isRecord()) {
+        return false;
+      }
+      type = Arrays.stream(type.getRecordComponents()).filter(c -> c.getName().equals(name))
+          .<Class<?>>map(java.lang.reflect.RecordComponent::getType).findFirst().orElse(null);
+      if (type == null) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean hasComponent(Class<?> record, String name) {

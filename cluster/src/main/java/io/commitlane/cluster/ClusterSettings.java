@@ -3,8 +3,10 @@ package io.commitlane.cluster;
 import io.commitlane.cluster.internal.routing.Names;
 import com.typesafe.config.Config;
 import io.commitlane.actors.internal.config.ConfigSection;
+import io.commitlane.cluster.internal.config.ClusterKeys;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.Setting;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,29 +48,25 @@ public record ClusterSettings(
 
   public ClusterSettings {
     List<SettingError> errors = new ArrayList<>();
-    within(errors, "ask-timeout", askTimeout, Duration.ofMillis(1), Duration.ofMinutes(10), "1 ms..10 minutes");
-    within(errors, "open-retry-interval", openRetryInterval, Duration.ofMillis(1), Duration.ofMinutes(1), "1 ms..1 minute");
-    within(errors, "open-timeout", openTimeout, Duration.ZERO, Duration.ofMinutes(10), "0..10 minutes");
-    if (openBuffer < 1 || openBuffer > 1_000_000) {
-      errors.add(new SettingError(ROOT + ".open-buffer", openBuffer, "must be an integer in 1..1000000"));
-    }
+    check(errors, ClusterKeys.ASK_TIMEOUT, askTimeout);
+    check(errors, ClusterKeys.OPEN_RETRY_INTERVAL, openRetryInterval);
+    check(errors, ClusterKeys.OPEN_TIMEOUT, openTimeout);
+    ClusterKeys.OPEN_BUFFER.check(errors, ClusterKeys.path(ClusterKeys.OPEN_BUFFER), openBuffer);
     if (passivateIdleAfter == null) {
       passivateIdleAfter = Optional.empty();
     }
-    passivateIdleAfter.ifPresent(d -> within(errors, "passivate-idle-after", d, Duration.ofSeconds(1), Duration.ofDays(365),
-        "a duration 1 s..365 days, or off"));
-    if (conflictRetries < 0 || conflictRetries > 100) {
-      errors.add(new SettingError(ROOT + ".conflict-retries", conflictRetries, "must be an integer in 0..100"));
-    }
+    passivateIdleAfter.ifPresent(d -> check(errors, ClusterKeys.PASSIVATE_IDLE_AFTER, d));
+    ClusterKeys.CONFLICT_RETRIES.check(errors, ClusterKeys.path(ClusterKeys.CONFLICT_RETRIES), conflictRetries);
     if (entityDispatcher == null || entityDispatcher.isBlank()) {
-      errors.add(new SettingError(ROOT + ".entity-dispatcher", entityDispatcher, "must name a dispatcher"));
+      errors.add(new SettingError(ClusterKeys.path(ClusterKeys.ENTITY_DISPATCHER), entityDispatcher,
+          ClusterKeys.ENTITY_DISPATCHER.allowed()));
     }
     if (role == null) {
       role = Optional.empty();
     }
     role.ifPresent(r -> {
       if (r.isBlank()) {
-        errors.add(new SettingError(ROOT + ".role", r, "must be a cluster role name, or empty for every node"));
+        errors.add(new SettingError(ClusterKeys.path(ClusterKeys.ROLE), r, ClusterKeys.ROLE.allowed()));
       }
     });
     if (!errors.isEmpty()) {
@@ -76,29 +74,39 @@ public record ClusterSettings(
     }
   }
 
-  /** Read and validate {@code commitlane.cluster} from a config that includes the reference.conf defaults. */
+  private static void check(List<SettingError> errors, Setting setting, Duration value) {
+    setting.check(errors, ClusterKeys.path(setting), value);
+  }
+
+  /**
+   * Read and validate {@code commitlane.cluster} from a config that includes the reference.conf
+   * defaults (a missing key is an error). Values that cannot be read are reported first, then the
+   * ranges the record's constructor checks, each key once.
+   */
   public static ClusterSettings fromConfig(Config config) {
     ConfigSection c = new ConfigSection(config, ROOT);
     Path dataDir = null;
-    String dir = c.string("data-dir", null, "must be a string");
+    String dir = c.string(key(c, ClusterKeys.DATA_DIR), null, "must be a string");
     if (dir != null && !dir.isEmpty()) { // empty: a node that hosts no databases (checked by DatabaseSharding.init)
       try {
         dataDir = Path.of(dir).toAbsolutePath().normalize();
       } catch (InvalidPathException e) {
-        c.error("data-dir", dir, "must be a valid path: " + e.getMessage());
+        c.error(key(c, ClusterKeys.DATA_DIR), dir, "must be a valid path: " + e.getMessage());
       }
     }
-    Duration ask = c.duration("ask-timeout", null);
-    Duration retry = c.duration("open-retry-interval", null);
-    Duration openTimeout = c.duration("open-timeout", null);
-    int buffer = c.intIn("open-buffer", 1, 1_000_000, 1);
-    Optional<Duration> idle = isOff(c.raw("passivate-idle-after"))
+    Duration ask = c.duration(key(c, ClusterKeys.ASK_TIMEOUT), null);
+    Duration retry = c.duration(key(c, ClusterKeys.OPEN_RETRY_INTERVAL), null);
+    Duration openTimeout = c.duration(key(c, ClusterKeys.OPEN_TIMEOUT), null);
+    int buffer = whole(c, ClusterKeys.OPEN_BUFFER);
+    String idleKey = key(c, ClusterKeys.PASSIVATE_IDLE_AFTER);
+    Optional<Duration> idle = ClusterKeys.PASSIVATE_IDLE_AFTER.isOff(c.raw(idleKey))
         ? Optional.empty()
-        : Optional.ofNullable(c.duration("passivate-idle-after", null));
-    int retries = c.intIn("conflict-retries", 0, 100, 0);
-    String dispatcher = c.string("entity-dispatcher", null, "must name a dispatcher");
-    boolean requireSbr = c.bool("require-split-brain-resolver", true);
-    String roleName = c.string("role", null, "must be a string");
+        : Optional.ofNullable(c.duration(idleKey, null));
+    int retries = whole(c, ClusterKeys.CONFLICT_RETRIES);
+    String dispatcher = c.string(key(c, ClusterKeys.ENTITY_DISPATCHER), null, ClusterKeys.ENTITY_DISPATCHER.allowed());
+    // The value stands in for one that could not be read (reported); it is never returned.
+    boolean requireSbr = c.bool(key(c, ClusterKeys.REQUIRE_SPLIT_BRAIN_RESOLVER), true);
+    String roleName = c.string(key(c, ClusterKeys.ROLE), null, "must be a string");
     Optional<String> role = roleName == null || roleName.isEmpty() ? Optional.empty() : Optional.of(roleName);
     ClusterSettings settings = null;
     try {
@@ -113,6 +121,18 @@ public record ClusterSettings(
     }
     c.throwIfInvalid(); // also when the values parsed but the constructor refused some
     return settings;
+  }
+
+  private static String key(ConfigSection c, Setting setting) {
+    return c.relative(setting.key());
+  }
+
+  /**
+   * An integer setting, checked against its definition as it is read; a value that cannot be
+   * read (reported) gives the definition's minimum in its place, never returned.
+   */
+  private static int whole(ConfigSection c, Setting setting) {
+    return c.intIn(key(c, setting), (int) setting.min(), (int) setting.max(), (int) setting.min());
   }
 
   public ClusterSettings withDataDir(Path dir) {
@@ -137,15 +157,5 @@ public record ClusterSettings(
       throw new IllegalStateException(ROOT + ".data-dir is not set on this node, so it cannot open database " + name);
     }
     return dataDir.resolve(Names.database(name));
-  }
-
-  private static boolean isOff(Object raw) {
-    return Boolean.FALSE.equals(raw) || "off".equals(raw) || "none".equals(raw);
-  }
-
-  private static void within(List<SettingError> errors, String key, Duration d, Duration min, Duration max, String allowed) {
-    if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-      errors.add(new SettingError(ROOT + "." + key, d, "must be " + (allowed.startsWith("a ") ? allowed : "a duration in " + allowed)));
-    }
   }
 }

@@ -4,12 +4,14 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.commitlane.storage.InvalidSettingsException;
+import io.commitlane.replication.internal.config.ReplicationKeys;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.Setting;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.Objects;
 
 /**
@@ -54,33 +56,25 @@ public record ReplicaNodeSettings(
     List<SettingError> errors = new ArrayList<>();
     long min = electionTimeoutMin.toMillis();
     long max = electionTimeoutMax.toMillis();
-    if (min < 50 || min > 60_000) {
-      errors.add(new SettingError(PATH + ".election-timeout-min", min + " ms", "50 ms..60 s"));
-    }
+    ReplicationKeys.ELECTION_TIMEOUT_MIN.check(errors, ReplicationKeys.path(ReplicationKeys.ELECTION_TIMEOUT_MIN), electionTimeoutMin);
     if (max * 2 < min * 3) {
-      errors.add(new SettingError(PATH + ".election-timeout-max", max + " ms", "at least 1.5x election-timeout-min (" + min + " ms)"));
+      errors.add(new SettingError(ReplicationKeys.path(ReplicationKeys.ELECTION_TIMEOUT_MAX), max + " ms",
+          ReplicationKeys.ELECTION_TIMEOUT_MAX.range() + " (" + min + " ms)"));
     }
-    if (snapshotEveryEntries < 100) {
-      errors.add(new SettingError(PATH + ".snapshot-every-entries", snapshotEveryEntries, "at least 100"));
-    }
+    ReplicationKeys.SNAPSHOT_EVERY_ENTRIES.check(errors, ReplicationKeys.path(ReplicationKeys.SNAPSHOT_EVERY_ENTRIES),
+        snapshotEveryEntries);
     if (requestTimeout.toMillis() < max) {
-      errors.add(new SettingError(PATH + ".request-timeout", requestTimeout.toMillis() + " ms",
-          "at least election-timeout-max (" + max + " ms), or every failover fails the requests it delays"));
+      errors.add(new SettingError(ReplicationKeys.path(ReplicationKeys.REQUEST_TIMEOUT), requestTimeout.toMillis() + " ms",
+          ReplicationKeys.REQUEST_TIMEOUT.range() + " (" + max + " ms), or every failover fails the requests it delays"));
     }
-    if (logSegmentBytes < 64 * 1024 || logSegmentBytes > 1024L * 1024 * 1024) {
-      errors.add(new SettingError(PATH + ".log-segment-size", logSegmentBytes, "64 KiB..1 GiB"));
-    }
-    if (logRetention.isNegative() || logRetention.compareTo(Duration.ofDays(3650)) > 0) {
-      errors.add(new SettingError(PATH + ".log-retention", logRetention, "0 (keep every record)..3650 days"));
-    }
+    ReplicationKeys.LOG_SEGMENT_SIZE.check(errors, ReplicationKeys.path(ReplicationKeys.LOG_SEGMENT_SIZE), logSegmentBytes);
+    ReplicationKeys.LOG_RETENTION.check(errors, ReplicationKeys.path(ReplicationKeys.LOG_RETENTION), logRetention);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
   }
 
-  private static final String PATH = "commitlane.replication";
-  private static final List<String> KEYS = List.of("election-timeout-min", "election-timeout-max",
-      "snapshot-every-entries", "request-timeout", "rocksdb-wal", "log-segment-size", "log-retention");
+  private static final String PATH = "commitlane." + ReplicationKeys.SECTION;
 
   /**
    * The defaults of {@code reference.conf}: election timeouts 0.5-1 s, a snapshot every 100,000
@@ -100,29 +94,31 @@ public record ReplicaNodeSettings(
   public static ReplicaNodeSettings fromConfig(ReplicaPeer self, Path directory, Config config) {
     Config c = config.withFallback(ConfigFactory.defaultReference()).getConfig(PATH);
     List<SettingError> errors = new ArrayList<>();
+    List<String> keys = ReplicationKeys.ALL.stream().map(ReplicationKeys::local).toList();
     for (String key : c.root().keySet()) {
-      if (!KEYS.contains(key)) {
-        errors.add(new SettingError(PATH + "." + key, c.getValue(key).unwrapped(), "not a setting; the settings are " + KEYS));
+      if (!keys.contains(key)) {
+        errors.add(new SettingError(PATH + "." + key, c.getValue(key).unwrapped(), "not a setting; the settings are " + keys));
       }
     }
-    Duration min = read(errors, "election-timeout-min", () -> c.getDuration("election-timeout-min"));
-    Duration max = read(errors, "election-timeout-max", () -> c.getDuration("election-timeout-max"));
-    Long every = read(errors, "snapshot-every-entries", () -> c.getLong("snapshot-every-entries"));
-    Duration timeout = read(errors, "request-timeout", () -> c.getDuration("request-timeout"));
-    Boolean wal = read(errors, "rocksdb-wal", () -> c.getBoolean("rocksdb-wal"));
-    Long segment = read(errors, "log-segment-size", () -> c.getBytes("log-segment-size"));
-    Duration retention = read(errors, "log-retention", () -> c.getDuration("log-retention"));
+    Duration min = read(errors, ReplicationKeys.ELECTION_TIMEOUT_MIN, c::getDuration);
+    Duration max = read(errors, ReplicationKeys.ELECTION_TIMEOUT_MAX, c::getDuration);
+    Long every = read(errors, ReplicationKeys.SNAPSHOT_EVERY_ENTRIES, c::getLong);
+    Duration timeout = read(errors, ReplicationKeys.REQUEST_TIMEOUT, c::getDuration);
+    Boolean wal = read(errors, ReplicationKeys.ROCKSDB_WAL, c::getBoolean);
+    Long segment = read(errors, ReplicationKeys.LOG_SEGMENT_SIZE, c::getBytes);
+    Duration retention = read(errors, ReplicationKeys.LOG_RETENTION, c::getDuration);
     if (!errors.isEmpty()) {
       throw new InvalidSettingsException(errors);
     }
     return new ReplicaNodeSettings(self, directory, min, max, every, timeout, wal, segment, retention);
   }
 
-  private static <T> T read(List<SettingError> errors, String key, Supplier<T> value) {
+  /** The value of {@code setting} as {@code getter} reads its key; null, and an error naming the key, if it cannot. */
+  private static <T> T read(List<SettingError> errors, Setting setting, Function<String, T> getter) {
     try {
-      return value.get();
+      return getter.apply(ReplicationKeys.local(setting));
     } catch (ConfigException e) {
-      errors.add(new SettingError(PATH + "." + key, null, e.getMessage()));
+      errors.add(new SettingError(ReplicationKeys.path(setting), null, e.getMessage()));
       return null;
     }
   }

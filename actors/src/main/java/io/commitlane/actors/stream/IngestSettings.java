@@ -1,37 +1,39 @@
 package io.commitlane.actors.stream;
 
 import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import io.commitlane.actors.internal.config.ConfigSection;
+import io.commitlane.actors.internal.config.StreamKeys;
 import io.commitlane.actors.stream.internal.StreamConfig;
 import io.commitlane.storage.InvalidSettingsException;
 import io.commitlane.storage.InvalidSettingsException.SettingError;
+import io.commitlane.storage.internal.settings.Setting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Settings of an ingestion {@link Ingest#sink} or {@link Ingest#flow}. Immutable; each {@code with}
- * method returns a copy. All fields are validated together. The defaults are those of {@code
- * commitlane.stream.ingest} in {@code reference.conf}.
+ * method returns a copy. All fields are validated together. Each setting is defined once (key,
+ * range, doc line: {@code StreamKeys}); its default and range are written in {@code
+ * commitlane.stream.ingest} of {@code reference.conf} only.
  *
- * @param maxRecords records per transaction, at most. 1..1,000,000, default 1,000.
+ * @param maxRecords records per transaction, at most.
  * @param maxBytes record bytes per transaction, at most (a single heavier record goes alone).
- *     1..1 GiB, default 4 MiB.
- * @param linger how long a batch may wait to fill while the database could take it. 0 (the
- *     default) adds no delay: a batch is committed as soon as the committer has room, and grows
- *     only while commits are in flight (as {@code batchWeighted} does). Above 0, a batch is
- *     committed once full or once its first record has waited this long (as {@code
- *     groupedWeightedWithin} does): fewer, bigger transactions for a trickle. 0..1 hour.
- * @param parallelism batch transactions in flight, at most. 1..64, default 1, which already
- *     overlaps collecting the next batch with committing this one. A batch written by a {@link
- *     RecordWriter} that only writes reads nothing, so batches in flight together never conflict,
+ * @param linger how long a batch may wait to fill while the database could take it. 0 adds no
+ *     delay: a batch is committed as soon as the committer has room, and grows only while commits
+ *     are in flight (as {@code batchWeighted} does). Above 0, a batch is committed once full or
+ *     once its first record has waited this long (as {@code groupedWeightedWithin} does): fewer,
+ *     bigger transactions for a trickle.
+ * @param parallelism batch transactions in flight, at most. 1 already overlaps collecting the next
+ *     batch with committing this one. A batch written by a {@link RecordWriter} that only writes
+ *     reads nothing, so batches in flight together never conflict,
  *     under either {@code commitlane.occ-blind-writes} setting, whatever keys they share. More
  *     than 1 helps only when the commit, not the stream's own thread, is the bottleneck (see
  *     docs/streams.md).
- * @param conflictRetry retries of a batch that conflicts with other writers; default {@link ConflictRetry#defaults()}
- * @param failureMode {@link FailureMode#FAIL_STREAM} (default): stop at the first failed batch and
+ * @param conflictRetry retries of a batch that conflicts with other writers
+ * @param failureMode {@link FailureMode#FAIL_STREAM}: stop at the first failed batch and
  *     fail the sink with {@link IngestFailedException}; {@link FailureMode#EMIT}: count it and go on
  */
 public record IngestSettings(int maxRecords, long maxBytes, Duration linger, int parallelism, ConflictRetry conflictRetry,
@@ -41,7 +43,10 @@ public record IngestSettings(int maxRecords, long maxBytes, Duration linger, int
 
   public IngestSettings {
     List<SettingError> errors = new ArrayList<>();
-    check("", maxRecords, maxBytes, linger, parallelism, errors);
+    StreamKeys.INGEST_MAX_RECORDS.check(errors, field(StreamKeys.INGEST_MAX_RECORDS), maxRecords);
+    StreamKeys.INGEST_MAX_BYTES.check(errors, field(StreamKeys.INGEST_MAX_BYTES), maxBytes);
+    StreamKeys.INGEST_LINGER.check(errors, field(StreamKeys.INGEST_LINGER), linger);
+    StreamKeys.INGEST_PARALLELISM.check(errors, field(StreamKeys.INGEST_PARALLELISM), parallelism);
     if (conflictRetry == null) {
       errors.add(new SettingError("conflict-retry", null, "is required"));
     }
@@ -53,24 +58,18 @@ public record IngestSettings(int maxRecords, long maxBytes, Duration linger, int
     }
   }
 
-  private static void check(String prefix, int maxRecords, long maxBytes, Duration linger, int parallelism, List<SettingError> errors) {
-    if (maxRecords < 1 || maxRecords > 1_000_000) {
-      errors.add(new SettingError(prefix + "max-records", maxRecords, "must be an integer in 1..1000000"));
-    }
-    if (maxBytes < 1 || maxBytes > (1L << 30)) {
-      errors.add(new SettingError(prefix + "max-bytes", maxBytes, "must be a size in 1 B..1 GiB"));
-    }
-    if (linger == null || linger.isNegative() || linger.compareTo(Duration.ofHours(1)) > 0) {
-      errors.add(new SettingError(prefix + "linger", linger, "must be a duration in 0..1 hour"));
-    }
-    if (parallelism < 1 || parallelism > 64) {
-      errors.add(new SettingError(prefix + "parallelism", parallelism, "must be an integer in 1..64"));
-    }
+  private static String field(Setting setting) {
+    return StreamKeys.field(StreamKeys.INGEST, setting);
   }
 
-  /** The built-in defaults (the same as {@code reference.conf}'s). */
+  /** The defaults of {@code reference.conf}'s {@code commitlane.stream.ingest}. */
   public static IngestSettings defaults() {
-    return new IngestSettings(1_000, 4L << 20, Duration.ZERO, 1, ConflictRetry.defaults(), FailureMode.FAIL_STREAM);
+    return Defaults.REFERENCE;
+  }
+
+  /** Read once, on first use. */
+  private static final class Defaults {
+    static final IngestSettings REFERENCE = fromConfig(ConfigFactory.defaultReference());
   }
 
   /** {@code commitlane.stream.ingest} of the actor system's config. */
@@ -79,23 +78,21 @@ public record IngestSettings(int maxRecords, long maxBytes, Duration linger, int
   }
 
   /**
-   * {@code commitlane.stream.ingest} of {@code config}. Every key is checked before any is used;
-   * an {@link InvalidSettingsException} names each bad or unknown key by its full path and range.
+   * {@code commitlane.stream.ingest} of {@code config}, which is expected to include {@code
+   * reference.conf} (a missing key is an error). Every key is checked before any is used; an
+   * {@link InvalidSettingsException} names each bad or unknown key by its full path and range.
    */
   public static IngestSettings fromConfig(Config config) {
-    ConfigSection c = StreamConfig.section(config, "ingest", Set.of("max-records", "max-bytes", "linger", "parallelism"));
-    IngestSettings d = defaults();
-    int maxRecords = c.integer("max-records", d.maxRecords());
-    long maxBytes = c.bytes("max-bytes", d.maxBytes());
-    Duration linger = c.duration("linger", d.linger());
-    int parallelism = c.integer("parallelism", d.parallelism());
-    List<SettingError> ranges = new ArrayList<>();
-    check(SECTION + ".", maxRecords, maxBytes, linger, parallelism, ranges);
-    ranges.forEach(c::error);
-    ConflictRetry retry = StreamConfig.conflictRetry(c, d.conflictRetry());
-    FailureMode mode = StreamConfig.failureMode(c, d.failureMode());
+    ConfigSection c = StreamConfig.section(config, StreamKeys.INGEST, StreamKeys.ALL.stream()
+        .filter(s -> s.key().startsWith(StreamKeys.INGEST + ".")).toList());
+    Long maxBytes = (Long) c.read(StreamKeys.INGEST_MAX_BYTES);
+    Long maxRecords = (Long) c.read(StreamKeys.INGEST_MAX_RECORDS);
+    Duration linger = (Duration) c.read(StreamKeys.INGEST_LINGER);
+    Long parallelism = (Long) c.read(StreamKeys.INGEST_PARALLELISM);
+    ConflictRetry retry = StreamConfig.conflictRetry(c, StreamKeys.INGEST_RETRY);
+    FailureMode mode = c.choice(StreamKeys.INGEST_FAILURE_MODE, FailureMode.values());
     c.throwIfInvalid();
-    return new IngestSettings(maxRecords, maxBytes, linger, parallelism, retry, mode);
+    return new IngestSettings(maxRecords.intValue(), maxBytes, linger, parallelism.intValue(), retry, mode);
   }
 
   public IngestSettings withMaxRecords(int maxRecords) {

@@ -24,6 +24,26 @@ class StreamSettingsTest {
     assertEquals(IngestSettings.defaults(), IngestSettings.fromConfig(reference));
     assertEquals(CommitFlowSettings.defaults(), CommitFlowSettings.fromConfig(reference));
     PipelineSettings.fromConfig(reference); // the database settings accept the stream section beside them
+    assertEquals(ConflictRetry.defaults(), IngestSettings.defaults().conflictRetry(), "ConflictRetry.defaults() and reference.conf differ");
+    assertEquals(ConflictRetry.defaults(), CommitFlowSettings.defaults().conflictRetry(),
+        "ConflictRetry.defaults() and reference.conf differ");
+  }
+
+  @Test
+  void aBackoffMaxBelowItsMinIsRefusedWithTheRangeItHas() {
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> CommitFlowSettings.fromConfig(with("""
+        commitlane.stream.commit-flow { conflict-retry.backoff-min = 10 ms, conflict-retry.backoff-max = 5 ms }
+        """)));
+    assertEquals(List.of("commitlane.stream.commit-flow.conflict-retry.backoff-max"), e.fields());
+    assertTrue(e.getMessage().contains("must be a duration in backoff-min..1 minute"), e.getMessage());
+  }
+
+  @Test
+  void aMissingKeyIsAnErrorNotAFallback() {
+    InvalidSettingsException e = assertThrows(InvalidSettingsException.class, () -> IngestSettings.fromConfig(
+        ConfigFactory.defaultReference().withoutPath("commitlane.stream.ingest.linger")));
+    assertEquals(List.of("commitlane.stream.ingest.linger"), e.fields());
+    assertTrue(e.getMessage().contains("must be a duration in 0..1 hour"), e.getMessage());
   }
 
   @Test

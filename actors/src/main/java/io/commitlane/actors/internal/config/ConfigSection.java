@@ -29,6 +29,8 @@ import java.util.function.UnaryOperator;
  */
 @InternalApi
 public final class ConfigSection {
+  /** The section definitions' keys are relative to. */
+  private static final String TOP = "commitlane";
   private final String root;
   /** Null when {@code root} is not a section of settings (reported): every value is then its fallback. */
   private final Config section;
@@ -227,7 +229,8 @@ public final class ConfigSection {
 
   /**
    * The value of a defined setting, read and checked through its definition: a {@code Long} for
-   * an integer or a size, a {@code Duration}, a {@code Boolean} for on/off, a {@code String} for a
+   * an integer or a size, a {@code Duration} (or {@link Setting#OFF} for a duration that is off), a
+   * {@code Double} for a decimal, a {@code Boolean} for on/off, a {@code String} for a
    * choice (as written) or text. Null, with an error naming the key and what it allows, when the
    * key is missing or its value is not allowed: there is no fallback, a config is expected to
    * include {@code reference.conf}, which holds every default.
@@ -236,7 +239,7 @@ public final class ConfigSection {
     if (section == null) {
       return null;
     }
-    String key = setting.key();
+    String key = relative(setting.key());
     Object raw = raw(key);
     Object value = switch (setting.kind()) {
       case INTEGER -> {
@@ -251,8 +254,15 @@ public final class ConfigSection {
         yield v != null && setting.allows(v) ? v : null;
       }
       case DURATION -> {
+        if (setting.isOff(raw)) {
+          yield Setting.OFF;
+        }
         Duration d = read(key, Config::getDuration, null);
         yield setting.allows(d) ? d : null;
+      }
+      case DECIMAL -> {
+        Double d = read(key, Config::getDouble, null);
+        yield d != null && setting.allows(d) ? d : null;
       }
       case FLAG -> read(key, Config::getBoolean, null);
       case ONE_OF -> raw instanceof String s && setting.values().contains(s) ? s : null;
@@ -265,6 +275,52 @@ public final class ConfigSection {
       errors.add(new SettingError(path(key), raw, setting.allowed()));
     }
     return value;
+  }
+
+  /**
+   * The value of a defined choice setting whose values are the names of {@code values} in lower
+   * case with dashes ({@code FAIL_STREAM} as {@code fail-stream}); null (reported) as {@link
+   * #read(Setting)}.
+   */
+  public <E extends Enum<E>> E choice(Setting setting, E[] values) {
+    String name = (String) read(setting);
+    if (name == null) {
+      return null;
+    }
+    for (E v : values) {
+      if (v.name().toLowerCase(Locale.ROOT).replace('_', '-').equals(name)) {
+        return v;
+      }
+    }
+    throw new IllegalStateException(name + " is a value of " + setting.key() + "'s definition but not of "
+        + values[0].getDeclaringClass());
+  }
+
+  /**
+   * Report every key of the section that is not the key of one of {@code settings}, naming the
+   * nearest known key and all of them: a misspelt key would otherwise leave the default it meant
+   * to change.
+   */
+  public void refuseUnknown(List<Setting> settings) {
+    Set<String> keys = new TreeSet<>();
+    for (Setting s : settings) {
+      keys.add(relative(s.key()));
+    }
+    refuseUnknown(keys::contains, key -> "is not a setting; the nearest known key is " + path(nearest(key, keys))
+        + " (known: " + keys + ")");
+  }
+
+  /**
+   * {@code key} (relative to {@code commitlane}, as definitions write keys) relative to this
+   * section: {@code stream.ingest.max-records} in {@code commitlane.stream.ingest} is {@code
+   * max-records}.
+   */
+  public String relative(String key) {
+    String prefix = root.equals(TOP) ? "" : root.startsWith(TOP + ".") ? root.substring(TOP.length() + 1) + "." : null;
+    if (prefix == null || !key.startsWith(prefix)) {
+      throw new IllegalArgumentException(key + " is not a key of " + root);
+    }
+    return key.substring(prefix.length());
   }
 
   private <T> T read(String key, BiFunction<Config, String, T> getter, T absent) {

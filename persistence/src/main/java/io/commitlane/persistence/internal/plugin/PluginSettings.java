@@ -6,6 +6,7 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigValue;
 import io.commitlane.actors.internal.config.ConfigSection;
 import io.commitlane.annotation.InternalApi;
+import io.commitlane.storage.internal.settings.Setting;
 import io.commitlane.txlog.Durability;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -42,9 +43,11 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     return replicated != null ? replicated.root() : path;
   }
 
+  /** The section that puts the plugin on a replicated database (read by the replicated store's factory). */
+  private static final String REPLICATED = "replicated";
   private static final Pattern LOG_NAME = Pattern.compile("[A-Za-z0-9_\\-][A-Za-z0-9._\\-]{0,127}");
   /** The keys of a storage plugin's section this module defines. */
-  static final Set<String> KEYS = Set.of("path", "log", "wal", "durability", "plugin-dispatcher", "page-size", "replicated");
+  static final Set<String> KEYS = keys();
   /** The Pekko sections whose keys every plugin of a kind inherits (Pekko merges them into the plugin's config). */
   private static final String[] PEKKO_FALLBACKS = {"pekko.persistence.journal-plugin-fallback",
       "pekko.persistence.snapshot-store-plugin-fallback", "pekko.persistence.state-plugin-fallback"};
@@ -70,54 +73,66 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     s.refuseUnknown(key -> known.contains(key) || known.contains(key.split("\\.", 2)[0]) || isPekkoKey(s, key),
         key -> "is not a setting of this plugin; known: " + new java.util.TreeSet<>(known));
     Config replicated = null;
-    if (s.has("replicated")) {
+    if (s.has(REPLICATED)) {
       try {
-        replicated = s.config().getConfig("replicated");
+        replicated = s.config().getConfig(REPLICATED);
       } catch (com.typesafe.config.ConfigException e) {
-        s.error("replicated", s.raw("replicated"), "must be a section naming the replicated group and this node's replica");
+        s.error(REPLICATED, s.raw(REPLICATED), "must be a section naming the replicated group and this node's replica");
       }
       if (replicated != null && replicated.isEmpty()) {
         replicated = null; // an empty section: the local database
       }
     }
-    String pathText = s.string("path", "", "must be a directory path");
+    String pathText = s.string(PersistenceKeys.PATH.key(), "", PersistenceKeys.PATH.allowed());
     Path path = null;
     if (replicated != null) {
-      int pageSize = s.intIn("page-size", 1, 1_000_000, 500);
-      String dispatcher = s.string("plugin-dispatcher", "commitlane-persistence.dispatcher",
-          "must name a dispatcher");
+      int pageSize = pageSize(s);
+      String dispatcher = s.string(PersistenceKeys.PLUGIN_DISPATCHER.key(), null, PersistenceKeys.PLUGIN_DISPATCHER.allowed());
       // The replica's own settings (commitlane.replication) say how it keeps data; path, log, wal and durability are
       // the local database's and are not used.
       return new PluginSettings(pluginId, null, null, true, Durability.PROCESS, dispatcher, pageSize, replicated);
     }
     if (pathText.isBlank()) {
-      s.error("path", pathText, "must name the database directory (set " + pluginId + ".path, or commitlane-persistence.path"
+      s.error(PersistenceKeys.PATH.key(), pathText, "must name the database directory (set " + pluginId + ".path, or commitlane-persistence.path"
           + " for every plugin)");
     } else {
       try {
         path = Path.of(pathText).toAbsolutePath().normalize();
       } catch (RuntimeException e) {
-        s.error("path", pathText, "must be a directory path (" + e.getMessage() + ")");
+        s.error(PersistenceKeys.PATH.key(), pathText, PersistenceKeys.PATH.allowed() + " (" + e.getMessage() + ")");
       }
     }
-    String log = s.string("log", "", "must be a log name or \"\" (none)");
+    // A value that cannot be read is reported; what stands in for it below is never returned.
+    String log = s.string(PersistenceKeys.LOG.key(), "", PersistenceKeys.LOG.allowed());
     if (!log.isEmpty() && !LOG_NAME.matcher(log).matches()) {
-      s.error("log", log, "must be 1..128 of A-Z a-z 0-9 . _ -, not starting with '.', or \"\" for no transaction log");
+      s.error(PersistenceKeys.LOG.key(), log, PersistenceKeys.LOG.allowed());
     }
-    boolean wal = s.bool("wal", false);
+    boolean wal = s.bool(PersistenceKeys.WAL.key(), false);
     if (log.isEmpty() && !wal) {
-      s.error("log", log, "must name a transaction log while wal = off: with neither, nothing keeps acknowledged events"
+      s.error(PersistenceKeys.LOG.key(), log, "must name a transaction log while wal = off: with neither, nothing keeps acknowledged events"
           + " across a crash (set wal = on, or a log name)");
     }
-    Durability durability = s.oneOf("durability", Durability.values(), Durability.PROCESS);
+    Durability durability = s.oneOf(PersistenceKeys.DURABILITY.key(), Durability.values(), Durability.PROCESS);
     if (durability == Durability.FSYNC && log.isEmpty()) {
-      s.error("durability", "fsync", "needs a transaction log (log = <name>): without one, use wal = on and"
+      s.error(PersistenceKeys.DURABILITY.key(), "fsync", "needs a transaction log (log = <name>): without one, use wal = on and"
           + " commitlane.rocksdb-wal.ack-after-sync = on for synced acknowledgements");
     }
-    String dispatcher = s.string("plugin-dispatcher", "commitlane-persistence.dispatcher",
-        "must name a dispatcher");
-    int pageSize = s.intIn("page-size", 1, 1_000_000, 500);
+    String dispatcher = s.string(PersistenceKeys.PLUGIN_DISPATCHER.key(), null, PersistenceKeys.PLUGIN_DISPATCHER.allowed());
+    int pageSize = pageSize(s);
     return new PluginSettings(pluginId, path, log.isEmpty() ? null : log, wal, durability, dispatcher, pageSize);
+  }
+
+  /** page-size, checked against its definition as it is read (a value that cannot be read is reported, its stand-in never returned). */
+  private static int pageSize(ConfigSection s) {
+    Setting page = PersistenceKeys.PAGE_SIZE;
+    return s.intIn(page.key(), (int) page.min(), (int) page.max(), (int) page.min());
+  }
+
+  private static Set<String> keys() {
+    Set<String> keys = new HashSet<>();
+    PersistenceKeys.ALL.forEach(setting -> keys.add(setting.key()));
+    keys.add(REPLICATED);
+    return Set.copyOf(keys);
   }
 
   /** The root every plugin takes a storage key from when its own section does not set it. */
@@ -134,7 +149,7 @@ public record PluginSettings(String pluginId, Path path, String log, boolean wal
     Config plugin = system.getConfig(pluginId);
     Config shared = system.getConfig(SHARED);
     for (String key : KEYS) {
-      if (!plugin.hasPath(key) && shared.hasPath(key) && !key.equals("plugin-dispatcher")) {
+      if (!plugin.hasPath(key) && shared.hasPath(key) && !key.equals(PersistenceKeys.PLUGIN_DISPATCHER.key())) {
         plugin = plugin.withValue(key, shared.getValue(key));
       }
     }

@@ -8,10 +8,11 @@ import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
- * INTERNAL API. One setting: its key under {@code commitlane { }}, the name of its Java field, what
- * it allows, and a line saying what it is. A settings record checks its fields through these, the
- * config reader reads keys through them, and a test compares them with every {@code reference.conf}
- * key and with docs/configuration.md. Defaults are not here: they are in {@code reference.conf}.
+ * INTERNAL API. One setting: its key under {@code commitlane { }} (a persistence plugin's: under
+ * the plugin's section), the name of its Java field, what it allows, and a line saying what it is.
+ * A settings record checks its fields through these, the config reader reads keys through them,
+ * and each module's definitions test compares them with its {@code reference.conf} and the docs
+ * page that documents them. Defaults are not here: they are in {@code reference.conf}.
  *
  * <p>{@link #range()} is written as {@code reference.conf} writes it (for example {@code 16..16777216},
  * {@code 1 KiB..1 GiB}, {@code 0..1 ms}); {@link #allowed()} is the sentence an error gives.
@@ -20,8 +21,11 @@ import java.util.stream.Collectors;
 public final class Setting {
   /** How a setting's value is written. */
   public enum Kind {
-    INTEGER, SIZE, DURATION, ONE_OF, FLAG, TEXT
+    INTEGER, SIZE, DURATION, DECIMAL, ONE_OF, FLAG, TEXT
   }
+
+  /** The value of a duration that may be off, as written. */
+  public static final String OFF = "off";
 
   private final String key;
   private final String javaName;
@@ -30,6 +34,8 @@ public final class Setting {
   private final long max;
   private final Duration minDuration;
   private final Duration maxDuration;
+  private final double minDecimal;
+  private final double maxDecimal;
   private final List<String> values;
   private final String range;
   private final String allowed;
@@ -37,6 +43,11 @@ public final class Setting {
 
   private Setting(String key, String javaName, Kind kind, long min, long max, Duration minDuration, Duration maxDuration,
       List<String> values, String range, String allowed, String doc) {
+    this(key, javaName, kind, min, max, minDuration, maxDuration, 0, 0, values, range, allowed, doc);
+  }
+
+  private Setting(String key, String javaName, Kind kind, long min, long max, Duration minDuration, Duration maxDuration,
+      double minDecimal, double maxDecimal, List<String> values, String range, String allowed, String doc) {
     this.key = Objects.requireNonNull(key);
     this.javaName = Objects.requireNonNull(javaName);
     this.kind = kind;
@@ -44,6 +55,8 @@ public final class Setting {
     this.max = max;
     this.minDuration = minDuration;
     this.maxDuration = maxDuration;
+    this.minDecimal = minDecimal;
+    this.maxDecimal = maxDecimal;
     this.values = values;
     this.range = range;
     this.allowed = allowed;
@@ -54,6 +67,13 @@ public final class Setting {
   public static Setting integer(String key, String javaName, long min, long max, String doc) {
     String range = min + ".." + max;
     return new Setting(key, javaName, Kind.INTEGER, min, max, null, null, List.of(), range, "must be an integer in " + range, doc);
+  }
+
+  /** A whole number of at least {@code min}, with no upper bound but the type's (range {@code at least 100}). */
+  public static Setting atLeast(String key, String javaName, long min, String doc) {
+    String range = "at least " + min;
+    return new Setting(key, javaName, Kind.INTEGER, min, Long.MAX_VALUE, null, null, List.of(), range,
+        "must be an integer of " + range, doc);
   }
 
   /**
@@ -87,6 +107,28 @@ public final class Setting {
   /** A duration in {@code min..max}; {@code range} writes the bounds with units ({@code 1 s..30 days}). */
   public static Setting duration(String key, String javaName, Duration min, Duration max, String range, String doc) {
     return new Setting(key, javaName, Kind.DURATION, 0, 0, min, max, List.of(), range, "must be a duration in " + range, doc);
+  }
+
+  /**
+   * A duration in {@code min..max}, or {@code off} (no duration: the feature is off); {@code range}
+   * writes the bounds with units ({@code 1 s..365 days}).
+   */
+  public static Setting durationOrOff(String key, String javaName, Duration min, Duration max, String range, String doc) {
+    return new Setting(key, javaName, Kind.DURATION, 0, 0, min, max, List.of(OFF), range,
+        "must be a duration in " + range + ", or off", doc);
+  }
+
+  /** Whether a {@link Kind#DURATION} setting may be {@code off}, and {@code raw} (a value as written) says so. */
+  public boolean isOff(Object raw) {
+    return kind == Kind.DURATION && values.contains(OFF)
+        && (Boolean.FALSE.equals(raw) || OFF.equals(raw) || "none".equals(raw));
+  }
+
+  /** A number, fractions allowed, in {@code min..max} (written {@code 0.0..1.0}). */
+  public static Setting decimal(String key, String javaName, double min, double max, String doc) {
+    String range = min + ".." + max;
+    return new Setting(key, javaName, Kind.DECIMAL, 0, 0, null, null, min, max, List.of(), range, "must be a number in " + range,
+        doc);
   }
 
   /** One of {@code values}, as written in config (lower case, dashes). */
@@ -169,6 +211,19 @@ public final class Setting {
     return (value >= min && value <= max) || (!values.isEmpty() && kind != Kind.ONE_OF && values.get(0).equals(Long.toString(value)));
   }
 
+  public double minDecimal() {
+    return minDecimal;
+  }
+
+  public double maxDecimal() {
+    return maxDecimal;
+  }
+
+  /** Whether a {@link Kind#DECIMAL} value is allowed (a number in range; NaN is not). */
+  public boolean allows(double value) {
+    return value >= minDecimal && value <= maxDecimal;
+  }
+
   /** Whether a duration is allowed (not null, in range). */
   public boolean allows(Duration value) {
     return value != null && value.compareTo(minDuration) >= 0 && value.compareTo(maxDuration) <= 0;
@@ -176,6 +231,13 @@ public final class Setting {
 
   /** Adds an error naming {@code field} (as the caller's errors name fields) if {@code value} is not allowed. */
   public void check(List<SettingError> errors, String field, long value) {
+    if (!allows(value)) {
+      errors.add(new SettingError(field, value, allowed));
+    }
+  }
+
+  /** Adds an error naming {@code field} if the {@link Kind#DECIMAL} {@code value} is not allowed. */
+  public void check(List<SettingError> errors, String field, double value) {
     if (!allows(value)) {
       errors.add(new SettingError(field, value, allowed));
     }
