@@ -5,7 +5,6 @@ import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.internal.lifecycle.DatabaseCopies;
 import io.commitlane.actors.internal.lifecycle.OpenDatabase;
 import io.commitlane.actors.internal.lifecycle.StoreMaintenance;
-import io.commitlane.actors.internal.log.TransactionLogs;
 import io.commitlane.actors.internal.pipeline.AdmissionGate;
 import io.commitlane.actors.internal.pipeline.CommitFuture;
 import io.commitlane.actors.internal.pipeline.CommitRequest;
@@ -223,7 +222,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   public CommitResult commitSync(Transaction txn) {
     CommitResult r = txn.commitSync();
-    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r);
+    CompletableFuture<Void> durable = pipeline.logs().whenDurable(r);
     if (durable != null) {
       try {
         durable.join();

@@ -30,11 +30,14 @@ public final class CommitRunner {
   /** Members per merged write group. */
   final IntervalRecorder groupSize = new IntervalRecorder(3);
   private final Database db;
+  /** The database's transaction logs: a logged commit's outcome waits for its record's durability. */
+  private final TransactionLogs logs;
   /** The database's path, as Flight Recorder events name it. */
   private final String database;
 
-  CommitRunner(Database db) {
+  CommitRunner(Database db, TransactionLogs logs) {
     this.db = db;
+    this.logs = logs;
     this.database = db.path().toString();
   }
 
@@ -69,7 +72,7 @@ public final class CommitRunner {
         next.handOff(request, CommitRunner.this);
         return;
       }
-      CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result) : null;
+      CompletableFuture<Void> durable = failure == null ? logs.whenDurable(result) : null;
       if (durable == null || (durable.isDone() && !durable.isCompletedExceptionally())) {
         deliverNow(null);
       } else {

@@ -148,7 +148,7 @@ public final class Pipeline {
     this.writes = twoLanes
         ? new WriteLane(new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), new BriefWork(db)))
         : null;
-    this.runner = new CommitRunner(db);
+    this.runner = new CommitRunner(db, logs);
   }
 
   /**

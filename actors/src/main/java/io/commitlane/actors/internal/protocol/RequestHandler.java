@@ -35,7 +35,6 @@ import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
-import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
@@ -400,7 +399,7 @@ public final class RequestHandler {
       @Override
       public void committed(CommitResult result) {
         replyTo.tell(new Committed(correlation, new CommitStamp(epoch, result.version()),
-            LogAppend.of(result).map(LogAppend::position).orElse(-1L)));
+            result.logRecord() == null ? -1L : result.logRecord().position()));
       }
 
       @Override

@@ -7,7 +7,6 @@ import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
-import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.RequestId;
 import io.commitlane.actors.RequestIdSettings;
 import io.commitlane.actors.RequestIdStats;
@@ -320,7 +319,7 @@ public final class RequestLedger implements CommitHook {
     if (b == null) {
       return;
     }
-    long position = c.attachment() instanceof LogAppend a ? a.position() : -1;
+    long position = c.logRecord() == null ? -1 : c.logRecord().position();
     c.addInternalWrite(b.attempt.key, value(b.attempt.epoch, position, b.recordedAt()));
   }
 
