@@ -203,13 +203,17 @@ public final class CommitlaneDatabase implements AutoCloseable {
   public void commit(Transaction txn, long correlation, ActorRef<WriteReply> replyTo) {
     Objects.requireNonNull(txn, "txn");
     Objects.requireNonNull(replyTo, "replyTo");
-    admit(txn, RequestHandler.replying(correlation, replyTo, 0, 1));
+    admit(txn, null, RequestHandler.replying(correlation, replyTo, 0, 1));
   }
 
-  /** Admit through this handle's gate; {@code completion} runs on the thread that completes the commit. */
+  /**
+   * Admit through this handle's gate; {@code reply} runs on the thread that completes the commit,
+   * after the commit's request-id {@code attempt} (or null) is settled.
+   */
   @io.commitlane.annotation.InternalApi
-  public void admit(Transaction txn, CommitRequest.Completion completion) {
-    pipeline.admit(txn, completion, gate);
+  public void admit(Transaction txn, io.commitlane.actors.internal.protocol.RequestLedger.Attempt attempt,
+      CommitRequest.Completion reply) {
+    pipeline.admit(txn, attempt, reply, gate);
   }
 
   /**

@@ -10,6 +10,7 @@ import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.RequestId;
 import io.commitlane.actors.RequestIdSettings;
 import io.commitlane.actors.RequestIdStats;
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
@@ -154,6 +155,17 @@ public final class RequestLedger implements CommitHook {
       }
       joined.add(new Object[] {correlation, replyTo});
       return true;
+    }
+
+    /**
+     * The commit of {@code txn}, this attempt's, completed: it is unbound, and a failure that left
+     * its record unvouched is remembered ({@link #failed}). Runs before the outcome is told.
+     */
+    public void settled(long txn, Throwable failure) {
+      unbind(txn);
+      if (failure != null) {
+        failed(this, Failures.unwrap(failure));
+      }
     }
 
     /** The attempt's one outcome: kept if it committed, then told to the requester and every repeat that joined. */
