@@ -2,7 +2,6 @@ package io.commitlane.actors.internal.pipeline;
 
 import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.CommitQueueFullException;
-import io.commitlane.actors.PipelineMode;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.PipelineStats;
 import io.commitlane.actors.internal.log.ReplayBacklog;
@@ -50,6 +49,8 @@ public final class Pipeline {
   private final CommitQueue queue;
   /** Two-lane mode: the commits the log lane prepared, for the commit executors to write; null in other modes. */
   private final WriteLane writes;
+  /** The commit-step strategy of the mode: the lanes with executors, and what each executor runs. */
+  private final CommitLanes lanes;
   private final CommitRunner runner;
   private final Faults faults;
   private final LongAdder retries = new LongAdder();
@@ -103,6 +104,11 @@ public final class Pipeline {
     return writes;
   }
 
+  /** The commit-step strategy of the mode: the lanes with executors, and what each executor runs. */
+  public CommitLanes lanes() {
+    return lanes;
+  }
+
   public CommitRunner runner() {
     return runner;
   }
@@ -142,12 +148,9 @@ public final class Pipeline {
     this.completions = completions;
     this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
-    boolean twoLanes = settings.mode() == PipelineMode.TWO_LANE;
-    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), twoLanes ? 1 : settings.commitThreads(),
-        new BriefWork(db));
-    this.writes = twoLanes
-        ? new WriteLane(new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), new BriefWork(db)))
-        : null;
+    this.lanes = CommitLanes.of(db, settings); // the one place the mode is looked at
+    this.queue = lanes.admission;
+    this.writes = lanes.writes();
     this.runner = new CommitRunner(db, logs);
   }
 
@@ -373,9 +376,12 @@ public final class Pipeline {
 
   public PipelineStats stats() {
     db.health(); // looks at RocksDB's error count, so the snapshot's health is current (not on the commit path)
-    // Two-lane mode: both lanes' executors together.
-    int executors = queue.executorsSpawned() + (writes == null ? 0 : writes.queue.executorsSpawned());
-    int idle = queue.idleExecutors() + (writes == null ? 0 : writes.queue.idleExecutors());
+    int executors = 0; // every lane's executors together
+    int idle = 0;
+    for (CommitQueue lane : lanes.queues()) {
+      executors += lane.executorsSpawned();
+      idle += lane.idleExecutors();
+    }
     return new PipelineStats(queue.depth(), inFlight(), executors, idle,
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),

@@ -33,7 +33,10 @@
  *
  * <p>{@code two-lane} puts one hand-off between 2 and its write: a log-lane thread validates and
  * logs each commit in admission order, then hands it to the {@link
- * io.commitlane.actors.internal.pipeline.WriteLane}, whose executors write it to RocksDB. When no
+ * io.commitlane.actors.internal.pipeline.WriteLane}, whose executors write it to RocksDB. The mode
+ * is looked at once, when the pipeline opens: it picks the commit-step strategy ({@link
+ * io.commitlane.actors.internal.pipeline.CommitLanes}), which says which queues have executors and
+ * what each executor runs. When no
  * executor thread can be started at all, commits run on their callers' threads ({@link
  * io.commitlane.actors.internal.pipeline.Pipeline#runInline}) until the database closes.
  *
