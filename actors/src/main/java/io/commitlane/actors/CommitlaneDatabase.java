@@ -4,7 +4,6 @@ import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.internal.lifecycle.DatabaseCopies;
 import io.commitlane.actors.internal.lifecycle.OpenDatabase;
 import io.commitlane.actors.internal.lifecycle.StoreMaintenance;
-import io.commitlane.actors.internal.log.TransactionLogs;
 import io.commitlane.actors.internal.pipeline.AdmissionGate;
 import io.commitlane.actors.internal.pipeline.CommitFuture;
 import io.commitlane.actors.internal.pipeline.CommitRequest;
@@ -159,13 +158,17 @@ public final class CommitlaneDatabase implements AutoCloseable {
   public void commit(Transaction txn, long correlation, ActorRef<WriteReply> replyTo) {
     Objects.requireNonNull(txn, "txn");
     Objects.requireNonNull(replyTo, "replyTo");
-    admit(txn, RequestHandler.replying(correlation, replyTo, 0, 1));
+    admit(txn, null, RequestHandler.replying(correlation, replyTo, 0, 1));
   }
 
-  /** Admit through this handle's gate; {@code completion} runs on the thread that completes the commit. */
+  /**
+   * Admit through this handle's gate; {@code reply} runs on the thread that completes the commit,
+   * after the commit's request-id {@code attempt} (or null) is settled.
+   */
   @io.commitlane.annotation.InternalApi
-  public void admit(Transaction txn, CommitRequest.Completion completion) {
-    pipeline.admit(txn, completion, gate);
+  public void admit(Transaction txn, io.commitlane.actors.internal.protocol.RequestLedger.Attempt attempt,
+      CommitRequest.Completion reply) {
+    pipeline.admit(txn, attempt, reply, gate);
   }
 
   /**
@@ -178,7 +181,7 @@ public final class CommitlaneDatabase implements AutoCloseable {
    */
   public CommitResult commitSync(Transaction txn) {
     CommitResult r = txn.commitSync();
-    CompletableFuture<Void> durable = TransactionLogs.whenDurable(r);
+    CompletableFuture<Void> durable = pipeline.logs().whenDurable(r);
     if (durable != null) {
       try {
         durable.join();

@@ -1,36 +1,30 @@
 package io.commitlane.actors;
 
 import io.commitlane.storage.CommitResult;
+import io.commitlane.storage.internal.commit.LogRecordRef;
 import io.commitlane.txlog.LogPosition;
-import io.commitlane.txlog.TransactionLog;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /**
- * Where a commit's record went in its transaction log: the attachment of the {@link
- * CommitResult} of a commit that used a log ({@link io.commitlane.storage.Transaction#useLog}).
+ * Where a commit's record went in its transaction log, read from the {@link CommitResult} of a
+ * commit that used a log ({@link io.commitlane.storage.Transaction#useLog}). Two reads of one
+ * result are equal.
  */
 public final class LogAppend {
   private final String log;
   private final long position;
   private final long timestamp;
-  @io.commitlane.annotation.InternalApi
-  public final TransactionLog store;
-  /** {@code txlog.append = actor}: completes when the log's writer finished the record and made it durable. */
-  @io.commitlane.annotation.InternalApi
-  public volatile CompletableFuture<Void> acknowledgement;
 
-  @io.commitlane.annotation.InternalApi
-  public LogAppend(String log, long position, long timestamp, TransactionLog store) {
+  private LogAppend(String log, long position, long timestamp) {
     this.log = log;
     this.position = position;
     this.timestamp = timestamp;
-    this.store = store;
   }
 
   /** The log append of a commit result, if the commit logged anything. */
   public static Optional<LogAppend> of(CommitResult result) {
-    return result.attachment() instanceof LogAppend a ? Optional.of(a) : Optional.empty();
+    LogRecordRef r = result.logRecord();
+    return r == null ? Optional.empty() : Optional.of(new LogAppend(r.log(), r.position(), r.timestamp()));
   }
 
   /** The log's name. */
@@ -46,6 +40,16 @@ public final class LogAppend {
   /** The record's timestamp: milliseconds, unique and increasing per database. */
   public long timestamp() {
     return timestamp;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LogAppend a && a.position == position && a.timestamp == timestamp && a.log.equals(log);
+  }
+
+  @Override
+  public int hashCode() {
+    return Long.hashCode(position) * 31 + log.hashCode();
   }
 
   @Override

@@ -170,7 +170,7 @@ class LogWriterActorTest {
             SupervisorStrategy.restart()), "txlog-writer");
         testKit.createTestProbe().awaitAssert(Duration.ofSeconds(30), () -> {
           writers.clear();
-          acknowledged(db, "before");
+          acknowledged(logs, db, "before");
           assertTrue(!writers.isEmpty() && writers.stream().noneMatch(t -> t.startsWith("commitlane-txlog-writer-")),
               writers.toString());
           return null;
@@ -178,12 +178,12 @@ class LogWriterActorTest {
 
         actor.tell(new TransactionLogActor.WriteQueued(null)); // fails the actor: its supervisor restarts it
         writers.clear();
-        acknowledged(db, "after the restart");
+        acknowledged(logs, db, "after the restart");
         assertTrue(writers.stream().noneMatch(t -> t.startsWith("commitlane-txlog-writer-")), writers.toString());
 
         testKit.stop(actor);
         writers.clear();
-        acknowledged(db, "after the stop");
+        acknowledged(logs, db, "after the stop");
         assertEquals(Set.of("commitlane-txlog-writer-orders"), writers);
       } finally {
         logs.close();
@@ -192,12 +192,12 @@ class LogWriterActorTest {
   }
 
   /** A logged commit through storage alone, waiting for its log acknowledgement as the pipeline does. */
-  private static void acknowledged(Database db, String key) throws Exception {
+  private static void acknowledged(TransactionLogs logs, Database db, String key) throws Exception {
     Transaction t = db.begin().useLog("orders");
     t.put(b(key), b("v"));
     t.addLogEntry(b(key));
     CommitResult r = t.commitSync();
-    TransactionLogs.whenDurable(r).get(30, TimeUnit.SECONDS);
+    logs.whenDurable(r).get(30, TimeUnit.SECONDS);
   }
 
   private static void awaitUninterruptibly(CountDownLatch latch) {

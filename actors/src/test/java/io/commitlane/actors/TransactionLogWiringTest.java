@@ -6,6 +6,7 @@ import static io.commitlane.actors.PipelineTestSupport.s;
 import static io.commitlane.actors.PipelineTestSupport.settings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -84,8 +85,11 @@ class TransactionLogWiringTest {
   @Test
   void aLoggedCommitHasOneRecordWithItsEntriesPositionAndTimestamp() throws Exception {
     try (CommitlaneDatabase db = open(Map.of())) {
-      LogAppend first = LogAppend.of(await(logged(db, "a", "k1", "one"))).orElseThrow();
+      CommitResult firstResult = await(logged(db, "a", "k1", "one"));
+      LogAppend first = LogAppend.of(firstResult).orElseThrow();
       LogAppend second = LogAppend.of(await(logged(db, "b", "k2", "two"))).orElseThrow();
+      assertEquals(first, LogAppend.of(firstResult).orElseThrow(), "two reads of one result are equal");
+      assertNotEquals(first, second);
       assertEquals("changes", first.log());
       assertTrue(second.position() > first.position());
       assertTrue(second.timestamp() > first.timestamp());

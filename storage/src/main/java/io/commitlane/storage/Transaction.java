@@ -277,7 +277,7 @@ public final class Transaction implements AutoCloseable {
       }
       shared.commitPath().commit(c);
       state = State.COMMITTED;
-      return new CommitResult(id, c.version(), c.attachment());
+      return new CommitResult(id, c.version(), c.logRecord());
     } catch (RuntimeException | Error e) {
       if (state == State.OPEN) {
         state = State.FAILED;
@@ -323,7 +323,7 @@ public final class Transaction implements AutoCloseable {
     try {
       shared.commitPath().write(p);
       state = State.COMMITTED;
-      return new CommitResult(id, p.commit.version(), p.commit.attachment());
+      return new CommitResult(id, p.commit.version(), p.commit.logRecord());
     } catch (RuntimeException | Error e) {
       state = State.FAILED;
       throw e;
@@ -444,7 +444,7 @@ public final class Transaction implements AutoCloseable {
         return null;
       }
       state = State.COMMITTED;
-      return new CommitResult(id, c.version(), c.attachment());
+      return new CommitResult(id, c.version(), c.logRecord());
     } finally {
       leaveLive();
       releaseClaims();

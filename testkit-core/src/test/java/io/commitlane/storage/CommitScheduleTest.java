@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.internal.commit.PendingCommit;
+import io.commitlane.storage.internal.commit.LogRecordRef;
 import io.commitlane.testkit.Barrier;
 import io.commitlane.testkit.StageControl;
 import java.nio.file.Path;
@@ -89,7 +90,7 @@ class CommitScheduleTest {
         @Override
         public void beforeWrite(PendingCommit c) {
           seen.add("before:" + c.writeCount());
-          c.attach("pos-1");
+          c.attach(new LogRecordRef("a", 1, 2));
         }
 
         @Override
@@ -99,7 +100,7 @@ class CommitScheduleTest {
       });
       CommitResult r = db.begin().tag("T").put(of("k"), of("v")).commitSync();
       assertEquals(List.of("VALIDATED:T", "before:1", "LOG_APPENDED:T", "WRITTEN:T", "after:true", "FINISHED:T"), seen);
-      assertEquals("pos-1", r.attachment());
+      assertEquals(1, r.logRecord().position());
       seen.clear();
       db.put(of("k"), of("w"));
       assertEquals(List.of(), seen, "plain writes are not logged and pass no stages");

@@ -12,6 +12,7 @@ import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.CommitlaneSettings;
 import io.commitlane.storage.Database;
 import io.commitlane.storage.DatabaseOptions;
+import io.commitlane.storage.internal.commit.LogRecordRef;
 import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.storage.RocksDbWal;
 import io.commitlane.storage.Transaction;
@@ -30,7 +31,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -238,32 +238,23 @@ public final class LogAppendBench implements Callable<Integer> {
       for (byte[] e : c.logEntries()) {
         entries.add(ByteBuffer.wrap(e));
       }
-      c.attach(new Logged(log.append(c.transactionId(), System.currentTimeMillis(), entries.isEmpty() ? noEntries : entries, null)));
+      long now = System.currentTimeMillis();
+      c.attach(new LogRecordRef("bench", log.append(c.transactionId(), now, entries.isEmpty() ? noEntries : entries, null), now));
     }
 
     @Override
     public void afterWrite(PendingCommit c) {
-      Logged l = (Logged) c.attachment();
+      LogRecordRef r = c.logRecord();
       if (queuedFinish) {
-        l.acknowledgement = log.finishAsync(l.position, db::latestSequenceNumber);
+        r.acknowledgeWhen(log.finishAsync(r.position(), db::latestSequenceNumber));
       } else {
-        log.finish(l.position, db::latestSequenceNumber);
+        log.finish(r.position(), db::latestSequenceNumber);
       }
     }
 
     @Override
     public void aborted(PendingCommit c, Throwable cause) {
-      log.abort(((Logged) c.attachment()).position);
-    }
-  }
-
-  /** A commit's record: its position and, in actor mode, the acknowledgement the log's writer completes. */
-  private static final class Logged {
-    final long position;
-    CompletableFuture<Void> acknowledgement;
-
-    Logged(long position) {
-      this.position = position;
+      log.abort(c.logRecord().position());
     }
   }
 
@@ -311,7 +302,7 @@ public final class LogAppendBench implements Callable<Integer> {
                 continue; // distinct keys can share a version bucket: a false conflict, not a commit
               }
               if (theLog != null) {
-                awaitAcknowledgement(theLog, (Logged) r.attachment(), v.fsync());
+                awaitAcknowledgement(theLog, r.logRecord(), v.fsync());
               }
               if (measuring.get()) {
                 commits.increment();
@@ -356,11 +347,11 @@ public final class LogAppendBench implements Callable<Integer> {
   }
 
   /** What the pipeline waits for before it acknowledges: the writer's acknowledgement, or the fsync. */
-  private static void awaitAcknowledgement(TransactionLog log, Logged l, boolean fsync) {
-    if (l.acknowledgement != null) {
-      l.acknowledgement.join();
+  private static void awaitAcknowledgement(TransactionLog log, LogRecordRef r, boolean fsync) {
+    if (r.acknowledgement() != null) {
+      r.acknowledgement().join();
     } else if (fsync) {
-      log.awaitDurable(l.position);
+      log.awaitDurable(r.position());
     }
   }
 

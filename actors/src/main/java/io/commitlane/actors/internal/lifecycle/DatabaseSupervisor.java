@@ -4,14 +4,10 @@ import static io.commitlane.actors.internal.pipeline.Failures.unwrap;
 
 import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseActor;
-import io.commitlane.actors.PipelineSettings;
-import io.commitlane.actors.WriteGroupSettings;
 import io.commitlane.actors.internal.log.TransactionLogActor;
 import io.commitlane.actors.internal.pipeline.CommitExecutor;
 import io.commitlane.actors.internal.pipeline.CommitQueue;
-import io.commitlane.actors.internal.pipeline.CommitRunner;
 import io.commitlane.actors.internal.pipeline.Pipeline;
-import io.commitlane.actors.internal.pipeline.WriteLane;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
@@ -143,20 +139,16 @@ public final class DatabaseSupervisor {
     ctx.watchWith(logActor, LogStopped.INSTANCE);
     pipeline.listenForFlushes(pipeline.db().addFlushListener(seq -> logActor.tell(new TransactionLogActor.FlushCompleted(seq))));
     ActorRef<Command> self = ctx.getSelf();
-    Grow admission = new Grow(pipeline.queue());
-    pipeline.queue().onGrowth(() -> self.tell(admission));
-    if (pipeline.writes() != null) {
-      Grow writeLane = new Grow(pipeline.writes().queue);
-      pipeline.writes().queue.onGrowth(() -> self.tell(writeLane));
+    for (CommitQueue lane : pipeline.lanes().queues()) {
+      Grow grow = new Grow(lane);
+      lane.onGrowth(() -> self.tell(grow));
     }
     // The database's reference: the protocol actor, serving a handle of its own (not counted: it
     // lives as long as the database).
     database.endpoint(ctx.spawn(DatabaseActor.create(new CommitlaneDatabase(database, pipeline)), "database"));
     if (!database.readOnly) {
-      pipeline.queue().requestGrowth(); // the first executor starts at open, not at the first commit
-    }
-    if (pipeline.writes() != null && !database.readOnly) {
-      pipeline.writes().queue.requestGrowth();
+      // The first executor of each lane starts at open, not at the first commit.
+      pipeline.lanes().queues().forEach(CommitQueue::requestGrowth);
     }
     database.opened.complete(pipeline);
     Open open = new Open(pipeline, logActor, 0);
@@ -179,7 +171,7 @@ public final class DatabaseSupervisor {
     Open grown = open.withExecutor();
     Pipeline pipeline = open.pipeline();
     int n = grown.executorsSpawned();
-    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(executorFor(pipeline, lane, n))
+    Behavior<CommitExecutor.Command> executor = Behaviors.supervise(pipeline.lanes().executor(pipeline, lane, n))
         .onFailure(Throwable.class, SupervisorStrategy.restart()); // Errors too: the commit it held has already failed with the cause
     // Counted before the spawn: the executor's setup runs on its own thread and may report that it
     // is running before spawn() returns here; counting afterwards let the count dip below zero
@@ -194,39 +186,13 @@ public final class DatabaseSupervisor {
       lane.executorFailedToStart();
       if (lane.executors() == 0) {
         ctx.getLog().error("no commit executor could be started for {}; commits run inline on their callers' threads", pipeline.name(), e);
-        if (lane == pipeline.queue()) {
-          pipeline.runInline();
-        } else {
-          pipeline.writes().runInline(pipeline.runner());
-        }
+        pipeline.lanes().runInline(pipeline, lane);
       } else {
         ctx.getLog().warn("could not start commit executor {} for {}; {} executor(s) keep running", n, pipeline.name(),
             lane.executors(), e);
       }
     }
     return grown;
-  }
-
-  /**
-   * Executor {@code n}: in two-lane mode the admission queue's one executor is the log lane and
-   * the write lane's executors write what it prepared (neither merges groups); otherwise each runs
-   * whole commits.
-   */
-  private static Behavior<CommitExecutor.Command> executorFor(Pipeline pipeline, CommitQueue lane, int n) {
-    PipelineSettings s = pipeline.settings();
-    long spin = s.executorSpin().toNanos();
-    CommitRunner runner = pipeline.runner();
-    WriteLane writes = pipeline.writes();
-    if (writes == null) {
-      return CommitExecutor.create(lane, runner, pipeline.callbacks(), s.executorBatch(), s.writeGroups(), spin,
-          "commitlane-commit-" + pipeline.name() + "-" + n);
-    }
-    if (lane == pipeline.queue()) {
-      return CommitExecutor.create(lane, runner, r -> runner.prepare(r, writes), pipeline.callbacks(), s.executorBatch(),
-          WriteGroupSettings.off(), spin, "commitlane-log-lane-" + pipeline.name());
-    }
-    return CommitExecutor.create(lane, runner, runner::writePrepared, pipeline.callbacks(), s.executorBatch(),
-        WriteGroupSettings.off(), spin, "commitlane-commit-" + pipeline.name() + "-" + n);
   }
 
   /** Refuse every handle's new commits, and wait for the admitted ones. */
@@ -249,10 +215,8 @@ public final class DatabaseSupervisor {
       ctx.getLog().error("releasing database {} failed", database.path, r.failure());
     }
     database.databases.released(database, failure);
-    pipeline.queue().dismissIdle(); // idle executors wait in their mailboxes, where the stop reaches them at once
-    if (pipeline.writes() != null) {
-      pipeline.writes().queue.dismissIdle();
-    }
+    // Idle executors wait in their mailboxes, where the stop reaches them at once.
+    pipeline.lanes().queues().forEach(CommitQueue::dismissIdle);
     return Behaviors.stopped(); // the executors and the protocol actor stop with it
   }
 
@@ -304,10 +268,8 @@ public final class DatabaseSupervisor {
     database.databases.stopping(database);
     Pipeline pipeline = open.pipeline();
     pipeline.closeGates();
-    pipeline.queue().stop();
-    if (pipeline.writes() != null) {
-      pipeline.writes().queue.stop(); // after the admission queue: nothing more is handed to it
-    }
+    // The admission queue first: nothing more is handed to a later lane.
+    pipeline.lanes().queues().forEach(CommitQueue::stop);
     CompletableFuture<Void> before = releasing == null ? CompletableFuture.completedFuture(null) : releasing.exceptionally(e -> null);
     before.whenCompleteAsync((ok, err) -> {
       try {

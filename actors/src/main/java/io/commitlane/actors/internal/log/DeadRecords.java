@@ -1,11 +1,12 @@
 package io.commitlane.actors.internal.log;
 
-import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.internal.pipeline.Faults;
 import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.internal.commit.LogRecordRef;
 import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.txlog.CorruptLogFrameException;
+import io.commitlane.txlog.LogPosition;
 import io.commitlane.txlog.LogReader;
 import io.commitlane.txlog.LogRecord;
 import io.commitlane.txlog.ReadRequest;
@@ -50,31 +51,31 @@ public final class DeadRecords {
    *
    * @throws CommitOutcomeUnknownException if it could not be made dead and {@code replay} may apply it at the reopen
    */
-  static void bury(Database db, Faults faults, boolean replay, PendingCommit c, LogAppend a, Throwable cause,
+  static void bury(Database db, Faults faults, boolean replay, PendingCommit c, LogRecordRef r, TransactionLog log, Throwable cause,
       RuntimeException abortFailure) {
     try {
       faults.beforeDeadMarker();
-      ReplayMarkers.markDead(db, a.log(), a.position());
+      ReplayMarkers.markDead(db, r.log(), r.position());
       faults.beforeDeadMarkerFlush();
       db.flush();
     } catch (RuntimeException e) {
       e.addSuppressed(abortFailure);
       if (replay) {
         LOG.error("transaction {} failed ({}), and its record at {} in log '{}' could neither be aborted ({}) nor"
-            + " marked dead: the database refuses commits until it is reopened", c.transactionId(), cause, a, a.log(),
+            + " marked dead: the database refuses commits until it is reopened", c.transactionId(), cause, LogPosition.toString(r.position()), r.log(),
             abortFailure.getMessage(), e);
         throw new CommitOutcomeUnknownException(c.transactionId(), "its write failed, and its record in transaction"
-            + " log '" + a.log() + "' could be neither aborted nor marked dead", e);
+            + " log '" + r.log() + "' could be neither aborted nor marked dead", e);
       }
       // Without replay nothing of it is ever applied: the commit failed. Only readers after a reopen may show it.
       LOG.error("transaction {} failed ({}), and its record at {} in log '{}' could neither be aborted ({}) nor"
           + " marked dead: nothing of it was written, but the log's readers may return its record after a reopen",
-          c.transactionId(), cause, a, a.log(), abortFailure.getMessage(), e);
+          c.transactionId(), cause, LogPosition.toString(r.position()), r.log(), abortFailure.getMessage(), e);
     }
-    a.store.markDead(a.position());
+    log.markDead(r.position());
     cause.addSuppressed(abortFailure);
     LOG.warn("transaction {} failed ({}); its record at {} in log '{}' could not be aborted ({}), so it was marked"
-        + " dead instead: nothing of it was written", c.transactionId(), cause, a, a.log(), abortFailure.getMessage());
+        + " dead instead: nothing of it was written", c.transactionId(), cause, LogPosition.toString(r.position()), r.log(), abortFailure.getMessage());
   }
 
   /**

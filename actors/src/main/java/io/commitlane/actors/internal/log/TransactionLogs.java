@@ -1,6 +1,5 @@
 package io.commitlane.actors.internal.log;
 
-import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.ReplayStats;
 import io.commitlane.actors.UnknownLogException;
 import io.commitlane.actors.internal.pipeline.Faults;
@@ -13,6 +12,7 @@ import io.commitlane.storage.DatabaseClosedException;
 import io.commitlane.storage.LogCapture;
 import io.commitlane.storage.NotDurableException;
 import io.commitlane.storage.ReadOnlyDatabaseException;
+import io.commitlane.storage.internal.commit.LogRecordRef;
 import io.commitlane.storage.internal.commit.PendingCommit;
 import io.commitlane.txlog.AppendMode;
 import io.commitlane.txlog.Durability;
@@ -272,26 +272,31 @@ public final class TransactionLogs implements CommitHook, LogCapture, AutoClosea
     if (replay) {
       ReplayMarkers.mark(c, name, a.position());
     }
-    c.attach(new LogAppend(name, a.position(), a.timestamp(), log));
+    c.attach(new LogRecordRef(name, a.position(), a.timestamp()));
   }
 
   @Override
   public void afterWrite(PendingCommit c) {
-    if (c.attachment() instanceof LogAppend a && a.store.settings().appendMode() == AppendMode.ACTOR) {
+    LogRecordRef r = c.logRecord();
+    if (r == null) {
+      return;
+    }
+    TransactionLog log = logs.get(r.log()); // beforeWrite opened it; logs are never removed
+    if (log.settings().appendMode() == AppendMode.ACTOR) {
       // Queued for the log's writer, which samples after removal; the acknowledgement waits for it.
       long txn = c.transactionId();
-      a.acknowledgement = a.store.finishAsync(a.position(), db::latestSequenceNumber).exceptionally(e -> {
-        throw new NotDurableException(txn, "its record in transaction log '" + a.log() + "' could not be written"
-            + (a.store.settings().durability() == Durability.FSYNC ? " and synced" : ""),
+      r.acknowledgeWhen(log.finishAsync(r.position(), db::latestSequenceNumber).exceptionally(e -> {
+        throw new NotDurableException(txn, "its record in transaction log '" + r.log() + "' could not be written"
+            + (log.settings().durability() == Durability.FSYNC ? " and synced" : ""),
             e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-      });
-    } else if (c.attachment() instanceof LogAppend a) {
+      }));
+    } else {
       try {
         // Sampled inside finish(), after the position left the uncommitted set, so a flush at
         // that sequence never claims an earlier record that finished later.
-        a.store.finish(a.position(), db::latestSequenceNumber);
+        log.finish(r.position(), db::latestSequenceNumber);
       } catch (TransactionLogException e) {
-        throw new NotDurableException(c.transactionId(), "its record in transaction log '" + a.log()
+        throw new NotDurableException(c.transactionId(), "its record in transaction log '" + r.log()
             + "' could not be written", e);
       }
     }
@@ -304,11 +309,13 @@ public final class TransactionLogs implements CommitHook, LogCapture, AutoClosea
    */
   @Override
   public void aborted(PendingCommit c, Throwable cause) {
-    if (c.attachment() instanceof LogAppend a) {
+    LogRecordRef r = c.logRecord();
+    if (r != null) {
+      TransactionLog log = logs.get(r.log());
       try {
-        a.store.abort(a.position());
+        log.abort(r.position());
       } catch (RuntimeException abortFailure) {
-        DeadRecords.bury(db, faults, replay, c, a, cause, abortFailure);
+        DeadRecords.bury(db, faults, replay, c, r, log, cause, abortFailure);
       }
     }
   }
@@ -320,26 +327,31 @@ public final class TransactionLogs implements CommitHook, LogCapture, AutoClosea
    * record from being durable (a failed fsync, a log closed first) fails it with {@link
    * NotDurableException}, never with an error that reads as "nothing was written".
    */
-  public static CompletableFuture<Void> whenDurable(CommitResult result) {
-    if (result.attachment() instanceof LogAppend a && a.acknowledgement != null) {
-      return a.acknowledgement; // already fails with NotDurableException (afterWrite)
+  public CompletableFuture<Void> whenDurable(CommitResult result) {
+    LogRecordRef r = result.logRecord();
+    if (r == null) {
+      return null;
     }
-    if (result.attachment() instanceof LogAppend a && a.store.settings().durability() == Durability.FSYNC) {
-      CompletableFuture<Void> synced = a.store.whenDurable(a.position());
+    if (r.acknowledgement() != null) {
+      return r.acknowledgement(); // already fails with NotDurableException (afterWrite)
+    }
+    TransactionLog log = logs.get(r.log());
+    if (log.settings().durability() == Durability.FSYNC) {
+      CompletableFuture<Void> synced = log.whenDurable(r.position());
       if (synced.isDone() && !synced.isCompletedExceptionally()) {
         return synced;
       }
       // No executor hop: the mapping only wraps the error, on the thread that failed the future.
       return synced.exceptionally(e -> {
-        throw notDurable(result.transactionId(), a, e);
+        throw notDurable(result.transactionId(), r, e);
       });
     }
     return null;
   }
 
-  private static NotDurableException notDurable(long txn, LogAppend a, Throwable e) {
+  private static NotDurableException notDurable(long txn, LogRecordRef r, Throwable e) {
     Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-    return new NotDurableException(txn, "its record in transaction log '" + a.log() + "' could not be synced", cause);
+    return new NotDurableException(txn, "its record in transaction log '" + r.log() + "' could not be synced", cause);
   }
 
   /**

@@ -383,7 +383,7 @@ public final class CommitQueue {
       try {
         Throwable closed = new DatabaseClosedException(path);
         // A commit the log lane prepared holds its locks and its log record: undo both first.
-        r.completion.failed(TwoLaneCommits.isPrepared(r.txn) ? TwoLaneCommits.abandonPrepared(r.txn, closed) : closed);
+        r.failed(TwoLaneCommits.isPrepared(r.txn) ? TwoLaneCommits.abandonPrepared(r.txn, closed) : closed);
       } finally {
         r.gate.completed();
       }

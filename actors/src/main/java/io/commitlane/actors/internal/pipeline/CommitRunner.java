@@ -30,11 +30,14 @@ public final class CommitRunner {
   /** Members per merged write group. */
   final IntervalRecorder groupSize = new IntervalRecorder(3);
   private final Database db;
+  /** The database's transaction logs: a logged commit's outcome waits for its record's durability. */
+  private final TransactionLogs logs;
   /** The database's path, as Flight Recorder events name it. */
   private final String database;
 
-  CommitRunner(Database db) {
+  CommitRunner(Database db, TransactionLogs logs) {
     this.db = db;
+    this.logs = logs;
     this.database = db.path().toString();
   }
 
@@ -60,16 +63,23 @@ public final class CommitRunner {
     }
 
     /**
-     * Deliver now, or once the log record is durable when the log promises fsync durability (the
-     * future completes on the log's force thread; delivering only completes a future or tells an
-     * actor, so no user code runs there).
+     * The completion of a commit, in order: (1) the write's result (this outcome); (2) the log
+     * record's durability: deliver now, or once the record is durable when the log promises
+     * fsync durability or its writer finishes it ({@code txlog.append = actor}), a record that
+     * cannot be made durable turning the outcome into {@link io.commitlane.storage.NotDurableException};
+     * (3) {@link CommitRequest#complete}: the claimed stores go back, the request id's attempt
+     * is settled in the ledger, the reply is told; (4) the gate counts the commit completed and
+     * the execution is recorded; (5) the {@link CommitStage#COMPLETED} stage. A prepared commit of
+     * the log lane is handed to the write lane instead. Step 2 may finish on the log's force or
+     * writer thread; delivering only completes a future or tells an actor, so no user code runs
+     * there.
      */
     void deliver() {
       if (next != null) {
         next.handOff(request, CommitRunner.this);
         return;
       }
-      CompletableFuture<Void> durable = failure == null ? TransactionLogs.whenDurable(result) : null;
+      CompletableFuture<Void> durable = failure == null ? logs.whenDurable(result) : null;
       if (durable == null || (durable.isDone() && !durable.isCompletedExceptionally())) {
         deliverNow(null);
       } else {
@@ -81,12 +91,10 @@ public final class CommitRunner {
       try {
         if (notDurable != null) {
           // Written to RocksDB but not provably durable: report the log's failure, never success.
-          request.completion.failed(notDurable instanceof CompletionException c && c.getCause() != null
+          request.complete(null, notDurable instanceof CompletionException c && c.getCause() != null
               ? c.getCause() : notDurable);
-        } else if (failure == null) {
-          request.completion.committed(result);
         } else {
-          request.completion.failed(failure);
+          request.complete(result, failure);
         }
       } finally {
         request.gate.completed();

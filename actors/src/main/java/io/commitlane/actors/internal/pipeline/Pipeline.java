@@ -2,7 +2,6 @@ package io.commitlane.actors.internal.pipeline;
 
 import io.commitlane.actors.AdmissionTicket;
 import io.commitlane.actors.CommitQueueFullException;
-import io.commitlane.actors.PipelineMode;
 import io.commitlane.actors.PipelineSettings;
 import io.commitlane.actors.PipelineStats;
 import io.commitlane.actors.internal.log.ReplayBacklog;
@@ -50,6 +49,8 @@ public final class Pipeline {
   private final CommitQueue queue;
   /** Two-lane mode: the commits the log lane prepared, for the commit executors to write; null in other modes. */
   private final WriteLane writes;
+  /** The commit-step strategy of the mode: the lanes with executors, and what each executor runs. */
+  private final CommitLanes lanes;
   private final CommitRunner runner;
   private final Faults faults;
   private final LongAdder retries = new LongAdder();
@@ -103,6 +104,11 @@ public final class Pipeline {
     return writes;
   }
 
+  /** The commit-step strategy of the mode: the lanes with executors, and what each executor runs. */
+  public CommitLanes lanes() {
+    return lanes;
+  }
+
   public CommitRunner runner() {
     return runner;
   }
@@ -142,13 +148,10 @@ public final class Pipeline {
     this.completions = completions;
     this.callbacks = new CompletionBatcher(completions);
     this.faults = faults;
-    boolean twoLanes = settings.mode() == PipelineMode.TWO_LANE;
-    this.queue = new CommitQueue(db.path(), settings.commitQueueCapacity(), twoLanes ? 1 : settings.commitThreads(),
-        new BriefWork(db));
-    this.writes = twoLanes
-        ? new WriteLane(new CommitQueue(db.path(), settings.commitQueueCapacity(), settings.commitThreads(), new BriefWork(db)))
-        : null;
-    this.runner = new CommitRunner(db);
+    this.lanes = CommitLanes.of(db, settings); // the one place the mode is looked at
+    this.queue = lanes.admission;
+    this.writes = lanes.writes();
+    this.runner = new CommitRunner(db, logs);
   }
 
   /**
@@ -237,7 +240,7 @@ public final class Pipeline {
   /** Commit into the place {@code ticket} holds (null: a free place, or fail with the full queue). */
   public CommitFuture<CommitResult> commit(Transaction txn, AdmissionGate gate, AdmissionTicket ticket) {
     CommitFuture.OfCommit f = new CommitFuture.OfCommit(callbacks);
-    admit(txn, f, gate, ticket);
+    admit(new CommitRequest(txn, f, gate), ticket);
     return f;
   }
 
@@ -249,13 +252,15 @@ public final class Pipeline {
   /**
    * Claim the named stores the transaction writes before it is admitted: a store dropped from
    * then on is physically dropped only after this commit ends. A store already dropped fails the
-   * commit here, typed, before it takes a place in the queue.
+   * commit here, typed, before it takes a place in the queue. {@code attempt}, when not null, is
+   * the request id's attempt the commit is (bound to the transaction already); {@code reply} is
+   * where the outcome goes ({@link CommitRequest#complete}).
    */
-  public void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate) {
-    admit(txn, completion, gate, null);
+  public void admit(Transaction txn, RequestLedger.Attempt attempt, CommitRequest.Completion reply, AdmissionGate gate) {
+    admit(new CommitRequest(txn, attempt, reply, gate), null);
   }
 
-  private void admit(Transaction txn, CommitRequest.Completion completion, AdmissionGate gate, AdmissionTicket ticket) {
+  private void admit(CommitRequest r, AdmissionTicket ticket) {
     if (ticket != null && ticket.queue() != queue) {
       throw new IllegalArgumentException("the admission ticket belongs to another database than " + db.path());
     }
@@ -263,54 +268,34 @@ public final class Pipeline {
       if (ticket != null) {
         ticket.cancel();
       }
-      completion.failed(new ReadOnlyDatabaseException(db.path(), "commit")); // nothing is queued: no executor runs for it
+      r.failed(new ReadOnlyDatabaseException(db.path(), "commit")); // nothing is queued: no executor runs for it
       return;
     }
     StoreClaims claims;
     try {
-      claims = txn.claimStores();
+      claims = r.txn.claimStores();
     } catch (RuntimeException e) {
       if (ticket != null) {
         ticket.cancel(); // the held place goes to the next in line
       }
-      completion.failed(e); // StoreDroppedException, or a transaction that already ended
+      r.failed(e); // StoreDroppedException, or a transaction that already ended
       return;
     }
-    admit(new CommitRequest(txn, claims.size() == 0 ? completion : releasing(claims, completion), gate), ticket);
+    r.claims = claims.size() == 0 ? null : claims; // given back when the outcome is delivered, whichever way it is
+    enqueue(r, ticket);
   }
 
-  /**
-   * The claims go back when the outcome is delivered, whichever way it is: commitSync gives them
-   * back itself when it ends, so this matters for commits that never ran (full queue, closed
-   * database, actor system stopping, a failure injected at ADMITTED or DEQUEUED).
-   */
-  private static CommitRequest.Completion releasing(StoreClaims claims, CommitRequest.Completion completion) {
-    return new CommitRequest.Completion() {
-      @Override
-      public void committed(CommitResult result) {
-        claims.release();
-        completion.committed(result);
-      }
-
-      @Override
-      public void failed(Throwable cause) {
-        claims.release();
-        completion.failed(cause);
-      }
-    };
-  }
-
-  private void admit(CommitRequest r, AdmissionTicket ticket) {
+  private void enqueue(CommitRequest r, AdmissionTicket ticket) {
     CommitQueue.Admission a;
     try {
       a = queue.offer(r, ticket);
     } catch (RuntimeException e) {
-      r.completion.failed(e); // an injected failure at ADMITTED
+      r.failed(e); // an injected failure at ADMITTED
       return;
     }
     switch (a) {
-      case FULL -> r.completion.failed(new CommitQueueFullException(name, queue.capacity()));
-      case CLOSED -> r.completion.failed(new DatabaseClosedException(db.path()));
+      case FULL -> r.failed(new CommitQueueFullException(name, queue.capacity()));
+      case CLOSED -> r.failed(new DatabaseClosedException(db.path()));
       case ADMITTED -> {
         if (inline && queue.executors() == 0) {
           drainInline();
@@ -391,9 +376,12 @@ public final class Pipeline {
 
   public PipelineStats stats() {
     db.health(); // looks at RocksDB's error count, so the snapshot's health is current (not on the commit path)
-    // Two-lane mode: both lanes' executors together.
-    int executors = queue.executorsSpawned() + (writes == null ? 0 : writes.queue.executorsSpawned());
-    int idle = queue.idleExecutors() + (writes == null ? 0 : writes.queue.idleExecutors());
+    int executors = 0; // every lane's executors together
+    int idle = 0;
+    for (CommitQueue lane : lanes.queues()) {
+      executors += lane.executorsSpawned();
+      idle += lane.idleExecutors();
+    }
     return new PipelineStats(queue.depth(), inFlight(), executors, idle,
         queue.admitted.sum(), runner.committed.sum(), runner.conflicts.sum(), runner.failed.sum(), queue.overloaded.sum(),
         retries.sum(), runner.queueWait.getIntervalHistogram(), runner.execution.getIntervalHistogram(), db.stats(),

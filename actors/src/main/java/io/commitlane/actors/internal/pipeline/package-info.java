@@ -18,8 +18,12 @@
  *       commitlane.commit-dispatcher}): drains the queue, merges queued commits into write groups,
  *       and runs each through {@link io.commitlane.actors.internal.pipeline.CommitRunner}: validate,
  *       before-write hooks (the log append in {@code TransactionLogs}, request-id records), the
- *       RocksDB write, after-write hooks. A logged commit whose log promises fsync durability waits
- *       for its record's force (the log's force thread completes it).
+ *       RocksDB write, after-write hooks. Its outcome is then delivered in one documented sequence
+ *       ({@link io.commitlane.actors.internal.pipeline.CommitRunner.Outcome#deliver}): the log
+ *       record's durability (a logged commit whose log promises fsync durability waits for its
+ *       record's force, which the log's force thread completes), then {@link
+ *       io.commitlane.actors.internal.pipeline.CommitRequest#complete}: claimed stores back,
+ *       request-id attempt settled, reply told.
  *   <li><b>Completion dispatcher</b> ({@code commitlane.completion-dispatcher}, Pekko's default
  *       unless configured): {@link io.commitlane.actors.internal.pipeline.CompletionBatcher} hands
  *       the callbacks collected during a drain to it as one task; the caller's future ({@link
@@ -29,7 +33,10 @@
  *
  * <p>{@code two-lane} puts one hand-off between 2 and its write: a log-lane thread validates and
  * logs each commit in admission order, then hands it to the {@link
- * io.commitlane.actors.internal.pipeline.WriteLane}, whose executors write it to RocksDB. When no
+ * io.commitlane.actors.internal.pipeline.WriteLane}, whose executors write it to RocksDB. The mode
+ * is looked at once, when the pipeline opens: it picks the commit-step strategy ({@link
+ * io.commitlane.actors.internal.pipeline.CommitLanes}), which says which queues have executors and
+ * what each executor runs. When no
  * executor thread can be started at all, commits run on their callers' threads ({@link
  * io.commitlane.actors.internal.pipeline.Pipeline#runInline}) until the database closes.
  *

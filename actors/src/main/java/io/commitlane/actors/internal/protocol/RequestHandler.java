@@ -35,7 +35,6 @@ import io.commitlane.actors.DatabaseProtocol.Write;
 import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
 import io.commitlane.actors.Expectation;
-import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.LogEntries;
 import io.commitlane.actors.Mutation;
 import io.commitlane.actors.RequestId;
@@ -178,28 +177,17 @@ public final class RequestHandler {
     return id == null ? to : ledger.claim(id, ownerEpoch, correlation, to);
   }
 
-  /** Admit {@code txn}; an attempt of a request id is bound to it, so that its write records the id. */
-  private void admit(Transaction txn, RequestLedger.Answer to, CommitRequest.Completion completion) {
-    if (!(to instanceof RequestLedger.Attempt attempt)) {
-      db.admit(txn, completion);
-      return;
+  /**
+   * Admit {@code txn}; an attempt of a request id is bound to it, so that its write records the id,
+   * and the commit's request settles the attempt before {@code reply} is told ({@link
+   * CommitRequest#complete}).
+   */
+  private void admit(Transaction txn, RequestLedger.Answer to, CommitRequest.Completion reply) {
+    RequestLedger.Attempt attempt = to instanceof RequestLedger.Attempt a ? a : null;
+    if (attempt != null) {
+      ledger.bind(txn.id(), attempt);
     }
-    long id = txn.id();
-    ledger.bind(id, attempt);
-    db.admit(txn, new CommitRequest.Completion() {
-      @Override
-      public void committed(CommitResult result) {
-        ledger.unbind(id);
-        completion.committed(result);
-      }
-
-      @Override
-      public void failed(Throwable cause) {
-        ledger.unbind(id);
-        ledger.failed(attempt, unwrap(cause));
-        completion.failed(cause);
-      }
-    });
+    db.admit(txn, attempt, reply);
   }
 
   private void onConditionalWrite(ConditionalWrite c) {
@@ -239,33 +227,45 @@ public final class RequestHandler {
       return;
     }
     apply(txn, c.mutations(), c.log());
-    CommitRequest.Completion reply = replying(c.correlation(), to, ownerEpoch, attempt, closed);
-    admit(txn, to, new CommitRequest.Completion() {
-      @Override
-      public void committed(CommitResult result) {
-        reply.committed(result);
-      }
+    admit(txn, to, new ConditionalReply(c, to, attempt));
+  }
 
-      @Override
-      public void failed(Throwable cause) {
-        if (!(unwrap(cause) instanceof ConflictException)) {
-          reply.failed(cause);
-          return;
-        }
-        // Off the commit thread: run it again, or read what the keys hold now for the reply.
-        db.completions().execute(() -> {
-          try {
-            if (attempt <= conditionalRetries) {
-              runConditionalWrite(c, to, attempt + 1);
-            } else {
-              to.tell(new Conflicted(c.correlation(), ConflictCause.VALIDATION, readNow(c.expected()), attempt));
-            }
-          } catch (RuntimeException e) {
-            to.tell(c.refused(Refusals.of(e, closed)));
-          }
-        });
+  /**
+   * A conditional write's reply: as {@link Reply}, except that a validation conflict runs the
+   * write again (up to {@code conditionalRetries} times), or, past them, answers with what the
+   * keys hold now.
+   */
+  private final class ConditionalReply extends Reply {
+    private final ConditionalWrite write;
+    private final RequestLedger.Answer to;
+    private final int attempt;
+
+    ConditionalReply(ConditionalWrite write, RequestLedger.Answer to, int attempt) {
+      super(write.correlation(), to, ownerEpoch, attempt, closed);
+      this.write = write;
+      this.to = to;
+      this.attempt = attempt;
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+      if (!(unwrap(cause) instanceof ConflictException)) {
+        super.failed(cause);
+        return;
       }
-    });
+      // Off the commit thread: run it again, or read what the keys hold now for the reply.
+      db.completions().execute(() -> {
+        try {
+          if (attempt <= conditionalRetries) {
+            runConditionalWrite(write, to, attempt + 1);
+          } else {
+            to.tell(new Conflicted(write.correlation(), ConflictCause.VALIDATION, readNow(write.expected()), attempt));
+          }
+        } catch (RuntimeException e) {
+          to.tell(write.refused(Refusals.of(e, closed)));
+        }
+      });
+    }
   }
 
   /** What each expected key holds now (read after a validation conflict, not tracked). */
@@ -391,29 +391,48 @@ public final class RequestHandler {
    * A local database's reply to a closed database is {@link FailureReason#DATABASE_CLOSED}.
    */
   public static CommitRequest.Completion replying(long correlation, ActorRef<WriteReply> replyTo, long epoch, int attempts) {
-    return replying(correlation, replyTo::tell, epoch, attempts, null);
+    return new Reply(correlation, replyTo::tell, epoch, attempts, null);
   }
 
   private static CommitRequest.Completion replying(long correlation, RequestLedger.Answer replyTo, long epoch, int attempts,
       Refusal closed) {
-    return new CommitRequest.Completion() {
-      @Override
-      public void committed(CommitResult result) {
-        replyTo.tell(new Committed(correlation, new CommitStamp(epoch, result.version()),
-            LogAppend.of(result).map(LogAppend::position).orElse(-1L)));
-      }
-
-      @Override
-      public void failed(Throwable cause) {
-        Throwable c = unwrap(cause);
-        if (c instanceof ConflictException conflict) {
-          replyTo.tell(new Conflicted(correlation, ConflictCause.VALIDATION, List.of(), Math.max(attempts, conflict.attempts())));
-        } else {
-          replyTo.tell(new WriteRefused(correlation, Refusals.of(c, closed)));
-        }
-      }
-    };
+    return new Reply(correlation, replyTo, epoch, attempts, closed);
   }
 
+  /**
+   * A write's reply, told to its answer by the thread that completes the commit: {@link
+   * Committed} with the commit's stamp and log position, {@link Conflicted} for a validation
+   * conflict, or {@link WriteRefused}.
+   */
+  private static class Reply implements CommitRequest.Completion {
+    private final long correlation;
+    private final RequestLedger.Answer replyTo;
+    private final long epoch;
+    private final int attempts;
+    private final Refusal closed;
 
+    Reply(long correlation, RequestLedger.Answer replyTo, long epoch, int attempts, Refusal closed) {
+      this.correlation = correlation;
+      this.replyTo = replyTo;
+      this.epoch = epoch;
+      this.attempts = attempts;
+      this.closed = closed;
+    }
+
+    @Override
+    public void committed(CommitResult result) {
+      replyTo.tell(new Committed(correlation, new CommitStamp(epoch, result.version()),
+          result.logRecord() == null ? -1L : result.logRecord().position()));
+    }
+
+    @Override
+    public void failed(Throwable cause) {
+      Throwable c = unwrap(cause);
+      if (c instanceof ConflictException conflict) {
+        replyTo.tell(new Conflicted(correlation, ConflictCause.VALIDATION, List.of(), Math.max(attempts, conflict.attempts())));
+      } else {
+        replyTo.tell(new WriteRefused(correlation, Refusals.of(c, closed)));
+      }
+    }
+  }
 }

@@ -7,10 +7,10 @@ import io.commitlane.actors.DatabaseProtocol.Failed;
 import io.commitlane.actors.DatabaseProtocol.FailureReason;
 import io.commitlane.actors.DatabaseProtocol.WriteRefused;
 import io.commitlane.actors.DatabaseProtocol.WriteReply;
-import io.commitlane.actors.LogAppend;
 import io.commitlane.actors.RequestId;
 import io.commitlane.actors.RequestIdSettings;
 import io.commitlane.actors.RequestIdStats;
+import io.commitlane.actors.internal.pipeline.Failures;
 import io.commitlane.storage.internal.commit.CommitHook;
 import io.commitlane.storage.CommitOutcomeUnknownException;
 import io.commitlane.storage.Database;
@@ -155,6 +155,17 @@ public final class RequestLedger implements CommitHook {
       }
       joined.add(new Object[] {correlation, replyTo});
       return true;
+    }
+
+    /**
+     * The commit of {@code txn}, this attempt's, completed: it is unbound, and a failure that left
+     * its record unvouched is remembered ({@link #failed}). Runs before the outcome is told.
+     */
+    public void settled(long txn, Throwable failure) {
+      unbind(txn);
+      if (failure != null) {
+        failed(this, Failures.unwrap(failure));
+      }
     }
 
     /** The attempt's one outcome: kept if it committed, then told to the requester and every repeat that joined. */
@@ -320,7 +331,7 @@ public final class RequestLedger implements CommitHook {
     if (b == null) {
       return;
     }
-    long position = c.attachment() instanceof LogAppend a ? a.position() : -1;
+    long position = c.logRecord() == null ? -1 : c.logRecord().position();
     c.addInternalWrite(b.attempt.key, value(b.attempt.epoch, position, b.recordedAt()));
   }
 

@@ -34,7 +34,8 @@ public final class PendingCommit {
   /** commitlane's own column family, where hooks may add records to the commit's write. */
   private final Store internal;
   private int internalWrites;
-  private Object attachment;
+  /** What the transaction-log hook attached: where the commit's record went; null when it logged nothing. */
+  private LogRecordRef logRecord;
   private long version;
   /** The intervals the transaction's tracked scans covered, or null when it scanned none. */
   private ScannedRanges scans;
@@ -109,13 +110,14 @@ public final class PendingCommit {
     internalWrites++;
   }
 
-  /** Whatever a {@link CommitHook} stored here, for example the commit's log position. */
-  public Object attachment() {
-    return attachment;
+  /** Where the commit's transaction-log record went, as the log's hook attached it; null until then, or if it logs nothing. */
+  public LogRecordRef logRecord() {
+    return logRecord;
   }
 
-  public void attach(Object value) {
-    this.attachment = value;
+  /** For the transaction-log hook, in {@link CommitHook#beforeWrite}: the commit's record went to {@code record}. */
+  public void attach(LogRecordRef record) {
+    this.logRecord = record;
   }
 
   /** The commit-clock value stamped on the written buckets and keys; 0 until {@link CommitStage#WRITTEN}. */
