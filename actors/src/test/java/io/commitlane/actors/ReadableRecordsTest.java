@@ -37,7 +37,7 @@ class ReadableRecordsTest {
         new Conflicted(2, ConflictCause.EXPECTATIONS, List.of(Expectation.value(b("seat/12"), b("bob"))), 1).toString());
     assertEquals("Page[correlation=3, 2 entries from \"a\" to \"b\", last=true]",
         new Page(3, List.of(new KeyValue(b("a"), b("1")), new KeyValue(b("b"), b("2"))), null, true).toString());
-    assertEquals("KeyValue[\"k\" = \"v\"]", new io.commitlane.actors.stream.KeyValue(b("k"), b("v")).toString());
+    assertEquals("KeyValue[\"k\" = \"v\"]", new io.commitlane.storage.KeyValue(b("k"), b("v")).toString());
   }
 
   @Test

@@ -4,7 +4,7 @@ import io.commitlane.actors.Commitlane;
 import io.commitlane.actors.stream.Ingest;
 import io.commitlane.actors.stream.IngestSettings;
 import io.commitlane.actors.stream.IngestTotals;
-import io.commitlane.actors.stream.KeyValue;
+import io.commitlane.storage.KeyValue;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletionStage;

@@ -4,6 +4,7 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.stream.internal.IngestTotalsSink;
 import io.commitlane.actors.stream.internal.RecordBatcher;
 import io.commitlane.actors.stream.internal.WriteCommitter;
+import io.commitlane.storage.KeyValue;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import org.apache.pekko.NotUsed;

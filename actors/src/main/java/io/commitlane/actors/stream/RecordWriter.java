@@ -1,5 +1,6 @@
 package io.commitlane.actors.stream;
 
+import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.Transaction;
 import java.util.Objects;
@@ -36,12 +37,20 @@ public interface RecordWriter<T> {
 
   /** Puts each {@link KeyValue} into the default store. */
   static RecordWriter<KeyValue> keyValues() {
-    return of((txn, kv) -> txn.put(kv.key(), kv.value()), KeyValue::bytes);
+    return of((txn, kv) -> txn.put(kv.key(), valueOf(kv)), KeyValue::bytes);
   }
 
   /** Puts each {@link KeyValue} into {@code store}. */
   static RecordWriter<KeyValue> keyValues(Store store) {
     Objects.requireNonNull(store, "store");
-    return of((txn, kv) -> txn.put(store, kv.key(), kv.value()), KeyValue::bytes);
+    return of((txn, kv) -> txn.put(store, kv.key(), valueOf(kv)), KeyValue::bytes);
+  }
+
+  /** The value to put; a keys-only scan's entry has none, and writing it would delete nothing and put nothing. */
+  private static byte[] valueOf(KeyValue kv) {
+    if (kv.value() == null) {
+      throw new IllegalArgumentException("cannot ingest " + kv + ": it has no value (an entry of a keys-only scan)");
+    }
+    return kv.value();
   }
 }

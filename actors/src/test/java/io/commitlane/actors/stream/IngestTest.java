@@ -18,6 +18,8 @@ import io.commitlane.actors.Hold;
 import io.commitlane.actors.stream.internal.IngestTotalsSink;
 import io.commitlane.storage.CommitStage;
 import io.commitlane.storage.Database;
+import io.commitlane.storage.KeyRange;
+import io.commitlane.storage.KeyValue;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,6 +103,25 @@ class IngestTest {
       assertNull(totals.firstFailure());
       assertTrue(totals.transactions() >= (bytes + (8 << 10) - 1) / (8 << 10), totals.toString());
       assertStored(db.storage(), records, 0, records.size());
+    }
+  }
+
+  @Test
+  void aRangeOfOneDatabaseIngestsIntoAnotherAndAKeysOnlyEntryIsRefusedByName() throws Exception {
+    List<KeyValue> records = records(500, 50);
+    try (CommitlaneDatabase source = open(system, dir.resolve("source"), Map.of());
+        CommitlaneDatabase target = open(system, dir.resolve("target"), Map.of())) {
+      await(Source.from(records).runWith(Ingest.sink(source, IngestSettings.defaults()), system));
+      IngestTotals copied = await(RangeSource.of(source, KeyRange.all(), 64)
+          .runWith(Ingest.sink(target, IngestSettings.defaults().withMaxRecords(100)), system));
+      assertEquals(500, copied.records());
+      assertStored(target.storage(), records, 0, records.size());
+
+      ExecutionException keysOnly = assertThrows(ExecutionException.class, () -> await(
+          RangeSource.of(source, KeyRange.all().keysOnly(), 64).runWith(Ingest.sink(target, IngestSettings.defaults()), system)));
+      Throwable cause = keysOnly.getCause() instanceof IngestFailedException f && f.getCause() != null ? f.getCause() : keysOnly.getCause();
+      assertInstanceOf(IllegalArgumentException.class, cause);
+      assertTrue(cause.getMessage().contains("rec0000000") && cause.getMessage().contains("no value"), cause.getMessage());
     }
   }
 

@@ -10,6 +10,7 @@ import io.commitlane.actors.CommitlaneDatabase;
 import io.commitlane.actors.DatabaseProtocol;
 import io.commitlane.actors.projection.LocalProjection;
 import io.commitlane.actors.projection.ProjectionBatch;
+import io.commitlane.storage.KeyValue;
 import io.commitlane.storage.Store;
 import io.commitlane.storage.Transaction;
 import io.commitlane.testsupport.DocSnippets;

@@ -1,6 +1,6 @@
 package io.commitlane.bench.ingest;
 
-import io.commitlane.actors.stream.KeyValue;
+import io.commitlane.storage.KeyValue;
 import java.util.Random;
 import org.apache.pekko.NotUsed;
 import org.apache.pekko.stream.javadsl.Source;
