@@ -17,22 +17,19 @@ import io.commitlane.storage.RocksDbTuning;
 import io.commitlane.storage.RocksDbWal;
 import io.commitlane.storage.internal.settings.Setting;
 import io.commitlane.storage.internal.settings.StorageKeys;
+import io.commitlane.testsupport.ReferenceConfKeys;
 import io.commitlane.txlog.LogSettings;
 import io.commitlane.txlog.internal.settings.LogKey;
 import io.commitlane.txlog.internal.settings.LogKeys;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -79,7 +76,7 @@ class SettingDefinitionsTest {
   }
 
   private static void assertAgrees(String hocon, String where) {
-    Map<String, String> comments = commentedKeys(hocon);
+    Map<String, String> comments = ReferenceConfKeys.commented(hocon, OTHER_SECTIONS);
     Map<String, Definition> defined = definitions();
     assertEquals(defined.keySet(), comments.keySet(), where + ": its keys under commitlane { } and the definitions differ");
     for (Definition d : defined.values()) {
@@ -92,46 +89,6 @@ class SettingDefinitionsTest {
         }
       }
     }
-  }
-
-  /**
-   * The keys under {@code commitlane { }} (outside the other sections), each with the comment
-   * block above it (shared by keys that follow one comment together).
-   */
-  private static Map<String, String> commentedKeys(String hocon) {
-    Map<String, String> keys = new TreeMap<>();
-    Deque<String> sections = new ArrayDeque<>();
-    StringBuilder comment = new StringBuilder();
-    boolean lastWasComment = false;
-    Pattern open = Pattern.compile("^\\s*([A-Za-z0-9.-]+)\\s*\\{\\s*$");
-    Pattern setting = Pattern.compile("^\\s*([A-Za-z0-9.\"-]+)\\s*=.*$");
-    for (String line : hocon.split("\n")) {
-      String t = line.trim();
-      if (t.startsWith("#")) {
-        if (!lastWasComment) {
-          comment.setLength(0);
-        }
-        comment.append(t.substring(1).trim()).append(' ');
-        lastWasComment = true;
-        continue;
-      }
-      lastWasComment = false;
-      Matcher m;
-      if ((m = open.matcher(line)).matches()) {
-        sections.addLast(m.group(1));
-      } else if (t.equals("}")) {
-        sections.removeLast();
-      } else if ((m = setting.matcher(line)).matches() && !t.endsWith("{}")) {
-        String path = String.join(".", sections) + "." + m.group(1);
-        if (path.startsWith("commitlane.")) {
-          String key = path.substring("commitlane.".length());
-          if (OTHER_SECTIONS.stream().noneMatch(key::startsWith)) {
-            keys.put(key, comment.toString());
-          }
-        }
-      }
-    }
-    return keys;
   }
 
   @Test
