@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
     description = {"JMH micro-benchmarks of the hot pieces (version table, log framing, commit-queue hand-off). "
         + "Arguments go to JMH, e.g.: ./commitlane jmh -f 1 -wi 2 -i 3 VersionTable",
         "Benchmarks: VersionTableBench (io.commitlane.storage), FrameEncodingBench and LogAppendBench (io.commitlane.txlog), "
-            + "CommitQueueBench (io.commitlane.actors). -l lists them, -h shows JMH's options."})
+            + "CommitQueueBench (io.commitlane.actors.internal.pipeline). -l lists them, -h shows JMH's options."})
 public final class JmhCommand implements Callable<Integer> {
   @Parameters(arity = "0..*", paramLabel = "JMH-ARGS", description = "Passed to JMH (regexp of benchmarks, -f forks, -wi/-i iterations, -t threads, -p params, ...)")
   List<String> args = List.of();

@@ -26,7 +26,7 @@ class JmhCommandTest {
     String out = bytes.toString(StandardCharsets.UTF_8);
     assertEquals(0, code, out);
     for (String b : List.of("io.commitlane.storage.VersionTableBench.lockValidateStampUnlock", "io.commitlane.txlog.FrameEncodingBench.encodeRecord",
-        "io.commitlane.txlog.LogAppendBench.appendAndFinish", "io.commitlane.actors.CommitQueueBench.handoff")) {
+        "io.commitlane.txlog.LogAppendBench.appendAndFinish", "io.commitlane.actors.internal.pipeline.CommitQueueBench.handoff")) {
       assertTrue(out.contains(b), b + " missing from: " + out);
     }
   }
