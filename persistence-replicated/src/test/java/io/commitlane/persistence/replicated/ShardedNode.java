@@ -157,6 +157,9 @@ public final class ShardedNode {
         pekko.cluster.retry-unsuccessful-join-after = 2 s
         pekko.cluster.sharding.number-of-shards = 30
         pekko.cluster.sharding.rebalance-interval = 2 s
+        # A rebalance under way when its node is killed holds the shard's requests until it ends; sharding's
+        # default lets it run 60 s, as long as the test waits for an entity to move.
+        pekko.cluster.sharding.handoff-timeout = 10 s
         pekko.cluster.sharding.retry-interval = 500 ms
         pekko.cluster.sharding.shard-failure-backoff = 1 s
         pekko.cluster.sharding.entity-restart-backoff = 500 ms
