@@ -100,6 +100,17 @@ public final class ShardedWriteLoad {
 
   /** Every client keeps {@code inFlight} writes going for warm-up + measured seconds, each with a request id of its own when {@code ids}. */
   public Rates drive(List<DatabaseSharding> nodes, boolean ids) throws InterruptedException {
+    try {
+      return drive(nodes, ids, WindowListener.NONE);
+    } catch (InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalStateException(e); // WindowListener.NONE throws nothing
+    }
+  }
+
+  /** As {@link #drive(List, boolean)}, telling {@code listener} when the measured window opens and closes. */
+  public Rates drive(List<DatabaseSharding> nodes, boolean ids, WindowListener listener) throws Exception {
     LongAdder committed = new LongAdder();
     LongAdder conflicted = new LongAdder();
     LongAdder failed = new LongAdder();
@@ -118,6 +129,7 @@ public final class ShardedWriteLoad {
     Thread.sleep((long) (warmup * 1000)); // the measurement window itself: nothing waits on it for a result
     measuring.set(true);
     latency.reset();
+    listener.windowOpened();
     long start = System.nanoTime();
     Thread.sleep((long) (seconds * 1000)); // the measured window: the load runs on its own threads meanwhile
     double elapsed = (System.nanoTime() - start) / 1e9;
@@ -125,6 +137,7 @@ public final class ShardedWriteLoad {
     long x = conflicted.sum();
     long f = failed.sum();
     Histogram window = latency.getIntervalHistogram();
+    listener.windowClosed();
     stop.set(true);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (outstanding.sum() > 0 && System.nanoTime() < deadline) {

@@ -55,7 +55,9 @@ import picocli.CommandLine.Spec;
             + " 1 client x 1 commit in flight through a follower, 8 clients x 8 and x 32 in flight, 4 clients x 8 in flight of 16-key commits,"
             + " and a read-modify-write of one key through a follower; against etcd (3 members on loopback, when installed) and, for the"
             + " one-key loads of 1 x 1 and 8 x 8, one database of the single-owner Pekko cluster (3 nodes in this JVM); variants rotated"
-            + " per round, ratios to etcd per round;",
+            + " per round, ratios to etcd per round; in every cell a default-dispatcher probe (a trivial task every 1 ms on the default"
+            + " dispatcher of a Pekko actor system in this JVM, beside the replicas: its wait's p50/p99; goal p99 at most 1 ms for the"
+            + " replicated variants, etcd's for reference);",
         "failover: the leader's node stops (close()) after --warmup s (at least 1) of load; time to the first acknowledged commit,"
             + " --failover-trials times (goal: 2 s);",
         "catch-up: a follower stops, --catch-up-commits are committed, it starts again; time until it applied as far as the leader, and"
@@ -307,7 +309,8 @@ public final class ReplicationBench implements Callable<Integer> {
             + " WAL %s. etcd: 3 members on loopback (separate processes), default settings, driven by jetcd from this JVM. Single owner: 3"
             + " Pekko cluster nodes, one database, commitlane's default settings (RocksDB WAL on, not fsynced)."
             + " Commits write random keys of %,d with %d-byte values; only the read-modify-write load reads. Throughput: %d round%s after %d not counted,"
-            + " variants rotated, %s s warm-up + %s s measured each. Failover: %d trial%s under %d clients x %d in flight, after %s s of load. Catch-up: %,d commits, %d"
+            + " variants rotated, %s s warm-up + %s s measured each, a trivial task timed on an application's default dispatcher (a Pekko"
+            + " actor system in this JVM) every 1 ms during each measured window. Failover: %d trial%s under %d clients x %d in flight, after %s s of load. Catch-up: %,d commits, %d"
             + " in flight."
             + " Soak: %s s of 8 clients x 8 in flight, sampled every %s s.",
         s.electionTimeoutMin().toMillis(), s.electionTimeoutMax().toMillis(), s.snapshotEveryEntries(), Units.bytes(s.logSegmentBytes()),

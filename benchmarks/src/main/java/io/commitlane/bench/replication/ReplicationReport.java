@@ -1,6 +1,7 @@
 package io.commitlane.bench.replication;
 
 import io.commitlane.bench.cluster.ShardedWriteLoad;
+import io.commitlane.bench.harness.ProbeSample;
 import io.commitlane.bench.harness.Spread;
 import io.commitlane.bench.report.Json;
 import io.commitlane.bench.report.MachineInfo;
@@ -28,6 +29,16 @@ final class ReplicationReport {
   static final String SINGLE_OWNER_FAILOVER = "For comparison, not measured in this run: the single-owner cluster wrote again 47-50 s after"
       + " its owner was killed or frozen with Pekko's and commitlane's default settings, and 10-12 s after a kill with the `fast` profile"
       + " (docs/cluster.md, \"Measured failover\").";
+
+  /** How the probe columns and goal lines are measured. */
+  static final String PROBE_METHOD = "Default-dispatcher probe (medians [range] over rounds, µs): during each measured window a plain thread"
+      + " submits a trivial task every " + ApplicationDispatcher.PERIOD.toMillis() + " ms to the default dispatcher of a Pekko actor system"
+      + " in this JVM (an application's, beside the three replica nodes, so one dispatcher shares the cores with every node), and the task"
+      + " records how long it waited to run. The replicated handle's commit path runs on no Pekko dispatcher (Ratis's and gRPC's threads"
+      + " and each node's own completion threads), so the probe measures what the replicated database's threads leave to an application's"
+      + " dispatcher on the same cores; etcd's cells give the machine's baseline under a comparable load (its members are other processes"
+      + " on the same cores, its clients in this JVM). Goal: a replicated commit never blocks a dispatcher, so the probe's p99 stays at"
+      + " most 1 ms on every node during the load.";
 
   private final String command;
   private final MachineInfo machine;
@@ -85,7 +96,8 @@ final class ReplicationReport {
       sb.append(load.label()).append(load.shape().keys() == 1 && !load.shape().reads() ? ", one-key commits, " : ", ")
           .append(ShardedWriteLoad.VALUE_BYTES).append("-byte values:\n\n");
       MarkdownTable t = MarkdownTable.of("variant", "commits/s median [range]", "x etcd (paired)", "x single owner (paired)",
-          "p50 µs median [range]", "p99 µs median [range]", "CPU µs/commit", "failed/s", "conflicted/s");
+          "p50 µs median [range]", "p99 µs median [range]", "CPU µs/commit", "failed/s", "conflicted/s",
+          "probe p50 µs median [range]", "probe p99 µs median [range]");
       for (String v : ReplicationThroughput.variants(load)) {
         List<ReplicationThroughput.Sample> runs = mine.stream().filter(s -> s.variant().equals(v)).toList();
         if (runs.isEmpty()) {
@@ -98,7 +110,8 @@ final class ReplicationReport {
             micros(spread(runs, s -> s.rates().p99Nanos())),
             Units.micros(spread(runs, ReplicationThroughput.Sample::cpuNanosPerCommit).median()),
             Units.count(spread(runs, s -> s.rates().failed()).median()),
-            load.shape().reads() ? Units.count(spread(runs, s -> s.rates().conflicted()).median()) : "-");
+            load.shape().reads() ? Units.count(spread(runs, s -> s.rates().conflicted()).median()) : "-",
+            micros(probeSpread(runs, ProbeSample::p50Nanos)), micros(probeSpread(runs, ProbeSample::p99Nanos)));
       }
       t.appendTo(sb).append('\n');
     }
@@ -108,6 +121,40 @@ final class ReplicationReport {
       goals.forEach(g -> sb.append("- ").append(g).append('\n'));
       sb.append('\n');
     }
+    List<String> probeGoals = probeGoals();
+    if (!probeGoals.isEmpty()) {
+      sb.append(PROBE_METHOD).append("\n\n");
+      probeGoals.forEach(g -> sb.append("- ").append(g).append('\n'));
+      sb.append('\n');
+    }
+  }
+
+  /**
+   * Per load, each replicated variant's default-dispatcher probe p99 (median [range] over rounds)
+   * against {@link ApplicationDispatcher#GOAL_P99_NANOS}, with etcd's in the same load beside it
+   * for reference (the machine's baseline under a comparable load).
+   */
+  List<String> probeGoals() {
+    List<String> out = new ArrayList<>();
+    for (ThroughputLoad load : ThroughputLoad.ALL) {
+      List<ReplicationThroughput.Sample> mine = throughput.stream().filter(s -> s.load().equals(load.label())).toList();
+      for (String v : ReplicationThroughput.variants(load)) {
+        if (!ReplicationThroughput.replicated(v)) {
+          continue;
+        }
+        Spread p99 = probeSpread(mine.stream().filter(s -> s.variant().equals(v)).toList(), ProbeSample::p99Nanos);
+        if (Double.isNaN(p99.median())) {
+          continue;
+        }
+        String base = ReplicationThroughput.etcdBaseline(v);
+        Spread etcd = probeSpread(mine.stream().filter(s -> s.variant().equals(base)).toList(), ProbeSample::p99Nanos);
+        out.add(String.format(Locale.ROOT, "%s, %s: default-dispatcher probe p99 at most %.0f ms during the load: %s µs: %s (etcd in the"
+                + " same load, for reference: %s)", load.label(), v, ApplicationDispatcher.GOAL_P99_NANOS / 1e6, micros(p99),
+            p99.median() <= ApplicationDispatcher.GOAL_P99_NANOS ? "met" : "**not met**",
+            Double.isNaN(etcd.median()) ? "not measured" : micros(etcd) + " µs"));
+      }
+    }
+    return out;
   }
 
   /**
@@ -233,13 +280,17 @@ final class ReplicationReport {
   /** Every throughput measurement. */
   String throughputCsv() {
     StringBuilder sb = new StringBuilder(
-        "round,load,variant,commits_per_second,failed_per_second,conflicted_per_second,p50_micros,p99_micros,cpu_micros_per_commit\n");
+        "round,load,variant,commits_per_second,failed_per_second,conflicted_per_second,p50_micros,p99_micros,cpu_micros_per_commit,"
+            + "probe_p50_micros,probe_p99_micros,probe_tasks\n");
     for (ReplicationThroughput.Sample s : throughput) {
       sb.append(s.round() + 1).append(",\"").append(s.load()).append("\",\"").append(s.variant()).append("\",")
           .append(Units.csv(s.rates().committed())).append(',').append(Units.csv(s.rates().failed())).append(',')
           .append(Units.csv(s.rates().conflicted())).append(',')
           .append(Units.csv(s.rates().p50Nanos() / 1000)).append(',').append(Units.csv(s.rates().p99Nanos() / 1000)).append(',')
-          .append(Units.csv(s.cpuNanosPerCommit() / 1000)).append('\n');
+          .append(Units.csv(s.cpuNanosPerCommit() / 1000)).append(',')
+          .append(s.probe() == null ? "" : Units.csv(s.probe().p50Nanos() / 1000)).append(',')
+          .append(s.probe() == null ? "" : Units.csv(s.probe().p99Nanos() / 1000)).append(',')
+          .append(s.probe() == null ? "" : String.valueOf(s.probe().probes())).append('\n');
     }
     return sb.toString();
   }
@@ -269,6 +320,9 @@ final class ReplicationReport {
       r.put("p50Micros", s.rates().p50Nanos() / 1000);
       r.put("p99Micros", s.rates().p99Nanos() / 1000);
       r.put("cpuMicrosPerCommit", s.cpuNanosPerCommit() / 1000);
+      r.put("probeP50Micros", s.probe() == null ? null : s.probe().p50Nanos() / 1000);
+      r.put("probeP99Micros", s.probe() == null ? null : s.probe().p99Nanos() / 1000);
+      r.put("probeTasks", s.probe() == null ? null : s.probe().probes());
       rows.add(r);
     }
     m.put("throughput", rows);
@@ -277,6 +331,8 @@ final class ReplicationReport {
     }
     if (!throughput.isEmpty()) {
       m.put("goals", goals());
+      m.put("dispatcherProbe", PROBE_METHOD);
+      m.put("dispatcherProbeGoals", probeGoals());
     }
     List<Map<String, Object>> trials = new ArrayList<>();
     for (ReplicationFailover.Trial t : failover) {
@@ -376,6 +432,10 @@ final class ReplicationReport {
 
   private static Spread spread(List<ReplicationThroughput.Sample> samples, ToDoubleFunction<ReplicationThroughput.Sample> metric) {
     return Spread.of(samples.stream().map(metric::applyAsDouble).filter(d -> !Double.isNaN(d)).toList());
+  }
+
+  private static Spread probeSpread(List<ReplicationThroughput.Sample> samples, ToDoubleFunction<ProbeSample> metric) {
+    return Spread.of(samples.stream().filter(s -> s.probe() != null).map(s -> metric.applyAsDouble(s.probe())).toList());
   }
 
   private static String micros(Spread s) {

@@ -4,6 +4,7 @@ import io.commitlane.actors.DatabaseProtocol.DatabaseStats;
 import io.commitlane.bench.cluster.LoopbackCluster;
 import io.commitlane.bench.cluster.ShardedWriteLoad;
 import io.commitlane.bench.harness.CpuWindow;
+import io.commitlane.bench.harness.ProbeSample;
 import io.commitlane.bench.harness.StopSignal;
 import io.commitlane.bench.harness.WindowListener;
 import io.commitlane.bench.report.MachineInfo;
@@ -60,10 +61,16 @@ final class ReplicationThroughput {
   private static final Duration DRAIN = Duration.ofSeconds(60);
 
   /**
-   * One measurement: a load (its label), a variant, a round (from 0), what it did, and the CPU
-   * time per commit (nanoseconds; NaN where not measured).
+   * One measurement: a load (its label), a variant, a round (from 0), what it did, the CPU time
+   * per commit (nanoseconds; NaN where not measured), and how long a trivial task waited on an
+   * application's default dispatcher meanwhile ({@link ApplicationDispatcher}; null where not
+   * measured).
    */
-  record Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates, double cpuNanosPerCommit) {}
+  record Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates, double cpuNanosPerCommit, ProbeSample probe) {
+    Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates, double cpuNanosPerCommit) {
+      this(load, variant, round, rates, cpuNanosPerCommit, null);
+    }
+  }
 
   /** Which peers run beside the replicated variants. */
   record Peers(EtcdCluster etcd, List<ActorSystem<Void>> owners) {
@@ -79,6 +86,8 @@ final class ReplicationThroughput {
   private final List<ThroughputLoad> loads;
   /** Where --diagnose writes Ratis's metrics and the threads' CPU per replicated cell; null without it. */
   private final RaftDiagnosis diagnosis;
+  /** The application's dispatcher probed in every cell; set while {@link #measure} runs. */
+  private ApplicationDispatcher application;
 
   ReplicationThroughput(int runs, int warmupRounds, double warmup, double seconds, List<ThroughputLoad> loads, RaftDiagnosis diagnosis) {
     this.runs = runs;
@@ -147,6 +156,15 @@ final class ReplicationThroughput {
 
   /** Measures every variant of every load {@code runs} times, appending to {@code samples} as it goes (a stop keeps what was done). */
   void measure(ReplicaLoopback replicas, Peers peers, List<Sample> samples, PrintStream out) throws Exception {
+    try (ApplicationDispatcher app = ApplicationDispatcher.start()) {
+      application = app;
+      rounds(replicas, peers, samples, out);
+    } finally {
+      application = null;
+    }
+  }
+
+  private void rounds(ReplicaLoopback replicas, Peers peers, List<Sample> samples, PrintStream out) throws Exception {
     List<DatabaseSharding> sharding = peers.owners().stream().map(DatabaseSharding::init).toList();
     if (peers.singleOwner()) {
       new ShardedWriteLoad(1, 1, 1, 0, 0).openAll(sharding.get(0));
@@ -165,17 +183,19 @@ final class ReplicationThroughput {
           } else if (etcd(v)) {
             s = etcd(peers.etcd(), load, v, r);
           } else {
-            s = new Sample(load.label(), v, r, singleOwner(peers.owners(), sharding, v), Double.NaN);
+            s = singleOwner(peers.owners(), sharding, load, v, r);
           }
           if (r >= 0) {
             samples.add(s);
           }
           ShardedWriteLoad.Rates m = s.rates();
-          out.printf(Locale.ROOT, "  throughput %-8s %-40s %-62s %9s commits/s  p50 %9s µs  p99 %9s µs  %s failed/s%s%s%n",
+          out.printf(Locale.ROOT, "  throughput %-8s %-40s %-62s %9s commits/s  p50 %9s µs  p99 %9s µs  %s failed/s%s%s%s%n",
               r < 0 ? "warm-up" : "run " + (r + 1), load.label(), v, Units.count(m.committed()), Units.micros(m.p50Nanos()),
               Units.micros(m.p99Nanos()), Units.count(m.failed()),
               load.shape().reads() ? "  " + Units.count(m.conflicted()) + " conflicted/s" : "",
-              Double.isNaN(s.cpuNanosPerCommit()) ? "" : "  CPU " + Units.micros(s.cpuNanosPerCommit()) + " µs/commit");
+              Double.isNaN(s.cpuNanosPerCommit()) ? "" : "  CPU " + Units.micros(s.cpuNanosPerCommit()) + " µs/commit",
+              s.probe() == null ? "" : "  dispatcher probe p50 " + Units.micros(s.probe().p50Nanos()) + " µs p99 "
+                  + Units.micros(s.probe().p99Nanos()) + " µs");
         }
       }
     }
@@ -189,13 +209,14 @@ final class ReplicationThroughput {
         ? new CommitShape(1, CommitShape.Kind.EXPECTING_READ_MODIFY_WRITE) : load.shape();
     CpuWindow cpu = new CpuWindow();
     RaftMetricsWindow raft = new RaftMetricsWindow();
-    try (ReplicatedWriteLoad l = new ReplicatedWriteLoad(replicas, clients, load.inFlight(), Long.MAX_VALUE, shape).start()) {
+    try (ReplicatedWriteLoad l = new ReplicatedWriteLoad(replicas, clients, load.inFlight(), Long.MAX_VALUE, shape).start();
+        ApplicationDispatcher.Cell probe = application.cell()) {
       try {
-        ShardedWriteLoad.Rates rates = l.window(warmup, seconds, diagnosis == null ? cpu : cpu.and(raft));
+        ShardedWriteLoad.Rates rates = l.window(warmup, seconds, (diagnosis == null ? cpu : cpu.and(raft)).and(probe));
         if (diagnosis != null) {
           diagnosis.add(load, variant, round, rates, seconds, replicas, raft);
         }
-        return new Sample(load.label(), variant, round, rates, cpu.nanosPer(Math.round(rates.committed() * seconds)));
+        return new Sample(load.label(), variant, round, rates, cpu.nanosPer(Math.round(rates.committed() * seconds)), probe.sample());
       } finally {
         l.stop(DRAIN);
       }
@@ -211,10 +232,11 @@ final class ReplicationThroughput {
       clients = ReplicatedWriteLoad.spread(load.clients(), etcd.size(), -1);
     }
     EtcdCpu cpu = new EtcdCpu(etcd);
-    try (EtcdWriteLoad l = new EtcdWriteLoad(etcd, clients, load.inFlight(), load.shape()).start()) {
+    try (EtcdWriteLoad l = new EtcdWriteLoad(etcd, clients, load.inFlight(), load.shape()).start();
+        ApplicationDispatcher.Cell probe = application.cell()) {
       try {
-        ShardedWriteLoad.Rates rates = l.window(warmup, seconds, cpu);
-        return new Sample(load.label(), variant, round, rates, cpu.nanosPer(Math.round(rates.committed() * seconds)));
+        ShardedWriteLoad.Rates rates = l.window(warmup, seconds, cpu.and(probe));
+        return new Sample(load.label(), variant, round, rates, cpu.nanosPer(Math.round(rates.committed() * seconds)), probe.sample());
       } finally {
         l.stop(DRAIN);
       }
@@ -250,17 +272,23 @@ final class ReplicationThroughput {
     }
   }
 
-  private ShardedWriteLoad.Rates singleOwner(List<ActorSystem<Void>> owners, List<DatabaseSharding> sharding, String variant) throws Exception {
+  private Sample singleOwner(List<ActorSystem<Void>> owners, List<DatabaseSharding> sharding, ThroughputLoad load, String variant, int round)
+      throws Exception {
+    List<DatabaseSharding> clients = new ArrayList<>();
+    int inFlight = 1;
     if (variant.equals(OWNER_EIGHT)) {
-      List<DatabaseSharding> clients = new ArrayList<>();
       for (int c = 0; c < 8; c++) {
         clients.add(sharding.get(c % sharding.size()));
       }
-      return new ShardedWriteLoad(1, 1, 8, warmup, seconds).drive(clients, false);
+      inFlight = 8;
+    } else {
+      int owner = ownerNode(owners, sharding.get(0));
+      clients.add(sharding.get(variant.equals(OWNER_LOCAL) ? owner : (owner + 1) % owners.size()));
     }
-    int owner = ownerNode(owners, sharding.get(0));
-    int client = variant.equals(OWNER_LOCAL) ? owner : (owner + 1) % owners.size();
-    return new ShardedWriteLoad(1, 1, 1, warmup, seconds).drive(List.of(sharding.get(client)), false);
+    try (ApplicationDispatcher.Cell probe = application.cell()) {
+      ShardedWriteLoad.Rates rates = new ShardedWriteLoad(1, 1, inFlight, warmup, seconds).drive(clients, false, probe);
+      return new Sample(load.label(), variant, round, rates, Double.NaN, probe.sample());
+    }
   }
 
   /** Which of {@code owners} owns the database now. */

@@ -39,12 +39,15 @@ class ReplicationBenchTest {
     assertEquals(6, csv.size(), "a header and a row per variant: " + csv);
     for (String row : csv.subList(1, csv.size())) {
       String[] cells = row.split(",(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", -1);
-      assertEquals(9, cells.length, row);
+      assertEquals(12, cells.length, row);
       double commits = Double.parseDouble(cells[3]);
       double p50 = Double.parseDouble(cells[6]);
       double p99 = Double.parseDouble(cells[7]);
       assertTrue(commits > 0 && p50 > 0 && p99 >= p50, "commits/s and latency: " + row);
       assertEquals(0, Double.parseDouble(cells[4]), "no commit failed: " + row);
+      double probeP50 = Double.parseDouble(cells[9]);
+      double probeP99 = Double.parseDouble(cells[10]);
+      assertTrue(probeP50 > 0 && probeP99 >= probeP50 && Long.parseLong(cells[11]) > 0, "the default-dispatcher probe in every cell: " + row);
     }
 
     String json = Files.readString(out.resolve("replication.json"));

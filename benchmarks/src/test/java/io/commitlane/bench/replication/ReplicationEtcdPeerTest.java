@@ -70,6 +70,13 @@ class ReplicationEtcdPeerTest {
       assertTrue(Double.parseDouble(cells[3]) > 0, "commits/s: " + row);
       assertEquals(0, Double.parseDouble(cells[4]), "no write failed: " + row);
       assertTrue(Double.parseDouble(cells[8]) > 0, "CPU per commit: " + row);
+      assertTrue(Double.parseDouble(cells[10]) > 0 && Long.parseLong(cells[11]) > 0, "the default-dispatcher probe, etcd's cells too: " + row);
+    }
+    // Each replicated variant has its probe goal line, etcd's probe in the same load beside it.
+    for (String v : List.of(ReplicationThroughput.REPLICATED_ONE, ReplicationThroughput.REPLICATED_EIGHT, ReplicationThroughput.REPLICATED_RMW,
+        ReplicationThroughput.REPLICATED_EXPECTING_RMW)) {
+      assertTrue(Pattern.compile(Pattern.quote(v + ": default-dispatcher probe p99 at most 1 ms during the load: ") + "[0-9.]+ \\[.*"
+          + Pattern.quote("(etcd in the same load, for reference: ") + "[0-9.]+ \\[").matcher(run.out()).find(), v + ": " + run.out());
     }
     // Each replicated variant is compared with etcd's in its round: a ratio in the "x etcd" column.
     Matcher ratio = Pattern.compile("\\| " + Pattern.quote(ReplicationThroughput.REPLICATED_EIGHT) + " \\| [^|]+ \\| [0-9.]+x \\[").matcher(run.out());
@@ -77,6 +84,7 @@ class ReplicationEtcdPeerTest {
     assertTrue(run.out().contains(ThroughputLoad.SIXTEEN_KEYS.label() + ": commits/s, commitlane/etcd "), "the 16-key goal: " + run.out());
     assertTrue(run.out().contains(ThroughputLoad.ONE.label() + ": p50 latency, commitlane/etcd "), run.out());
     assertTrue(Files.readString(out.resolve("replication.json")).contains("\"goals\":["), "goals in the JSON");
+    assertTrue(Files.readString(out.resolve("replication.json")).contains("\"dispatcherProbeGoals\":["), "the probe's goals in the JSON");
 
     List<String> left = ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
         .map(h -> h.info().command().orElse("?")).filter(c -> c.endsWith("etcd") || c.endsWith("sh")).toList();
