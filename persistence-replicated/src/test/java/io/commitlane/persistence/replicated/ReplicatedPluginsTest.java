@@ -300,18 +300,25 @@ class ReplicatedPluginsTest {
    */
   @Test
   void currentQueriesOnAFollowerSeeEveryWriteAcknowledgedBeforeTheyStartedThoughItsReplicaHasNotAppliedThem() {
+    for (int node = 0; node < 3; node++) {
+      await(nodes.store(node).readBarrier()); // the group has a leader, every node knows it
+    }
     int follower = follower();
     int writer = (follower + 1) % 3;
     ReplicatedDatabase held = replica(follower);
     java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
     long holdFrom = held.appliedIndex() + 1;
     Runnable stopHolding = held.onApplied(index -> {
-      if (index >= holdFrom) {
-        try {
-          letGo.await(30, java.util.concurrent.TimeUnit.SECONDS); // holds the apply thread: later entries wait
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
+      // Holds the apply thread (later entries wait) while this replica follows: should an election make it the
+      // leader, it lets go, or no commit would be answered.
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      try {
+        while (index >= holdFrom && !letGo.await(50, java.util.concurrent.TimeUnit.MILLISECONDS)
+            && "FOLLOWER".equals(held.status().role()) && System.nanoTime() < until) {
+          // held
         }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     });
     try {
@@ -384,7 +391,8 @@ class ReplicatedPluginsTest {
   /** A node whose replica is a follower now. */
   private static int follower() {
     for (int node = 0; node < 3; node++) {
-      if ("FOLLOWER".equals(replica(node).status().role())) {
+      var status = replica(node).status();
+      if ("FOLLOWER".equals(status.role()) && status.leader() != null) {
         return node;
       }
     }
