@@ -152,6 +152,21 @@ class ReadJournalTest {
   }
 
   @Test
+  void aCurrentQueryRunAgainSeesWhatWasWrittenBetweenItsRuns() {
+    ActorRef<TestEntity.Command> e = entity("rerun");
+    persist(e, "t:q-1");
+    org.apache.pekko.stream.javadsl.Source<EventEnvelope, ?> byTag = queries.currentEventsByTag("q", NoOffset.getInstance());
+    org.apache.pekko.stream.javadsl.Source<EventEnvelope, ?> byId = queries.currentEventsByPersistenceId("rerun", 0,
+        Long.MAX_VALUE);
+    assertEquals(1, all(byTag).size());
+    assertEquals(1, all(byId).size());
+    persist(e, "t:q-2");
+    // Each run fixes its own bound when it starts.
+    assertEquals(List.of("rerun#1=t:q-1", "rerun#2=t:q-2"), ids(all(byTag)));
+    assertEquals(List.of("rerun#1=t:q-1", "rerun#2=t:q-2"), ids(all(byId)));
+  }
+
+  @Test
   void liveEventsByPersistenceIdFollowTheIdsWritesAndEndAtTheirBound() {
     ActorRef<TestEntity.Command> e = entity("follow");
     persist(e, "one");

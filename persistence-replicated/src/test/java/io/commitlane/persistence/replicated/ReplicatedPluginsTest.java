@@ -15,6 +15,10 @@ import io.commitlane.persistence.internal.journal.EventJournal;
 import io.commitlane.persistence.internal.plugin.PayloadCodec;
 import io.commitlane.persistence.internal.store.StoreWrite;
 import io.commitlane.persistence.javadsl.CommitlaneReadJournal;
+import io.commitlane.persistence.internal.query.EventQueries;
+import io.commitlane.persistence.internal.state.DurableStates;
+import io.commitlane.persistence.internal.store.PluginStore;
+import io.commitlane.persistence.replicated.internal.ReplicatedPluginStore;
 import io.commitlane.replication.InvalidReplicaRequestException;
 import io.commitlane.replication.ReplicatedDatabase;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +27,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.testkit.typed.javadsl.TestProbe;
 import org.apache.pekko.actor.typed.ActorRef;
@@ -37,6 +43,7 @@ import org.apache.pekko.persistence.query.PersistenceQuery;
 import org.apache.pekko.persistence.state.DurableStateStoreRegistry;
 import org.apache.pekko.persistence.state.javadsl.DurableStateUpdateStore;
 import org.apache.pekko.stream.javadsl.Sink;
+import org.apache.pekko.stream.javadsl.Source;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -84,7 +91,6 @@ class ReplicatedPluginsTest {
   }
 
   private static List<EventEnvelope> currentByTag(int node, String tag, Offset from) {
-    await(nodes.store(node).readBarrier()); // this node's replica holds everything committed before
     return await(queries(node).currentEventsByTag(tag, from).runWith(Sink.seq(), nodes.system(node)));
   }
 
@@ -243,7 +249,6 @@ class ReplicatedPluginsTest {
     await(states(1).deleteObject("basket-1", 2)); // a tombstone, also a change
     List<List<String>> seen = new ArrayList<>();
     for (int node = 0; node < 3; node++) {
-      await(nodes.store(node).readBarrier());
       seen.add(await(stateQueries(node).currentChanges("baskets", Offset.noOffset()).runWith(Sink.seq(), nodes.system(node)))
           .stream().map(c -> c.persistenceId() + "@" + c.offset() + ":" + c.getClass().getSimpleName()).toList());
     }
@@ -285,5 +290,171 @@ class ReplicatedPluginsTest {
     await(nodes.store(0).write(new StoreWrite().put(key, new byte[] {1})));
     await(nodes.store(1).readBarrier());
     assertArrayEquals(new byte[] {1}, nodes.store(1).get(key));
+  }
+
+  /**
+   * A follower holds the leader's last commits in its log before it learns (with the leader's next message) that they
+   * committed. Here its replica is held from applying them: every current query started on it after the writes were
+   * acknowledged still gives them, because it fixes its bound after a read barrier. The hold is let go once every
+   * query asked for its barrier, or as soon as one completes without one (which then misses the writes).
+   */
+  @Test
+  void currentQueriesOnAFollowerSeeEveryWriteAcknowledgedBeforeTheyStartedThoughItsReplicaHasNotAppliedThem() {
+    for (int node = 0; node < 3; node++) {
+      await(nodes.store(node).readBarrier()); // the group has a leader, every node knows it
+    }
+    int follower = follower();
+    int writer = (follower + 1) % 3;
+    ReplicatedDatabase held = replica(follower);
+    java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
+    long holdFrom = held.appliedIndex() + 1;
+    Runnable stopHolding = held.onApplied(index -> {
+      // Holds the apply thread (later entries wait) while this replica follows: should an election make it the
+      // leader, it lets go, or no commit would be answered.
+      long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      try {
+        while (index >= holdFrom && !letGo.await(50, java.util.concurrent.TimeUnit.MILLISECONDS)
+            && "FOLLOWER".equals(held.status().role()) && System.nanoTime() < until) {
+          // held
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    });
+    try {
+      // The follower applies this entry (or an earlier one) and is held there, before the writes below.
+      await(nodes.store(writer).write(new StoreWrite().put("hold-here".getBytes(StandardCharsets.UTF_8), new byte[] {1})));
+      await(journal(writer).write(List.of(unapplied("not-yet", 1, "n1", "n2"))));
+      await(states(writer).upsertObject("not-yet-state", 1, "s1", "not-yet"));
+      await(nodes.store(writer).readBarrier());
+      assertTrue(held.appliedIndex() < replica(writer).appliedIndex(),
+          "the follower has not applied the writes: " + held.appliedIndex() + " < " + replica(writer).appliedIndex());
+
+      java.util.concurrent.atomic.AtomicInteger barriers = new java.util.concurrent.atomic.AtomicInteger();
+      int queries = 5;
+      CompletableFuture<Void> everyBarrierAsked = new CompletableFuture<>();
+      PluginStore watched = new ForwardingStore(nodes.store(follower)) {
+        @Override
+        public CompletionStage<Void> readBarrier() {
+          if (barriers.incrementAndGet() == queries) {
+            everyBarrierAsked.complete(null);
+          }
+          return super.readBarrier();
+        }
+      };
+      ActorSystem<Void> system = nodes.system(follower);
+      PayloadCodec codec = new PayloadCodec((ExtendedActorSystem) Adapter.toClassic(system));
+      EventQueries events = new EventQueries(watched, codec, 100, null);
+      DurableStates states = new DurableStates(watched, codec, 100);
+      CompletableFuture<List<EventEnvelope>> byTag = Source.fromGraph(events.eventsByTag("not-yet", Offset.noOffset(), false))
+          .runWith(Sink.seq(), system).toCompletableFuture();
+      CompletableFuture<List<EventEnvelope>> byId = Source.fromGraph(events.eventsByPersistenceId("not-yet", 0, Long.MAX_VALUE,
+          false)).runWith(Sink.seq(), system).toCompletableFuture();
+      CompletableFuture<List<String>> ids = Source.fromGraph(events.persistenceIds(false)).runWith(Sink.seq(), system)
+          .toCompletableFuture();
+      CompletableFuture<Optional<Long>> last = events.lastSequenceNr("not-yet").toCompletableFuture();
+      CompletableFuture<List<org.apache.pekko.persistence.query.DurableStateChange<Object>>> changes =
+          Source.fromGraph(states.changes("not-yet", Offset.noOffset(), false)).runWith(Sink.seq(), system)
+              .toCompletableFuture();
+      // And through the read journal of the follower's plugins (its barrier is not counted).
+      CompletableFuture<List<EventEnvelope>> viaPlugin = queries(follower).currentEventsByTag("not-yet", Offset.noOffset())
+          .runWith(Sink.seq(), system).toCompletableFuture();
+      CompletableFuture.anyOf(everyBarrierAsked, byTag, byId, ids, last, changes, viaPlugin)
+          .whenComplete((v, e) -> letGo.countDown());
+
+      assertEquals(List.of("not-yet/1=n1", "not-yet/2=n2"), await(byTag).stream().map(e -> e.persistenceId() + "/"
+          + e.sequenceNr() + "=" + e.event()).toList());
+      assertEquals(List.of(1L, 2L), await(byId).stream().map(EventEnvelope::sequenceNr).toList());
+      assertTrue(await(ids).contains("not-yet"), "persistenceIds gives the new id");
+      assertEquals(Optional.of(2L), await(last));
+      assertEquals(List.of("not-yet-state"), await(changes).stream().map(c -> c.persistenceId()).toList());
+      assertEquals(2, await(viaPlugin).size());
+    } finally {
+      letGo.countDown();
+      stopHolding.run();
+    }
+  }
+
+  private static AtomicWrite unapplied(String pid, long first, String... payloads) {
+    List<PersistentRepr> events = new ArrayList<>();
+    for (int i = 0; i < payloads.length; i++) {
+      events.add(PersistentRepr.apply(new Tagged(payloads[i], CollectionConverters.asScala(java.util.Set.of("not-yet"))
+          .toSet()), first + i, pid, "", false, null, "writer-" + pid));
+    }
+    return new AtomicWrite(CollectionConverters.asScala(events).toList());
+  }
+
+  private static ReplicatedDatabase replica(int node) {
+    return ((ReplicatedPluginStore) nodes.store(node)).database();
+  }
+
+  /** A node whose replica is a follower now. */
+  private static int follower() {
+    for (int node = 0; node < 3; node++) {
+      var status = replica(node).status();
+      if ("FOLLOWER".equals(status.role()) && status.leader() != null) {
+        return node;
+      }
+    }
+    throw new AssertionError("no follower among the three replicas");
+  }
+
+  /** Forwards every call to a store; a test overrides what it watches. */
+  private static class ForwardingStore implements PluginStore {
+    private final PluginStore store;
+
+    ForwardingStore(PluginStore store) {
+      this.store = store;
+    }
+
+    @Override
+    public byte[] get(byte[] key) {
+      return store.get(key);
+    }
+
+    @Override
+    public List<byte[]> multiGet(List<byte[]> keys) {
+      return store.multiGet(keys);
+    }
+
+    @Override
+    public List<io.commitlane.storage.KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) {
+      return store.scan(from, to, reverse, limit);
+    }
+
+    @Override
+    public CompletionStage<Void> write(StoreWrite write) {
+      return store.write(write);
+    }
+
+    @Override
+    public io.commitlane.persistence.internal.store.Positions positions() {
+      return store.positions();
+    }
+
+    @Override
+    public io.commitlane.persistence.internal.query.WriteSignals signals() {
+      return store.signals();
+    }
+
+    @Override
+    public java.util.concurrent.Executor executor() {
+      return store.executor();
+    }
+
+    @Override
+    public long maxWriteBytes() {
+      return store.maxWriteBytes();
+    }
+
+    @Override
+    public String describe() {
+      return store.describe();
+    }
+
+    @Override
+    public CompletionStage<Void> readBarrier() {
+      return store.readBarrier();
+    }
   }
 }

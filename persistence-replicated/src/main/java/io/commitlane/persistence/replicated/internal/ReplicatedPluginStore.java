@@ -44,7 +44,9 @@ import org.apache.pekko.Done;
  *       live queries wake, by tag, and by id when the id's {@code H} changed) as the replica applies entries, whichever
  *       node wrote them.
  *   <li><b>Reads</b> are of this node's replica; {@link #readBarrier()} first waits until it applied everything the
- *       leader had committed (recovery reads are linearizable).
+ *       leader had committed. Recovery reads and current queries take one before they read (they are linearizable: a
+ *       current query's bound includes every write acknowledged before it started, on any node); live queries do not
+ *       (they follow the replica, and emit such a write once it applied it).
  * </ul>
  */
 @InternalApi
@@ -315,6 +317,11 @@ public final class ReplicatedPluginStore implements PluginStore {
         waiters.completeExceptionally(unwrap(e));
       }
     }, executor);
+  }
+
+  /** The replicated database whose replica this store reads. */
+  public ReplicatedDatabase database() {
+    return db;
   }
 
   @Override

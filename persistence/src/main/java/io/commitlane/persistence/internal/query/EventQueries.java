@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.pekko.persistence.PersistentRepr;
 import org.apache.pekko.persistence.query.EventEnvelope;
 import org.apache.pekko.persistence.query.Offset;
@@ -35,6 +37,10 @@ import scala.jdk.javaapi.CollectionConverters;
  *       wake on the id's acknowledged writes. A current query ends at the highest sequence number when it starts.
  *   <li>{@code persistenceIds}: the ids in the order their first event committed.
  * </ul>
+ *
+ * <p>A current query (and {@link #lastSequenceNr}) fixes its bound after the store's {@link PluginStore#readBarrier()},
+ * once per run: on a replicated store it then sees every write acknowledged before it ran, on any node (a follower's
+ * replica may not have applied the leader's last commits yet); on a local store the barrier costs nothing.
  */
 @InternalApi
 public final class EventQueries {
@@ -53,82 +59,100 @@ public final class EventQueries {
 
   public FollowSource<EventEnvelope> eventsByTag(String tag, Offset offset, boolean live) {
     byte[] tagBytes = Keys.utf8("tag", tag);
-    long[] bound = {-1};
-    FollowSource.Reader<EventEnvelope> reader = cursor -> {
-      if (bound[0] < 0 || live) {
-        bound[0] = store.positions().watermark(); // first the watermark, then the index: nothing below it can still appear
-      }
-      long from = (Long) cursor;
-      List<KeyValue> page = from + 1 >= bound[0] ? List.of()
-          : store.scan(Keys.tag(tagBytes, from + 1), Keys.tag(tagBytes, bound[0]), false, pageSize);
-      List<EventEnvelope> out = new ArrayList<>(page.size());
-      List<byte[]> eventKeys = new ArrayList<>(page.size());
-      page.forEach(kv -> eventKeys.add(kv.value()));
-      List<byte[]> values = page.isEmpty() ? List.of() : store.multiGet(eventKeys);  // one batched read per page
-      for (int i = 0; i < page.size(); i++) {
-        byte[] eventKey = eventKeys.get(i);
-        byte[] value = values.get(i);
-        if (value == null) {
-          continue; // deleted since the index was read
+    return source(Offsets.after(offset), live, live ? store.positions()::subscribe : null, () -> {
+      long[] bound = {-1};
+      return cursor -> {
+        if (bound[0] < 0 || live) {
+          // First the watermark, then the index: nothing below it can still appear.
+          bound[0] = store.positions().watermark();
         }
-        EventRecord e = EventRecord.decode(Keys.number(eventKey), value);
-        envelopes(Offset.sequence(Keys.number(page.get(i).key())), Keys.name(eventKey), e, out);
-      }
-      long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
-      return new FollowSource.Page<>(out, next, page.size() < pageSize);
-    };
-    return new FollowSource<>(Offsets.after(offset), reader, store.executor(), live ? store.positions()::subscribe : null);
+        long from = (Long) cursor;
+        List<KeyValue> page = from + 1 >= bound[0] ? List.of()
+            : store.scan(Keys.tag(tagBytes, from + 1), Keys.tag(tagBytes, bound[0]), false, pageSize);
+        List<EventEnvelope> out = new ArrayList<>(page.size());
+        List<byte[]> eventKeys = new ArrayList<>(page.size());
+        page.forEach(kv -> eventKeys.add(kv.value()));
+        List<byte[]> values = page.isEmpty() ? List.of() : store.multiGet(eventKeys);  // one batched read per page
+        for (int i = 0; i < page.size(); i++) {
+          byte[] eventKey = eventKeys.get(i);
+          byte[] value = values.get(i);
+          if (value == null) {
+            continue; // deleted since the index was read
+          }
+          EventRecord e = EventRecord.decode(Keys.number(eventKey), value);
+          envelopes(Offset.sequence(Keys.number(page.get(i).key())), Keys.name(eventKey), e, out);
+        }
+        long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
+        return new FollowSource.Page<>(out, next, page.size() < pageSize);
+      };
+    });
   }
 
   public FollowSource<EventEnvelope> eventsByPersistenceId(String pid, long from, long to, boolean live) {
     byte[] pidBytes = Keys.utf8("persistence id", pid);
-    long[] bound = {-1};
-    FollowSource.Reader<EventEnvelope> reader = cursor -> {
-      long next = (Long) cursor;
-      if (!live && bound[0] < 0) {
-        bound[0] = Math.min(to, Highest.decode(store.get(Keys.highest(pidBytes))).sequenceNr());
-      }
-      long last = live ? to : bound[0];
-      if (next > last) {
-        return new FollowSource.Page<>(List.of(), FollowSource.END, true);
-      }
-      List<KeyValue> page = store.scan(Keys.event(pidBytes, next), EventJournal.upTo(pidBytes, last), false, pageSize);
-      List<EventEnvelope> out = new ArrayList<>(page.size());
-      for (KeyValue kv : page) {
-        long seq = Keys.number(kv.key());
-        envelopes(Offset.sequence(seq), pid, EventRecord.decode(seq, kv.value()), out);
-        next = seq + 1;
-      }
-      boolean caughtUp = page.size() < pageSize;
-      return new FollowSource.Page<>(out, next > last ? FollowSource.END : next, caughtUp);
-    };
-    return new FollowSource<>(Math.max(1, from), reader, store.executor(),
-        live ? listener -> store.signals().subscribe(pid, listener) : null);
+    return source(Math.max(1, from), live, live ? listener -> store.signals().subscribe(pid, listener) : null, () -> {
+      long[] bound = {-1};
+      return cursor -> {
+        long next = (Long) cursor;
+        if (!live && bound[0] < 0) {
+          bound[0] = Math.min(to, Highest.decode(store.get(Keys.highest(pidBytes))).sequenceNr());
+        }
+        long last = live ? to : bound[0];
+        if (next > last) {
+          return new FollowSource.Page<>(List.of(), FollowSource.END, true);
+        }
+        List<KeyValue> page = store.scan(Keys.event(pidBytes, next), EventJournal.upTo(pidBytes, last), false, pageSize);
+        List<EventEnvelope> out = new ArrayList<>(page.size());
+        for (KeyValue kv : page) {
+          long seq = Keys.number(kv.key());
+          envelopes(Offset.sequence(seq), pid, EventRecord.decode(seq, kv.value()), out);
+          next = seq + 1;
+        }
+        boolean caughtUp = page.size() < pageSize;
+        return new FollowSource.Page<>(out, next > last ? FollowSource.END : next, caughtUp);
+      };
+    });
   }
 
   public FollowSource<String> persistenceIds(boolean live) {
-    long[] bound = {-1};
-    FollowSource.Reader<String> reader = cursor -> {
-      if (bound[0] < 0 || live) {
-        bound[0] = store.positions().watermark();
-      }
-      long from = (Long) cursor;
-      List<KeyValue> page = from + 1 >= bound[0] ? List.of()
-          : store.scan(Keys.newId(from + 1), Keys.newId(bound[0]), false, pageSize);
-      List<String> out = new ArrayList<>(page.size());
-      for (KeyValue kv : page) {
-        out.add(Keys.string(kv.value(), 0, kv.value().length));
-      }
-      long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
-      return new FollowSource.Page<>(out, next, page.size() < pageSize);
-    };
-    return new FollowSource<>(-1L, reader, store.executor(), live ? store.positions()::subscribe : null);
+    return source(-1L, live, live ? store.positions()::subscribe : null, () -> {
+      long[] bound = {-1};
+      return cursor -> {
+        if (bound[0] < 0 || live) {
+          bound[0] = store.positions().watermark();
+        }
+        long from = (Long) cursor;
+        List<KeyValue> page = from + 1 >= bound[0] ? List.of()
+            : store.scan(Keys.newId(from + 1), Keys.newId(bound[0]), false, pageSize);
+        List<String> out = new ArrayList<>(page.size());
+        for (KeyValue kv : page) {
+          out.add(Keys.string(kv.value(), 0, kv.value().length));
+        }
+        long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
+        return new FollowSource.Page<>(out, next, page.size() < pageSize);
+      };
+    });
+  }
+
+  /**
+   * A query's source: a current one fixes its bound after the store's read barrier, so it sees every write
+   * acknowledged before it ran; a live one starts from what this node has and follows it, without one.
+   */
+  private <T> FollowSource<T> source(Object start, boolean live, Function<Runnable, Runnable> subscribe,
+      Supplier<FollowSource.Reader<T>> readers) {
+    return new FollowSource<>(start, readers, store.executor(), subscribe, live, live ? null : store::readBarrier);
   }
 
   /** The highest sequence number of {@code pid}, or empty if it never had an event. */
   public CompletionStage<Optional<Long>> lastSequenceNr(String pid) {
-    return CompletableFuture.supplyAsync(() -> {
-      byte[] stored = store.get(Keys.highest(Keys.utf8("persistence id", pid)));
+    byte[] key;
+    try {
+      key = Keys.highest(Keys.utf8("persistence id", pid));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    return store.readBarrier().thenApplyAsync(ready -> {
+      byte[] stored = store.get(key);
       return stored == null ? Optional.<Long>empty() : Optional.of(Highest.decode(stored).sequenceNr());
     }, store.executor());
   }

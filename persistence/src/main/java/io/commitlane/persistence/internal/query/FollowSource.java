@@ -6,8 +6,10 @@ import io.commitlane.annotation.InternalApi;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.apache.pekko.Done;
 import org.apache.pekko.stream.Attributes;
 import org.apache.pekko.stream.Outlet;
@@ -27,6 +29,10 @@ import org.apache.pekko.stream.stage.GraphStageLogic;
  * <p><b>No lost wake-up.</b> The signal subscription is made before the first read. A signal during a read marks the
  * source stale, so it reads again as soon as that read completes; a signal while it waits starts a read if
  * downstream wants an element. A current (finite) query completes when a page reaches its bound.
+ *
+ * <p><b>One run, one bound.</b> Each materialization gets its own reader (which fixes the run's bound on its first
+ * read) and, for a current query, first waits for the store's read barrier: the bound then includes every write
+ * acknowledged before the run started, on whichever node it was made.
  *
  * @param <T> the elements
  */
@@ -53,28 +59,31 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
   private final Outlet<T> out = Outlet.create("FollowSource.out");
   private final SourceShape<T> shape = SourceShape.of(out);
   private final Object start;
-  private final Reader<T> reader;
+  private final Supplier<Reader<T>> readers;
   private final Executor executor;
+  /** What a run's first read waits for, or null. */
+  private final Supplier<CompletionStage<Void>> barrier;
   /** Subscribes a signal listener and gives the unsubscribe; null for a current query. */
   private final Function<Runnable, Runnable> subscribe;
   private final boolean live;
 
-  public FollowSource(Object start, Reader<T> reader, Executor executor, Function<Runnable, Runnable> subscribe) {
-    this(start, reader, executor, subscribe, subscribe != null);
-  }
-
   /**
+   * @param start the cursor of the first read
+   * @param readers makes one run's reader (a query's source may be materialized more than once, each run with its own
+   *     bound)
    * @param subscribe subscribes a commit signal listener and gives the unsubscribe (null: none, for a current query
    *     whose pages never wait)
    * @param live whether the query follows new commits once caught up, or completes
+   * @param barrier what a run's first read waits for (a current query's {@code PluginStore#readBarrier}), or null
    */
-  public FollowSource(Object start, Reader<T> reader, Executor executor, Function<Runnable, Runnable> subscribe,
-      boolean live) {
+  public FollowSource(Object start, Supplier<Reader<T>> readers, Executor executor, Function<Runnable, Runnable> subscribe,
+      boolean live, Supplier<CompletionStage<Void>> barrier) {
     this.start = start;
-    this.reader = reader;
+    this.readers = readers;
     this.executor = executor;
     this.subscribe = subscribe;
     this.live = live;
+    this.barrier = barrier;
   }
 
   @Override
@@ -86,7 +95,9 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
   public GraphStageLogic createLogic(Attributes attributes) {
     return new GraphStageLogic(shape) {
       private final ArrayDeque<T> buffer = new ArrayDeque<>();
+      private final Reader<T> reader = readers.get();
       private Object cursor = start;
+      private boolean started;
       private boolean reading;
       /** Something may have committed since the last read that caught up. */
       private boolean stale = true;
@@ -140,7 +151,20 @@ public final class FollowSource<T> extends GraphStage<SourceShape<T>> {
         reading = true;
         stale = false;
         Object from = cursor;
-        CompletableFuture.supplyAsync(() -> reader.read(from), executor).whenComplete((page, e) -> {
+        CompletionStage<Page<T>> read;
+        if (!started && barrier != null) {
+          CompletionStage<Void> ready;
+          try {
+            ready = barrier.get();
+          } catch (RuntimeException e) {
+            ready = CompletableFuture.failedFuture(e);
+          }
+          read = ready.thenApplyAsync(v -> reader.read(from), executor);
+        } else {
+          read = CompletableFuture.supplyAsync(() -> reader.read(from), executor);
+        }
+        started = true;
+        read.whenComplete((page, e) -> {
           if (e == null) {
             pageRead.invoke(page);
           } else {

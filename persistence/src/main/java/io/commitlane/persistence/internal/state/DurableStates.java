@@ -230,42 +230,44 @@ public final class DurableStates {
 
   /**
    * The changes of the objects tagged {@code tag} after {@code offset}: every change index entry below the commit-position
-   * watermark (the bound of a current query, read when it starts, or the live watermark), each the newest change of
-   * its object at the time it is read.
+   * watermark (the bound of a current query, read when it starts, after the store's read barrier, or the live
+   * watermark), each the newest change of its object at the time it is read.
    */
   public FollowSource<DurableStateChange<Object>> changes(String tag, Offset offset, boolean live) {
     byte[] tagBytes = Keys.utf8("tag", tag);
     long after = Offsets.after(offset);
     Executor executor = store.executor();
-    long[] bound = {-1};
-    FollowSource.Reader<DurableStateChange<Object>> reader = cursor -> {
-      long settled = store.positions().watermark(); // read before the index: every position below it is settled
-      if (bound[0] < 0 || live) {
-        bound[0] = settled;
-      }
-      long from = (Long) cursor;
-      List<KeyValue> page = from + 1 >= bound[0] ? List.of()
-          : store.scan(Keys.change(tagBytes, from + 1), Keys.change(tagBytes, bound[0]), false, pageSize);
-      List<DurableStateChange<Object>> out = new ArrayList<>(page.size());
-      for (KeyValue kv : page) {
-        long position = Keys.number(kv.key());
-        String pid = Keys.string(kv.value(), 0, kv.value().length);
-        StateRecord r = StateRecord.decode(store.get(Keys.state(kv.value())));
-        if (r != null && r.position() != position && r.position() >= settled) {
-          // Changed again by a commit not settled yet, which a crash can still take back: passing this entry by now
-          // would let a consumer save an offset beyond the change that is then the object's state. Wait for it.
-          return new FollowSource.Page<>(out, position - 1, true, true);
+    // Each run fixes its own bound; a current run after the read barrier (every change acknowledged before it).
+    return new FollowSource<>(after, () -> {
+      long[] bound = {-1};
+      return cursor -> {
+        long settled = store.positions().watermark(); // read before the index: every position below it is settled
+        if (bound[0] < 0 || live) {
+          bound[0] = settled;
         }
-        if (r == null || r.position() != position) {
-          continue; // changed again since, and settled: its newer entry comes later (or it left this tag)
+        long from = (Long) cursor;
+        List<KeyValue> page = from + 1 >= bound[0] ? List.of()
+            : store.scan(Keys.change(tagBytes, from + 1), Keys.change(tagBytes, bound[0]), false, pageSize);
+        List<DurableStateChange<Object>> out = new ArrayList<>(page.size());
+        for (KeyValue kv : page) {
+          long position = Keys.number(kv.key());
+          String pid = Keys.string(kv.value(), 0, kv.value().length);
+          StateRecord r = StateRecord.decode(store.get(Keys.state(kv.value())));
+          if (r != null && r.position() != position && r.position() >= settled) {
+            // Changed again by a commit not settled yet, which a crash can still take back: passing this entry by now
+            // would let a consumer save an offset beyond the change that is then the object's state. Wait for it.
+            return new FollowSource.Page<>(out, position - 1, true, true);
+          }
+          if (r == null || r.position() != position) {
+            continue; // changed again since, and settled: its newer entry comes later (or it left this tag)
+          }
+          Offset o = Offset.sequence(position);
+          out.add(r.deleted() ? new DeletedDurableState<>(pid, r.revision(), o, r.timestamp())
+              : new UpdatedDurableState<>(pid, r.revision(), codec.deserialize(r.value()), o, r.timestamp()));
         }
-        Offset o = Offset.sequence(position);
-        out.add(r.deleted() ? new DeletedDurableState<>(pid, r.revision(), o, r.timestamp())
-            : new UpdatedDurableState<>(pid, r.revision(), codec.deserialize(r.value()), o, r.timestamp()));
-      }
-      long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
-      return new FollowSource.Page<>(out, next, page.size() < pageSize);
-    };
-    return new FollowSource<>(after, reader, executor, store.positions()::subscribe, live);
+        long next = page.isEmpty() ? from : Keys.number(page.get(page.size() - 1).key());
+        return new FollowSource.Page<>(out, next, page.size() < pageSize);
+      };
+    }, executor, store.positions()::subscribe, live, live ? null : store::readBarrier);
   }
 }

@@ -62,8 +62,9 @@ public interface PluginStore {
 
   /**
    * Completes (on {@link #executor()}) once reads see every write acknowledged anywhere before the call: what recovery
-   * waits for before it reads (a replicated store asks the group's leader how far it committed and waits until its
-   * replica applied that far; a local store sees every acknowledged write already).
+   * waits for before it reads, and every current query before it fixes its bound (a replicated store asks the
+   * group's leader how far it committed and waits until its replica applied that far; a local store sees every
+   * acknowledged write already, and its barrier is a completed stage).
    */
   default CompletionStage<Void> readBarrier() {
     return java.util.concurrent.CompletableFuture.completedFuture(null);
