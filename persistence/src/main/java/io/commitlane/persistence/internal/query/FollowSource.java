@@ -1,7 +1,6 @@
 package io.commitlane.persistence.internal.query;
 
 import io.commitlane.actors.internal.pipeline.Failures;
-import io.commitlane.persistence.internal.journal.EventJournal;
 import io.commitlane.annotation.InternalApi;
 import java.util.ArrayDeque;
 import java.util.List;
