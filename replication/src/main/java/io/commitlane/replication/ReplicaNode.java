@@ -360,7 +360,6 @@ public final class ReplicaNode implements AutoCloseable {
   }
 
   private ReplicatedDatabase keep(ReplicationGroup group, RaftGroupId id, RaftServer.Division d) {
-    starting.running(id, d);
     return new ReplicatedDatabase(group, id, d, attemptTimeout(settings.electionTimeoutMax()), settings.requestTimeout(),
         completions, null, probe);
   }

@@ -1,25 +1,17 @@
 package io.commitlane.replication.internal.transport;
 
 import io.commitlane.replication.ReplicaNode;
-import java.io.IOException;
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.proto.RaftProtos.AppendEntriesRequestProto;
 import org.apache.ratis.proto.RaftProtos.InstallSnapshotRequestProto;
 import org.apache.ratis.proto.RaftProtos.RaftRpcRequestProto;
-import org.apache.ratis.protocol.RaftClientAsynchronousProtocol;
-import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.exceptions.ServerNotReadyException;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.ProtoUtils;
 
 /**
@@ -38,10 +30,6 @@ import org.apache.ratis.util.ProtoUtils;
  * ({@code ServerNotReadyException: ... current state is CLOSING}). A replica being stopped, and
  * every replica of a node that is closing, turns them away the same way.
  *
- * <p>Once a replica runs, client requests to it (commits, reads) skip one thread hop: the
- * transport submits them to the replica on its own thread ({@link #running}), where Ratis would
- * hand each to its client executor and wait for it there.
- *
  * <p>INTERNAL API: {@code ReplicaNode} marks a replica around its start; the transport reads it.
  */
 public final class StartingReplicas {
@@ -50,8 +38,6 @@ public final class StartingReplicas {
 
   private final Set<RaftGroupId> starting = ConcurrentHashMap.newKeySet();
   private final Set<RaftGroupId> stopping = ConcurrentHashMap.newKeySet();
-  /** Replicas that run, by group: client requests reach them on the transport's thread. */
-  private final Map<RaftGroupId, RaftServer.Division> running = new ConcurrentHashMap<>();
   private volatile boolean closing;
 
   /** Marks {@code group}'s replica as starting, until {@link #started}. */
@@ -66,15 +52,7 @@ public final class StartingReplicas {
 
   /** {@code group}'s replica is being stopped, until {@link #stopped}: the leader's entries are turned away. */
   public void stopping(RaftGroupId group) {
-    running.remove(group);
     stopping.add(group);
-  }
-
-  /** {@code group}'s replica runs as {@code division}: client requests go to it directly until it stops. */
-  public void running(RaftGroupId group, RaftServer.Division division) {
-    if (!closing && division instanceof RaftClientAsynchronousProtocol) {
-      running.put(group, division);
-    }
   }
 
   /** Its stop returned (or failed). */
@@ -85,7 +63,6 @@ public final class StartingReplicas {
   /** The node is closing: every replica's incoming entries are turned away from now on. */
   public void closing() {
     closing = true;
-    running.clear();
   }
 
   /**
@@ -97,13 +74,6 @@ public final class StartingReplicas {
     // A proxy of the whole interface: the transport calls a dozen of its methods, and only the
     // two kinds of request below need a look.
     InvocationHandler handler = (proxy, method, args) -> {
-      if (args != null && args.length == 1 && args[0] instanceof RaftClientRequest request
-          && method.getName().equals("submitClientRequestAsync")) {
-        CompletableFuture<RaftClientReply> direct = submitDirectly(request);
-        if (direct != null) {
-          return direct;
-        }
-      }
       if (args != null && args.length == 1 && (closing || !starting.isEmpty() || !stopping.isEmpty())) {
         // Thrown, as Ratis's own check throws it: the transport answers a thrown error on every
         // request, a failed future only on those that carry entries.
@@ -121,26 +91,6 @@ public final class StartingReplicas {
       }
     };
     return (RaftServer) Proxy.newProxyInstance(RaftServer.class.getClassLoader(), new Class<?>[] {RaftServer.class}, handler);
-  }
-
-  /**
-   * A client request (a commit, a read) submitted to its running replica on the calling thread,
-   * or null when the replica is not known to run (the server then routes it as Ratis does).
-   * Ratis's server hands each client request to its client executor and blocks the transport's
-   * thread until the request is in the log (a hand-off added only to keep it off the common
-   * pool); submitting it here does the same work in the same order without the thread hop.
-   * Failures complete the stage as Ratis's route completes it.
-   */
-  private CompletableFuture<RaftClientReply> submitDirectly(RaftClientRequest request) {
-    RaftServer.Division replica = closing ? null : running.get(request.getRaftGroupId());
-    if (replica == null || replica.getInfo().getLifeCycleState() != LifeCycle.State.RUNNING) {
-      return null;
-    }
-    try {
-      return ((RaftClientAsynchronousProtocol) replica).submitClientRequestAsync(request);
-    } catch (IOException | RuntimeException e) {
-      return CompletableFuture.failedFuture(e instanceof CompletionException ? e : new CompletionException(e));
-    }
   }
 
   private boolean isStarting(RaftRpcRequestProto request) {
