@@ -36,8 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * temporary ones. Three nodes run as processes of their own ({@code replica run}, as {@code
  * ./commitlane} runs it); the status command finds the group healthy, the client snippet commits
  * and reads through it, a stopped node is reported, and the same start command brings it back. Then
- * a fourth node joins, is added (four voters, a commit reaches it) and removed (three again), by the
- * guide's membership commands, run from this process, which hosts no replica.
+ * a fourth node joins (its process started while c starts again), is added (four voters, a commit
+ * reaches it) and removed (three again), by the guide's membership commands, run from this process,
+ * which hosts no replica.
  */
 class DeploymentGuideTest {
   private static final Path GUIDE = Path.of("..", "docs", "deployment.md");
@@ -127,17 +128,20 @@ class DeploymentGuideTest {
     assertEquals(1, missing.code(), missing.out() + missing.err());
     assertTrue(missing.out().lines().anyMatch(l -> l.startsWith("c ") && l.contains("no answer")), missing.out());
     running.put("c", startNode("c", dir.resolve("c"), localize(start.replace("--id a", "--id c"), ports, dir.resolve("c"))));
-    awaitLine("c", "hosting shop as c at 127.0.0.1:");
-    CliRun back = awaitHealthy(statusArgs);
-    assertEquals(3, back.out().lines().filter(l -> l.contains(" LEADER ") || l.contains(" FOLLOWER ")).count(), back.out());
-
-    // A fourth node joins with an empty replica, is added from this process (a client), and takes commits.
+    // The fourth node's process starts while c starts again (two JVMs starting at once rather than one after the
+    // other): it joins the group as it is, whether or not c answers yet.
     Path machineD = Files.createDirectories(dir.resolve("d"));
     Path settingsD = machineD.resolve(settingsPath.substring(1));
     Files.createDirectories(settingsD.getParent());
     Files.writeString(settingsD, settings);
     String join = oneLine(fence(guide, "<!-- deployment: join", "bash"));
     running.put("d", startNode("d", machineD, localize(join, ports, machineD)));
+    awaitLine("c", "hosting shop as c at 127.0.0.1:");
+    CliRun back = awaitHealthy(statusArgs);
+    assertEquals(3, back.out().lines().filter(l -> l.contains(" LEADER ") || l.contains(" FOLLOWER ")).count(), back.out());
+
+    // A fourth node joins with an empty replica (its process started above), is added from this process (a client),
+    // and takes commits.
     awaitLine("d", "joined shop as d at 127.0.0.1:" + ports[3]);
     CliRun add = CliRun.of(args(localize(oneLine(fence(guide, "<!-- deployment: add", "bash")), ports, dir)));
     assertEquals(0, add.code(), add.out() + add.err());

@@ -28,10 +28,8 @@ final class ReplicatedNodes implements AutoCloseable {
   final List<ActorTestKit> kits = new ArrayList<>();
   final List<PluginStores.Lease> leases = new ArrayList<>();
   private final List<Integer> ports = new ArrayList<>();
-  private final Path dir;
 
   ReplicatedNodes(Path dir) {
-    this.dir = dir;
     for (int i = 0; i < 3; i++) {
       ports.add(LoopbackPorts.freePort());
     }
@@ -70,21 +68,6 @@ final class ReplicatedNodes implements AutoCloseable {
         pekko.persistence.state.plugin = "commitlane-persistence.state"
         pekko.loglevel = WARNING
         """ + settings).withFallback(ConfigFactory.load()).resolve();
-  }
-
-  /**
-   * Stop node {@code node}'s actor system (coordinated shutdown drains its plugins and closes its replica), then start
-   * a new one on the same address and directory, and open its plugins' store again.
-   */
-  void restart(int node) {
-    leases.get(node).release();
-    ActorTestKit old = kits.get(node);
-    old.shutdownTestKit();
-    old.system().getWhenTerminated().toCompletableFuture().orTimeout(30, TimeUnit.SECONDS).join();
-    ActorTestKit fresh = ActorTestKit.create("node" + (node + 1), config(dir, node));
-    kits.set(node, fresh);
-    leases.set(node, await(PluginStores.get(fresh.system())
-        .acquire(PluginSettings.read(fresh.system().settings().config(), JOURNAL))));
   }
 
   ActorSystem<Void> system(int node) {

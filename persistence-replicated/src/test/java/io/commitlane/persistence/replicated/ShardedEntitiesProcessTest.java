@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  * plugins' database, running sharded event-sourced entities and durable-state counters under load that every node
  * drives. One cluster for the class (short failure detection and downing, configured in {@link ShardedNode#config});
  * the scenarios run in order on it: a node killed, a node killed and wiped, a node frozen past the failure detector,
- * then the tag queries. Each scenario ends with the same check: every event whose persist handler ran (its
+ * a rolling restart (every node stopped gracefully and restarted in turn), then the tag queries. Each scenario ends
+ * with the same check: every event whose persist handler ran (its
  * {@code ACK}, printed after the reply) is in the entity's recovered state at its sequence number, the journal holds
  * exactly that state with sequence numbers 1..n on every node, no writer's events resume after another writer's, and
  * each counter's acknowledged counts are distinct and at most the count every node's store holds, at the revision
@@ -125,8 +126,45 @@ class ShardedEntitiesProcessTest {
     failed = false;
   }
 
+  /**
+   * Every node in turn, as an operator deploys a new version: SIGTERM (coordinated shutdown: the node leaves, sharding
+   * hands its shards off), then the node starts again on its directory, and the next goes only once it rejoined and
+   * hosts entities. While a node is away, every entity and counter is acknowledged to both other nodes.
+   */
   @Test
   @Order(4)
+  void aRollingRestartOfEveryNodeKeepsTheLoadAcknowledgedAndLosesNoPersistedEvent() throws Exception {
+    for (int node = 0; node < 3; node++) {
+      String name = "n" + (node + 1);
+      awaitLoadFromEveryNode();
+      Set<String> moved = hostedBy(node);
+      long stoppedAt = lastReport();
+      step("stopping " + name + " (SIGTERM), which hosts " + moved);
+      long start = System.nanoTime();
+      Duration stop = nodes.stop(node);
+      for (int other = 0; other < 3; other++) {
+        if (other != node) {
+          Report removed = nodes.awaitReport(other, r -> r.at() > stoppedAt && r.text().startsWith("REMOVED " + name + " "),
+              name + " removed", ANSWER_WITHIN);
+          assertEquals("REMOVED " + name + " Exiting", removed.text(), name + " left the cluster (never downed), as n"
+              + (other + 1) + " saw it");
+        }
+      }
+      step(name + " left the cluster and ended " + seconds(stop) + " s after SIGTERM");
+      awaitMovedAndPersisting(node, moved, stoppedAt);
+      awaitAcknowledgedWhileAway(node, lastReport());
+      step("its entities persist on the others; every entity and counter acknowledged to both while it is away");
+      long restarting = System.nanoTime();
+      restartAndAwaitRejoined(node);
+      step(name + " rejoined and hosts entities " + seconds(Duration.ofNanos(System.nanoTime() - restarting))
+          + " s after its start; its restart took " + seconds(Duration.ofNanos(System.nanoTime() - start)) + " s");
+    }
+    verify();
+    failed = false;
+  }
+
+  @Test
+  @Order(5)
   void tagQueriesOnEveryNodeGiveTheSameEventsAtTheSameOffsets() throws Exception {
     halt();
     List<String> onFirst = null;
@@ -201,12 +239,7 @@ class ShardedEntitiesProcessTest {
    * one that hosts both kinds (event-sourced and durable state).
    */
   private int awaitLoadAndPickHost() {
-    long from = lastReport();
-    nodes.awaitReports(all -> {
-      Set<String> acked = new HashSet<>();
-      all.stream().filter(r -> r.at() > from && r.words()[0].equals("ACK")).forEach(r -> acked.add(r.node() + r.words()[1]));
-      return acked.size() == 3 * ENTITIES;
-    }, "an ACK from every node for every entity", MOVED_WITHIN);
+    awaitLoadFromEveryNode();
     int best = -1;
     for (int n = 0; n < 3; n++) {
       if (best < 0 || score(n) > score(best)) {
@@ -215,6 +248,34 @@ class ShardedEntitiesProcessTest {
     }
     assertFalse(hostedBy(best).isEmpty(), "some node hosts entities");
     return best;
+  }
+
+  /** Waits until every node persisted each entity through the load (an ACK from every node for every entity). */
+  private static void awaitLoadFromEveryNode() {
+    long from = lastReport();
+    nodes.awaitReports(all -> {
+      Set<String> acked = new HashSet<>();
+      all.stream().filter(r -> r.at() > from && r.words()[0].equals("ACK")).forEach(r -> acked.add(r.node() + r.words()[1]));
+      return acked.size() == 3 * ENTITIES;
+    }, "an ACK from every node for every entity", MOVED_WITHIN);
+  }
+
+  /**
+   * Waits until both nodes other than {@code away} had an event of every entity and an upsert of every counter
+   * acknowledged after {@code since}.
+   */
+  private static void awaitAcknowledgedWhileAway(int away, long since) {
+    nodes.awaitReports(all -> {
+      Set<String> acked = new HashSet<>();
+      all.stream().filter(r -> r.at() > since && r.node() != away
+              && (r.words()[0].equals("ACK") || r.words()[0].equals("ADDED")))
+          .forEach(r -> acked.add(r.node() + r.words()[1]));
+      return acked.size() == 2 * (ENTITIES + COUNTERS);
+    }, "an acknowledgement of every entity and counter to both nodes other than n" + (away + 1), MOVED_WITHIN);
+  }
+
+  private static String seconds(Duration d) {
+    return String.format("%.1f", d.toMillis() / 1e3);
   }
 
   private static int score(int node) {

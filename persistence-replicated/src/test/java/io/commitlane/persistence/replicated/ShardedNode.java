@@ -28,13 +28,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.cluster.ClusterEvent;
 import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
 import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
 import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Subscribe;
 import org.apache.pekko.persistence.AtomicWrite;
 import org.apache.pekko.persistence.PersistentRepr;
 import org.apache.pekko.persistence.journal.Tagged;
@@ -71,7 +75,9 @@ import scala.jdk.javaapi.CollectionConverters;
  * {@code ADDED id count} (likewise, once the counter stored it), {@code HOST pid seq} (recovered here),
  * {@code HALTED}, {@code STATE id events}, {@code COUNT id count}, {@code JOURNAL id seq:writer:event,...},
  * {@code STORED id revision count}, {@code TAGS count}, {@code LATE-REFUSED id exception} or
- * {@code LATE-STORED id seq}. Closing standard input ends the node.
+ * {@code LATE-STORED id seq}, {@code REMOVED node previousStatus} (a member left the cluster as this node saw it:
+ * {@code Exiting} after a graceful leave, {@code Down} after downing) and {@code TERMINATED} (the actor system ended;
+ * after SIGTERM the JVM may end first). Closing standard input or SIGTERM ends the node through coordinated shutdown.
  */
 public final class ShardedNode {
   static final String SYSTEM = "shop";
@@ -91,13 +97,20 @@ public final class ShardedNode {
   private boolean halted = true;
   private int running;
 
-  private ShardedNode(int index, Config config) {
+  private ShardedNode(int index, List<Integer> pekkoPorts, Config config) {
     this.index = index;
     this.system = ActorSystem.create(Behaviors.empty(), SYSTEM, config);
     system.getWhenTerminated().thenRun(() -> {
       report("TERMINATED");
       Runtime.getRuntime().halt(0);
     });
+    ActorRef<ClusterEvent.MemberRemoved> removals = system.systemActorOf(Behaviors.receive(ClusterEvent.MemberRemoved.class)
+        .onMessage(ClusterEvent.MemberRemoved.class, removed -> {
+          int port = (Integer) removed.member().address().port().get();
+          report("REMOVED n" + (pekkoPorts.indexOf(port) + 1) + " " + removed.previousStatus());
+          return Behaviors.same();
+        }).build(), "removals", Props.empty());
+    Cluster.get(system).subscriptions().tell(Subscribe.create(removals, ClusterEvent.MemberRemoved.class));
     this.store = ReplicatedNodes.await(PluginStores.get(system)
         .acquire(PluginSettings.read(system.settings().config(), ReplicatedNodes.JOURNAL))).store();
     this.sharding = ClusterSharding.get(system);
@@ -110,7 +123,8 @@ public final class ShardedNode {
   public static void main(String[] args) throws Exception {
     int index = Integer.parseInt(args[0]);
     boolean rejoin = args.length > 4 && args[4].equals("rejoin");
-    ShardedNode node = new ShardedNode(index, config(index, Path.of(args[1]), ports(args[2]), ports(args[3]), rejoin));
+    ShardedNode node = new ShardedNode(index, ports(args[2]),
+        config(index, Path.of(args[1]), ports(args[2]), ports(args[3]), rejoin));
     node.awaitMembersUp(3);
     node.report("READY");
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -174,7 +188,6 @@ public final class ShardedNode {
         pekko.loggers = ["org.apache.pekko.event.slf4j.Slf4jLogger"]
         pekko.logging-filter = "org.apache.pekko.event.slf4j.Slf4jLoggingFilter"
         pekko.loglevel = INFO
-        pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off
         commitlane.replication.election-timeout-min = 300 ms
         commitlane.replication.election-timeout-max = 600 ms
         """;

@@ -23,13 +23,15 @@ import java.util.stream.Stream;
 
 /**
  * Three {@link ShardedNode}s as child JVMs on loopback ports: a Pekko cluster whose nodes each host a voter replica of
- * the plugins' database. A node can be killed (SIGKILL), frozen (SIGSTOP) and thawed (SIGCONT), and restarted on its
- * directory or on an empty one. Each node's reports ({@code @...$} lines) are collected, in order, per node; its whole
+ * the plugins' database. A node can be stopped (SIGTERM, as an operator's deploy does), killed (SIGKILL), frozen
+ * (SIGSTOP) and thawed (SIGCONT), and restarted on its directory or on an empty one. Each node's reports ({@code @...$} lines) are collected, in order, per node; its whole
  * output goes to {@code n<i>.log} beside the replica directories.
  */
 final class ShardedProcesses implements AutoCloseable {
   /** A fresh JVM with Pekko, a cluster join and a replica, on two cores other builds share. */
   static final Duration START_WITHIN = Duration.ofSeconds(90);
+  /** Coordinated shutdown's phases (leaving, the shards' hand-off, the plugins' drain) on two cores other builds share. */
+  static final Duration STOP_WITHIN = Duration.ofSeconds(60);
 
   /** One report line of node {@code node}'s incarnation {@code incarnation} (counted from 0 per node). */
   record Report(long at, int node, int incarnation, String text) {
@@ -43,6 +45,7 @@ final class ShardedProcesses implements AutoCloseable {
   private final List<Integer> replicaPorts = new ArrayList<>();
   private final Process[] processes = new Process[3];
   private final int[] incarnations = new int[3];
+  private final Thread[] readers = new Thread[3];
   private final List<Report> reports = new ArrayList<>();
 
   ShardedProcesses(Path root) {
@@ -84,6 +87,7 @@ final class ShardedProcesses implements AutoCloseable {
       Thread reader = new Thread(() -> read(node, incarnation, p, log), "n" + (node + 1) + "-output");
       reader.setDaemon(true);
       reader.start();
+      readers[node] = reader;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -211,6 +215,24 @@ final class ShardedProcesses implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("node n" + (node + 1) + " does not take commands\n" + tail(node), e);
     }
+  }
+
+  /**
+   * SIGTERM, as an operator's deploy stops a node: the JVM's shutdown hook runs Pekko's coordinated shutdown (the node
+   * leaves the cluster, sharding hands its shards off, the plugins drain, the replica closes), then the node ends.
+   * Returns how long that took; every report the node printed is collected when this returns.
+   */
+  Duration stop(int node) throws InterruptedException {
+    long start = System.nanoTime();
+    processes[node].destroy();
+    if (!processes[node].waitFor(STOP_WITHIN.toSeconds(), TimeUnit.SECONDS)) {
+      throw new AssertionError("node n" + (node + 1) + " still runs " + STOP_WITHIN.toSeconds() + " s after SIGTERM\n"
+          + tail(node));
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    readers[node].join(TimeUnit.SECONDS.toMillis(10)); // its output ends with the process: its last reports
+    processes[node] = null;
+    return took;
   }
 
   /** SIGKILL: the node ends at once, with whatever its files hold. */
