@@ -3,6 +3,8 @@ package io.commitlane.bench.persistence;
 import com.typesafe.config.Config;
 import io.commitlane.bench.harness.DispatcherProbe;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -146,15 +148,21 @@ final class PersistenceLoads {
   }
 
   /**
-   * The time to recover {@code entities} entities of {@code prefix} holding {@code events} events each, in a new system.
-   * With a warm-up, the same recovery runs once before, unmeasured, in a system of its own: the measured one then
-   * times the journal's reads and Pekko's replay, not the JIT compiling this peer's replay path on its first use.
+   * The times to recover {@code entities} entities of {@code prefix} holding {@code events} events each, {@code
+   * repetitions} times, each in a new actor system. With a warm-up, the same recovery runs once before, unmeasured,
+   * in a system of its own: the measured ones then time the journal's reads and Pekko's replay, not the JIT compiling
+   * this peer's replay path on its first use. One recovery of a short history takes a few milliseconds: a round
+   * repeats it so that its median is not one sample of scheduling noise.
    */
-  Result recover(String prefix, int entities, int events) throws Exception {
+  List<Result> recover(String prefix, int entities, int events, int repetitions) throws Exception {
     if (warmupSeconds > 0) {
       recoverOnce(prefix, entities, events);
     }
-    return recoverOnce(prefix, entities, events);
+    List<Result> times = new ArrayList<>(repetitions);
+    for (int i = 0; i < repetitions; i++) {
+      times.add(recoverOnce(prefix, entities, events));
+    }
+    return times;
   }
 
   private Result recoverOnce(String prefix, int entities, int events) throws Exception {
