@@ -196,8 +196,8 @@ public final class PersistenceBench implements Callable<Integer> {
     double median = PersistenceReport.median(rs, PersistenceLoads.Result::value);
     double min = rs.stream().mapToDouble(PersistenceLoads.Result::value).min().orElse(Double.NaN);
     double max = rs.stream().mapToDouble(PersistenceLoads.Result::value).max().orElse(Double.NaN);
-    return String.format(Locale.ROOT, "%,.0f %s (median of %d recoveries, each in a new actor system: %.1f [%.1f-%.1f])", median, rs.get(0).unit(),
-        rs.size(), median, min, max);
+    return String.format(Locale.ROOT, "%,.0f %s (median of %d recoveries, each in a new actor system: %.1f [%.1f-%.1f]; process CPU"
+        + " median %.1f ms)", median, rs.get(0).unit(), rs.size(), median, min, max, PersistenceReport.median(rs, PersistenceLoads.Result::cpuMillis));
   }
 
   static String describe(PersistenceLoads.Result r) {

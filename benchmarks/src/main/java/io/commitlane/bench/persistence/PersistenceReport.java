@@ -74,7 +74,9 @@ final class PersistenceReport {
         List<PersistenceLoads.Result> base = synced && oursFsync != null ? oursFsync : ours;
         double b = base == null ? Double.NaN : median(base, PersistenceLoads.Result::value);
         double ratio = time ? m / b : b / m;
-        String note = rs.stream().map(PersistenceLoads.Result::note).filter(n -> !n.isEmpty()).findFirst().orElse("");
+        double cpu = median(rs, PersistenceLoads.Result::cpuMillis);
+        String note = time && !Double.isNaN(cpu) ? String.format(Locale.ROOT, "process CPU per recovery: median %.1f ms", cpu)
+            : rs.stream().map(PersistenceLoads.Result::note).filter(n -> !n.isEmpty()).findFirst().orElse("");
         t.row(e.getKey().id + (e.getKey().survivesKill ? "" : " (does not survive kill -9)"),
             fmt(m) + " [" + fmt(min(rs)) + "-" + fmt(max(rs)) + "]", fmt(median(rs, r -> r.p50Micros() / 1e3)),
             fmt(median(rs, r -> r.p99Micros() / 1e3)), fmt(median(rs, r -> r.probeP99Micros() / 1e3)),
@@ -119,8 +121,9 @@ final class PersistenceReport {
         List<String> values = new ArrayList<>();
         for (PersistenceLoads.Result r : e.getValue()) {
           values.add(String.format(Locale.ROOT, "{\"value\": %s, \"unit\": \"%s\", \"p50Micros\": %.1f, \"p99Micros\": %.1f,"
-              + " \"probeP99Micros\": %.1f}", Double.isNaN(r.value()) ? "null" : String.format(Locale.ROOT, "%.1f", r.value()),
-              r.unit(), r.p50Micros(), r.p99Micros(), r.probeP99Micros()));
+              + " \"probeP99Micros\": %.1f%s}", Double.isNaN(r.value()) ? "null" : String.format(Locale.ROOT, "%.1f", r.value()),
+              r.unit(), r.p50Micros(), r.p99Micros(), r.probeP99Micros(),
+              Double.isNaN(r.cpuMillis()) ? "" : String.format(Locale.ROOT, ", \"cpuMillis\": %.1f", r.cpuMillis())));
         }
         s.append(String.join(", ", values)).append("]");
       }
