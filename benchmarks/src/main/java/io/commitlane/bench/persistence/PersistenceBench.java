@@ -197,7 +197,7 @@ public final class PersistenceBench implements Callable<Integer> {
     double min = rs.stream().mapToDouble(PersistenceLoads.Result::value).min().orElse(Double.NaN);
     double max = rs.stream().mapToDouble(PersistenceLoads.Result::value).max().orElse(Double.NaN);
     return String.format(Locale.ROOT, "%,.0f %s (median of %d recoveries, each in a new actor system: %.1f [%.1f-%.1f]; process CPU"
-        + " median %.1f ms)", median, rs.get(0).unit(), rs.size(), median, min, max, PersistenceReport.median(rs, PersistenceLoads.Result::cpuMillis));
+        + " mean %.1f ms)", median, rs.get(0).unit(), rs.size(), median, min, max, PersistenceReport.meanCpu(rs));
   }
 
   static String describe(PersistenceLoads.Result r) {
