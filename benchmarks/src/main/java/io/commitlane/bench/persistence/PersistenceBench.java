@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
         "its handler, a default-dispatcher probe), persist-all (100 entities, persistAll batches of 10), recover-one (one entity",
         "with --one-events events), recover-many (--many-entities x --many-events), events-by-tag (currentEventsByTag over the",
         "recover-many events), state-100 (durable-state upserts from 100 entities). With --warmup > 0 a recovery runs once",
-        "unmeasured (a system of its own) before the measured one.",
+        "unmeasured (a system of its own) before the measured ones: --recover-repeats per round, each in a new actor system.",
         "Prints Markdown tables with medians [ranges] and ratios in the same run; writes persistence.md and persistence.json."})
 public final class PersistenceBench implements Callable<Integer> {
   static final List<String> LOADS = List.of("persist-1", "persist-100", "persist-10000", "persist-all", "recover-one", "recover-many",
@@ -66,6 +66,11 @@ public final class PersistenceBench implements Callable<Integer> {
       description = "Events of each of those entities (events-by-tag reads them all). Default: ${DEFAULT-VALUE}")
   int manyEvents;
 
+  @Option(names = "--recover-repeats", defaultValue = "5",
+      description = "Recoveries per round of recover-one and recover-many, each in a new actor system; the table gives the median"
+          + " and range over all of them. Default: ${DEFAULT-VALUE}")
+  int recoverRepeats;
+
   @Mixin
   DirOption dir = new DirOption();
 
@@ -81,6 +86,7 @@ public final class PersistenceBench implements Callable<Integer> {
     Checks.range("--one-events", oneEvents, 100, 100_000_000);
     Checks.range("--many-entities", manyEntities, 1, 10_000_000);
     Checks.range("--many-events", manyEvents, 1, 100_000);
+    Checks.range("--recover-repeats", recoverRepeats, 1, 1000);
     Path outDir = ResultsDirectory.create(out);
     PrintStream stdout = System.out;
     Path root = dir.root("commitlane-persistence-bench-");
@@ -119,7 +125,7 @@ public final class PersistenceBench implements Callable<Integer> {
               continue;
             }
             Path d = Files.createDirectories(root.resolve("m" + (++measurement)));
-            PersistenceLoads.Result r;
+            List<PersistenceLoads.Result> r;
             PersistenceReplicaHosts replicas = null;
             try {
               com.typesafe.config.Config config;
@@ -131,14 +137,14 @@ public final class PersistenceBench implements Callable<Integer> {
               }
               r = run(load, new PersistenceLoads(config, timing.warmup, timing.seconds), peer);
             } catch (Exception e) {
-              r = new PersistenceLoads.Result(Double.NaN, "", 0, 0, 0, "failed: " + e);
+              r = List.of(new PersistenceLoads.Result(Double.NaN, "", 0, 0, 0, "failed: " + e));
             } finally {
               if (replicas != null) {
                 replicas.close();
               }
             }
             ContentionRunner.deleteRecursively(d);
-            results.computeIfAbsent(load, k -> new EnumMap<>(PersistencePeer.class)).computeIfAbsent(peer, k -> new ArrayList<>()).add(r);
+            results.computeIfAbsent(load, k -> new EnumMap<>(PersistencePeer.class)).computeIfAbsent(peer, k -> new ArrayList<>()).addAll(r);
             stdout.printf(Locale.ROOT, "  round %d %-17s %s%n", round + 1, peer.id, describe(r));
           }
         }
@@ -158,27 +164,40 @@ public final class PersistenceBench implements Callable<Integer> {
     }
   }
 
-  private PersistenceLoads.Result run(String load, PersistenceLoads l, PersistencePeer peer) throws Exception {
+  /** One round of {@code load} on {@code peer}: one result, or one per repetition of a recovery. */
+  private List<PersistenceLoads.Result> run(String load, PersistenceLoads l, PersistencePeer peer) throws Exception {
     return switch (load) {
-      case "persist-1" -> l.persist(1, 1);
-      case "persist-100" -> l.persist(100, 1);
-      case "persist-10000" -> l.persist(10_000, 1);
-      case "persist-all" -> l.persist(100, 10);
+      case "persist-1" -> List.of(l.persist(1, 1));
+      case "persist-100" -> List.of(l.persist(100, 1));
+      case "persist-10000" -> List.of(l.persist(10_000, 1));
+      case "persist-all" -> List.of(l.persist(100, 10));
       case "recover-one" -> {
         l.populate("one", 1, oneEvents, false);
-        yield l.recover("one", 1, oneEvents);
+        yield l.recover("one", 1, oneEvents, recoverRepeats);
       }
       case "recover-many" -> {
         l.populate("many", manyEntities, manyEvents, false);
-        yield l.recover("many", manyEntities, manyEvents);
+        yield l.recover("many", manyEntities, manyEvents, recoverRepeats);
       }
       case "events-by-tag" -> {
         l.populate("tagged", manyEntities, manyEvents, true);
-        yield l.eventsByTag(peer.readJournal(), (long) manyEntities * manyEvents);
+        yield List.of(l.eventsByTag(peer.readJournal(), (long) manyEntities * manyEvents));
       }
-      case "state-100" -> l.upserts(100);
+      case "state-100" -> List.of(l.upserts(100));
       default -> throw new IllegalArgumentException(load);
     };
+  }
+
+  /** A round's line: its one result, or the median of its repetitions with their range. */
+  static String describe(List<PersistenceLoads.Result> rs) {
+    if (rs.size() == 1 || Double.isNaN(PersistenceReport.median(rs, PersistenceLoads.Result::value))) {
+      return describe(rs.get(0));
+    }
+    double median = PersistenceReport.median(rs, PersistenceLoads.Result::value);
+    double min = rs.stream().mapToDouble(PersistenceLoads.Result::value).min().orElse(Double.NaN);
+    double max = rs.stream().mapToDouble(PersistenceLoads.Result::value).max().orElse(Double.NaN);
+    return String.format(Locale.ROOT, "%,.0f %s (median of %d recoveries, each in a new actor system: %.1f [%.1f-%.1f]; process CPU"
+        + " mean %.1f ms)", median, rs.get(0).unit(), rs.size(), median, min, max, PersistenceReport.meanCpu(rs));
   }
 
   static String describe(PersistenceLoads.Result r) {

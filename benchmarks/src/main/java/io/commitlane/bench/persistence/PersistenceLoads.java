@@ -3,6 +3,8 @@ package io.commitlane.bench.persistence;
 import com.typesafe.config.Config;
 import io.commitlane.bench.harness.DispatcherProbe;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -23,8 +25,19 @@ import org.apache.pekko.stream.javadsl.Sink;
  * entities poll a counter every millisecond; they are outside every measured window.
  */
 final class PersistenceLoads {
-  /** One measurement: a rate or a time, latency percentiles where there are, the probe's p99 where it ran. */
-  record Result(double value, String unit, double p50Micros, double p99Micros, double probeP99Micros, String note) {}
+  /**
+   * One measurement: a rate or a time, latency percentiles where there are, the probe's p99 where it ran, and for a
+   * recovery the CPU time the whole process spent in it (every thread: a figure that a busy machine does not inflate
+   * the way it does the wall time).
+   */
+  record Result(double value, String unit, double p50Micros, double p99Micros, double probeP99Micros, String note, double cpuMillis) {
+    Result(double value, String unit, double p50Micros, double p99Micros, double probeP99Micros, String note) {
+      this(value, unit, p50Micros, p99Micros, probeP99Micros, note, Double.NaN);
+    }
+  }
+
+  private static final com.sun.management.OperatingSystemMXBean OS =
+      (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
 
   private final Config config;
   private final double warmupSeconds;
@@ -146,15 +159,21 @@ final class PersistenceLoads {
   }
 
   /**
-   * The time to recover {@code entities} entities of {@code prefix} holding {@code events} events each, in a new system.
-   * With a warm-up, the same recovery runs once before, unmeasured, in a system of its own: the measured one then
-   * times the journal's reads and Pekko's replay, not the JIT compiling this peer's replay path on its first use.
+   * The times to recover {@code entities} entities of {@code prefix} holding {@code events} events each, {@code
+   * repetitions} times, each in a new actor system. With a warm-up, the same recovery runs once before, unmeasured,
+   * in a system of its own: the measured ones then time the journal's reads and Pekko's replay, not the JIT compiling
+   * this peer's replay path on its first use. One recovery of a short history takes a few milliseconds: a round
+   * repeats it so that its median is not one sample of scheduling noise.
    */
-  Result recover(String prefix, int entities, int events) throws Exception {
+  List<Result> recover(String prefix, int entities, int events, int repetitions) throws Exception {
     if (warmupSeconds > 0) {
       recoverOnce(prefix, entities, events);
     }
-    return recoverOnce(prefix, entities, events);
+    List<Result> times = new ArrayList<>(repetitions);
+    for (int i = 0; i < repetitions; i++) {
+      times.add(recoverOnce(prefix, entities, events));
+    }
+    return times;
   }
 
   private Result recoverOnce(String prefix, int entities, int events) throws Exception {
@@ -163,15 +182,18 @@ final class PersistenceLoads {
       PersistenceBenchEntity.Meters meters = new PersistenceBenchEntity.Meters();
       spawn(system, "warm", 1, meters, false);   // starts the plugins and opens the store before the clock starts
       await(() -> meters.recovered.sum() >= 1, "the plugins' start");
+      long cpu = OS.getProcessCpuTime();
       long start = System.nanoTime();
       spawn(system, prefix, entities, meters, false);
       await(() -> meters.recovered.sum() >= entities + 1, "recovery");
       double elapsed = (System.nanoTime() - start) / 1e9;
+      double cpuMillis = (OS.getProcessCpuTime() - cpu) / 1e6;
       long recovered = meters.recoveredEvents.sum();
       if (recovered != (long) entities * events) {
         throw new IllegalStateException("recovered " + recovered + " events, expected " + (long) entities * events);
       }
-      return new Result(elapsed * 1e3, "ms", 0, 0, 0, String.format(java.util.Locale.ROOT, "%.0f events/s", recovered / elapsed));
+      return new Result(elapsed * 1e3, "ms", 0, 0, 0, String.format(java.util.Locale.ROOT, "%.0f events/s", recovered / elapsed),
+          cpuMillis);
     } finally {
       terminate(system);
     }

@@ -247,26 +247,63 @@ public final class EventJournal {
         .sequenceNr(), store.executor());
   }
 
-  /** Replay events {@code from..to} (inclusive) of {@code pid}, at most {@code max}, to {@code replay} in order. */
+  /**
+   * Replay events {@code from..to} (inclusive) of {@code pid}, at most {@code max}, to {@code replay} in order. A page
+   * is read (range read, decoding, deserialization) on the plugin dispatcher while the page before it is handed to
+   * Pekko: the two overlap, and the hand-over never waits for the store unless the store is the slower.
+   */
   public CompletionStage<Void> replay(String pid, long from, long to, long max, Consumer<PersistentRepr> replay) {
-    return CompletableFuture.runAsync(() -> {
-      byte[] pidBytes = Keys.utf8("persistence id", pid);
-      PayloadCodec.Reuse strings = new PayloadCodec.Reuse();
-      long next = Math.max(from, 1);
-      long left = max;
-      while (left > 0 && next <= to) {
-        int want = (int) Math.min(left, pageSize);
-        List<KeyValue> page = store.scan(Keys.event(pidBytes, next), upTo(pidBytes, to), false, want);
-        for (KeyValue kv : page) {
-          replay.accept(toRepr(pid, EventRecord.decode(Keys.number(kv.key()), kv.value(), strings)));
-        }
-        left -= page.size();
-        if (page.size() < want) {
-          return;
-        }
-        next = Keys.number(page.get(page.size() - 1).key()) + 1;
+    PayloadCodec.Reuse strings = new PayloadCodec.Reuse();
+    long first = Math.max(from, 1);
+    if (max <= 0 || first > to) {
+      return CompletableFuture.completedFuture(null);
+    }
+    return CompletableFuture.supplyAsync(() -> readPage(pid, first, to, Math.min(max, pageSize), strings), store.executor())
+        .thenCompose(page -> deliver(page, pid, to, max, replay, strings));
+  }
+
+  /** Events of one replay page, deserialized; {@code full} when the page held all it asked for. */
+  private record ReplayPage(List<PersistentRepr> events, boolean full, long last) {}
+
+  private ReplayPage readPage(String pid, long next, long to, long want, PayloadCodec.Reuse strings) {
+    byte[] pidBytes = Keys.utf8("persistence id", pid);
+    List<KeyValue> kvs = store.scan(Keys.event(pidBytes, next), upTo(pidBytes, to), false, (int) want);
+    List<PersistentRepr> events = new ArrayList<>(kvs.size());
+    // one transport-information scope for the page, not one per event
+    codec.deserializing(() -> {
+      for (KeyValue kv : kvs) {
+        events.add(toRepr(pid, EventRecord.decode(Keys.number(kv.key()), kv.value(), strings)));
       }
-    }, store.executor());
+      return null;
+    });
+    long last = kvs.isEmpty() ? next - 1 : Keys.number(kvs.get(kvs.size() - 1).key());
+    return new ReplayPage(events, kvs.size() == want, last);
+  }
+
+  /**
+   * Hand {@code page} over, the read of the next one started before; then the next, in this thread while its read is
+   * done already, else when it completes (a loop, not a recursion, whatever the number of pages).
+   */
+  private CompletableFuture<Void> deliver(ReplayPage page, String pid, long to, long left, Consumer<PersistentRepr> replay,
+      PayloadCodec.Reuse strings) {
+    ReplayPage current = page;
+    long remaining = left;
+    while (true) {
+      remaining -= current.events().size();
+      long want = Math.min(remaining, pageSize);
+      long next = current.last() + 1;
+      CompletableFuture<ReplayPage> ahead = current.full() && remaining > 0 && next <= to
+          ? CompletableFuture.supplyAsync(() -> readPage(pid, next, to, want, strings), store.executor()) : null;
+      current.events().forEach(replay);
+      if (ahead == null) {
+        return CompletableFuture.completedFuture(null);
+      }
+      if (!ahead.isDone() || ahead.isCompletedExceptionally()) {
+        long r = remaining;
+        return ahead.thenComposeAsync(p -> deliver(p, pid, to, r, replay, strings), store.executor());
+      }
+      current = ahead.join();
+    }
   }
 
   /** The first key after event {@code to} of {@code pid}. */

@@ -48,6 +48,14 @@ public final class PayloadCodec {
     return serialization.deserialize(s.bytes(), s.serializerId(), s.manifest()).get();
   }
 
+  /**
+   * Run {@code reads} (a run of {@link #deserialize} calls) with the transport information set once: Pekko otherwise
+   * sets and clears it around each payload.
+   */
+  public <T> T deserializing(java.util.function.Supplier<T> reads) {
+    return org.apache.pekko.serialization.Serialization$.MODULE$.withTransportInformation(system, reads::get);
+  }
+
   // ---- field encoding shared by the record codecs --------------------------------------------
 
   public static void putString(ByteBuffer b, String s) {
