@@ -16,10 +16,12 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,6 +31,11 @@ import java.util.concurrent.TimeUnit;
  * with its replica's {@link ReplicatedDatabase#groupStatus()}: its own warm connections ask every
  * replica. One line in ({@code commitlane-status 1 DATABASE}), tab-separated lines out, then
  * {@code end}.
+ *
+ * <p>Every connection the acceptor takes is either handed to an answering thread or closed: {@link
+ * #close} stops accepting, waits for the acceptor to hand off or close what it took, closes the
+ * connections still open, and only then stops the answering threads. The asking side so never
+ * waits out its answer timeout on a connection nobody serves.
  */
 public final class ReplicaStatusEndpoint implements AutoCloseable {
   static final String HELLO = "commitlane-status 1";
@@ -40,15 +47,22 @@ public final class ReplicaStatusEndpoint implements AutoCloseable {
   private final ServerSocket listening;
   private final Map<String, ReplicatedDatabase> databases = new ConcurrentHashMap<>();
   private final ExecutorService answering;
+  /** Connections accepted and not yet closed: {@link #close} closes them. */
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  private final Thread acceptor;
+  /** Runs on the acceptor thread after each accept, before the hand-off: a test's hook into close. */
+  private final Runnable accepted;
+  private volatile boolean closed;
 
-  private ReplicaStatusEndpoint(ServerSocket listening) {
+  private ReplicaStatusEndpoint(ServerSocket listening, Runnable accepted) {
     this.listening = listening;
+    this.accepted = accepted;
     this.answering = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "commitlane-replica-status-endpoint");
       t.setDaemon(true);
       return t;
     });
-    Thread acceptor = new Thread(this::accept, "commitlane-replica-status-acceptor");
+    acceptor = new Thread(this::accept, "commitlane-replica-status-acceptor");
     acceptor.setDaemon(true);
     acceptor.start();
   }
@@ -60,6 +74,11 @@ public final class ReplicaStatusEndpoint implements AutoCloseable {
 
   /** Serves on {@code self}'s address at {@link #port}; throws when the port cannot be bound. */
   static ReplicaStatusEndpoint serve(ReplicaPeer self) throws IOException {
+    return serve(self, () -> { });
+  }
+
+  /** As {@link #serve(ReplicaPeer)}, running {@code accepted} on the acceptor thread after each accept. */
+  static ReplicaStatusEndpoint serve(ReplicaPeer self, Runnable accepted) throws IOException {
     ServerSocket s = new ServerSocket();
     try {
       s.bind(new InetSocketAddress(InetAddress.getByName(self.host()), port(self)));
@@ -67,7 +86,7 @@ public final class ReplicaStatusEndpoint implements AutoCloseable {
       s.close();
       throw e;
     }
-    return new ReplicaStatusEndpoint(s);
+    return new ReplicaStatusEndpoint(s, accepted);
   }
 
   /**
@@ -105,13 +124,34 @@ public final class ReplicaStatusEndpoint implements AutoCloseable {
   }
 
   private void accept() {
-    while (!listening.isClosed()) {
+    while (!closed) {
+      Socket c;
       try {
-        Socket c = listening.accept();
-        answering.execute(() -> answer(c));
+        c = listening.accept();
       } catch (IOException e) {
         return; // closed
       }
+      open.add(c);
+      accepted.run();
+      if (closed) {
+        closeQuietly(c); // close() may have passed the open connections already
+        return;
+      }
+      try {
+        answering.execute(() -> answer(c));
+      } catch (RejectedExecutionException e) {
+        closeQuietly(c);
+        return;
+      }
+    }
+  }
+
+  private void closeQuietly(Socket c) {
+    open.remove(c);
+    try {
+      c.close();
+    } catch (IOException e) {
+      // closing releases the connection
     }
   }
 
@@ -139,6 +179,8 @@ public final class ReplicaStatusEndpoint implements AutoCloseable {
       out.flush();
     } catch (IOException | RuntimeException e) {
       // the asking side gave up or the node is closing: it falls back to asking over gRPC
+    } finally {
+      open.remove(c);
     }
   }
 
@@ -210,13 +252,27 @@ public final class ReplicaStatusEndpoint implements AutoCloseable {
     return s.equals("null") ? null : s;
   }
 
+  /**
+   * Stops accepting, then closes every connection accepted (the asking side sees it end at once
+   * and asks another node or over gRPC), then stops the answering threads: in that order, so no
+   * connection is accepted after the threads stopped and left open.
+   */
   @Override
   public void close() {
+    closed = true;
     try {
       listening.close();
     } catch (IOException e) {
       // closing releases the port
     }
+    if (Thread.currentThread() != acceptor) {
+      try {
+        acceptor.join(); // it hands off or closes what it accepted, then ends: its accept fails now
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    open.forEach(this::closeQuietly);
     answering.shutdownNow();
   }
 }
