@@ -193,14 +193,20 @@ final class ShardedProcesses implements AutoCloseable {
     }
   }
 
+  /** The longest line of a node's output a failure's message shows whole. */
+  private static final int TAIL_LINE_CHARS = 500;
+
   /** The last lines of the node's output, for a failure's message. */
   String tail(int node) {
     try {
       // Ratis's retry warnings about a stopped peer would fill the tail; the rest tells what the node did.
       List<String> lines = Files.readAllLines(root.resolve("n" + (node + 1) + ".log")).stream()
           .filter(l -> !l.contains("WARN  o.a.r.")).toList();
-      return "--- n" + (node + 1) + ".log (last lines)\n"
-          + String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size())) + "\n";
+      // A JOURNAL or STATE report line lists every entity: shortened, so the message stays readable.
+      List<String> last = lines.subList(Math.max(0, lines.size() - 40), lines.size()).stream()
+          .map(l -> l.length() <= TAIL_LINE_CHARS ? l : l.substring(0, TAIL_LINE_CHARS) + " ... (" + l.length() + " chars)")
+          .toList();
+      return "--- n" + (node + 1) + ".log (last lines)\n" + String.join("\n", last) + "\n";
     } catch (IOException e) {
       return "--- n" + (node + 1) + ".log unreadable: " + e + "\n";
     }
