@@ -176,9 +176,10 @@ public final class ReplicaNode implements AutoCloseable {
    * Ratis's first 10 retries at once, then about a heartbeat interval (half of {@code
    * electionTimeoutMin}, 0.5-1.5x at random) however many failed. Ratis's own policy waits 1 s
    * after 10 failures and 5 s after 30, and each entry appended while a follower is stopped
-   * counts one: a follower restarted after a few dozen commits went on without it heard nothing
-   * for up to 7.5 s, and its first read barrier waited that long (after 1,030 failures Ratis's
-   * policy stops waiting at all). A follower that answers is never delayed here; one that does
+   * counts two (the send of the entry and of the heartbeat stream both fail): a follower
+   * restarted after a dozen or more commits went on without it heard nothing for up to 7.5 s,
+   * and its first read barrier waited that long (after 1,030 failures Ratis's policy stops
+   * waiting at all). A follower that answers is never delayed here; one that does
    * not costs the leader a failed send per heartbeat interval.
    */
   static String appenderRetryPolicy(Duration electionTimeoutMin) {

@@ -46,7 +46,7 @@ class ReopenedReplicaTest {
       int follower = (leader + 1) % 3;
       cluster.stop(follower);
       // One entry per commit: each new entry wakes the leader's sender for the stopped follower,
-      // which fails to reach it and counts one more failure (200 of them: Ratis's own policy
+      // which fails to reach it and counts two more failures (about 400: Ratis's own policy
       // then waits 2.5-7.5 s between tries).
       CommitReceipt last = null;
       for (int i = 0; i < MISSED; i++) {
