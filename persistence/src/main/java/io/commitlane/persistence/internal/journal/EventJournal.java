@@ -258,8 +258,10 @@ public final class EventJournal {
     if (max <= 0 || first > to) {
       return CompletableFuture.completedFuture(null);
     }
+    // Async: a first page read before this line attaches would otherwise be handed over on the caller's thread (the
+    // journal actor's), holding it for the whole replay.
     return CompletableFuture.supplyAsync(() -> readPage(pid, first, to, Math.min(max, pageSize), strings), store.executor())
-        .thenCompose(page -> deliver(page, pid, to, max, replay, strings));
+        .thenComposeAsync(page -> deliver(page, pid, to, max, replay, strings), store.executor());
   }
 
   /** Events of one replay page, deserialized; {@code full} when the page held all it asked for. */

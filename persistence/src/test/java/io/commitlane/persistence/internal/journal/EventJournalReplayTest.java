@@ -8,10 +8,17 @@ import com.typesafe.config.ConfigFactory;
 import io.commitlane.persistence.internal.plugin.PayloadCodec;
 import io.commitlane.persistence.internal.plugin.PluginSettings;
 import io.commitlane.persistence.internal.plugin.PluginStores;
+import io.commitlane.persistence.internal.query.WriteSignals;
+import io.commitlane.persistence.internal.store.PluginStore;
+import io.commitlane.persistence.internal.store.Positions;
+import io.commitlane.persistence.internal.store.StoreWrite;
+import io.commitlane.storage.KeyValue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -122,5 +129,48 @@ class EventJournalReplayTest {
     assertEquals(List.of(), replay(1, Long.MAX_VALUE, 0));
     assertEquals(List.of(), replay(EVENTS + 1, Long.MAX_VALUE, Long.MAX_VALUE));
     assertEquals(List.of(), replay(9, 8, Long.MAX_VALUE));
+  }
+  /**
+   * The events go to Pekko on the plugin dispatcher, never on the thread that asked for the replay (the journal actor's):
+   * here each of the store's tasks runs on a thread of its own and has finished before the executor returns, so the
+   * first page is read before {@code replay} can attach its hand-over, the order in which a fast read and a slow caller
+   * would otherwise meet by chance.
+   */
+  @Test
+  void eventsAreHandedOverOffTheCallersThreadThoughThePageWasReadBeforeReplayReturned() throws Exception {
+    PluginStore store = lease.store();
+    Executor finishedBeforeReturning = task -> {
+      Thread t = new Thread(task, "store-task");
+      t.start();
+      try {
+        t.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    };
+    PluginStore readFirst = new PluginStore() {
+      @Override public byte[] get(byte[] key) { return store.get(key); }
+      @Override public List<byte[]> multiGet(List<byte[]> keys) { return store.multiGet(keys); }
+      @Override public List<KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) { return store.scan(from, to, reverse, limit); }
+      @Override public CompletionStage<Void> write(StoreWrite write) { return store.write(write); }
+      @Override public Positions positions() { return store.positions(); }
+      @Override public WriteSignals signals() { return store.signals(); }
+      @Override public Executor executor() { return finishedBeforeReturning; }
+      @Override public long maxWriteBytes() { return store.maxWriteBytes(); }
+      @Override public String describe() { return store.describe(); }
+    };
+    EventJournal onReadFirst = new EventJournal(readFirst, new PayloadCodec((ExtendedActorSystem) Adapter.toClassic(system)), 4);
+    Thread caller = Thread.currentThread();
+    List<PersistentRepr> out = new ArrayList<>();
+    List<String> onCaller = new ArrayList<>();
+    onReadFirst.replay("p", 1, Long.MAX_VALUE, Long.MAX_VALUE, r -> {
+      out.add(r);
+      if (Thread.currentThread() == caller) {
+        onCaller.add("event " + r.sequenceNr());
+      }
+    }).toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertReplayed(1, EVENTS, out);
+    assertEquals(List.of(), onCaller, "events handed over on the thread that asked for the replay");
   }
 }
