@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import io.commitlane.replication.internal.config.RaftServerProperties;
 import org.apache.ratis.retry.RetryPolicy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -86,7 +87,7 @@ class ReopenedReplicaTest {
   @Test
   void theLeaderTriesAFollowerItCannotReachAgainWithinAboutAHeartbeatIntervalHoweverOftenItFailed() {
     Duration electionTimeoutMin = Duration.ofMillis(500);
-    RetryPolicy policy = RetryPolicy.parse(ReplicaNode.appenderRetryPolicy(electionTimeoutMin));
+    RetryPolicy policy = RetryPolicy.parse(RaftServerProperties.appenderRetryPolicy(electionTimeoutMin));
     for (int failures : new int[] {1, 10, 11, 30, 31, 1_000, 1_031, 100_000, Integer.MAX_VALUE}) {
       long waitMs = policy.handleAttemptFailure(() -> failures).getSleepTime().toLong(TimeUnit.MILLISECONDS);
       // A heartbeat interval is half of election-timeout-min; Ratis picks 0.5-1.5x of the wait at random.
