@@ -17,6 +17,7 @@ import io.commitlane.persistence.internal.store.StoreWrite;
 import io.commitlane.persistence.javadsl.CommitlaneReadJournal;
 import io.commitlane.persistence.internal.query.EventQueries;
 import io.commitlane.persistence.internal.state.DurableStates;
+import io.commitlane.persistence.internal.store.ForwardingPluginStore;
 import io.commitlane.persistence.internal.store.PluginStore;
 import io.commitlane.persistence.replicated.internal.ReplicatedPluginStore;
 import io.commitlane.replication.InvalidReplicaRequestException;
@@ -333,7 +334,7 @@ class ReplicatedPluginsTest {
       java.util.concurrent.atomic.AtomicInteger barriers = new java.util.concurrent.atomic.AtomicInteger();
       int queries = 5;
       CompletableFuture<Void> everyBarrierAsked = new CompletableFuture<>();
-      PluginStore watched = new ForwardingStore(nodes.store(follower)) {
+      PluginStore watched = new ForwardingPluginStore(nodes.store(follower)) {
         @Override
         public CompletionStage<Void> readBarrier() {
           if (barriers.incrementAndGet() == queries) {
@@ -397,64 +398,5 @@ class ReplicatedPluginsTest {
       }
     }
     throw new AssertionError("no follower among the three replicas");
-  }
-
-  /** Forwards every call to a store; a test overrides what it watches. */
-  private static class ForwardingStore implements PluginStore {
-    private final PluginStore store;
-
-    ForwardingStore(PluginStore store) {
-      this.store = store;
-    }
-
-    @Override
-    public byte[] get(byte[] key) {
-      return store.get(key);
-    }
-
-    @Override
-    public List<byte[]> multiGet(List<byte[]> keys) {
-      return store.multiGet(keys);
-    }
-
-    @Override
-    public List<io.commitlane.storage.KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) {
-      return store.scan(from, to, reverse, limit);
-    }
-
-    @Override
-    public CompletionStage<Void> write(StoreWrite write) {
-      return store.write(write);
-    }
-
-    @Override
-    public io.commitlane.persistence.internal.store.Positions positions() {
-      return store.positions();
-    }
-
-    @Override
-    public io.commitlane.persistence.internal.query.WriteSignals signals() {
-      return store.signals();
-    }
-
-    @Override
-    public java.util.concurrent.Executor executor() {
-      return store.executor();
-    }
-
-    @Override
-    public long maxWriteBytes() {
-      return store.maxWriteBytes();
-    }
-
-    @Override
-    public String describe() {
-      return store.describe();
-    }
-
-    @Override
-    public CompletionStage<Void> readBarrier() {
-      return store.readBarrier();
-    }
   }
 }

@@ -8,16 +8,12 @@ import com.typesafe.config.ConfigFactory;
 import io.commitlane.persistence.internal.plugin.PayloadCodec;
 import io.commitlane.persistence.internal.plugin.PluginSettings;
 import io.commitlane.persistence.internal.plugin.PluginStores;
-import io.commitlane.persistence.internal.query.WriteSignals;
+import io.commitlane.persistence.internal.store.ForwardingPluginStore;
 import io.commitlane.persistence.internal.store.PluginStore;
-import io.commitlane.persistence.internal.store.Positions;
-import io.commitlane.persistence.internal.store.StoreWrite;
-import io.commitlane.storage.KeyValue;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
@@ -149,16 +145,11 @@ class EventJournalReplayTest {
         throw new IllegalStateException(e);
       }
     };
-    PluginStore readFirst = new PluginStore() {
-      @Override public byte[] get(byte[] key) { return store.get(key); }
-      @Override public List<byte[]> multiGet(List<byte[]> keys) { return store.multiGet(keys); }
-      @Override public List<KeyValue> scan(byte[] from, byte[] to, boolean reverse, int limit) { return store.scan(from, to, reverse, limit); }
-      @Override public CompletionStage<Void> write(StoreWrite write) { return store.write(write); }
-      @Override public Positions positions() { return store.positions(); }
-      @Override public WriteSignals signals() { return store.signals(); }
-      @Override public Executor executor() { return finishedBeforeReturning; }
-      @Override public long maxWriteBytes() { return store.maxWriteBytes(); }
-      @Override public String describe() { return store.describe(); }
+    PluginStore readFirst = new ForwardingPluginStore(store) {
+      @Override
+      public Executor executor() {
+        return finishedBeforeReturning;
+      }
     };
     EventJournal onReadFirst = new EventJournal(readFirst, new PayloadCodec((ExtendedActorSystem) Adapter.toClassic(system)), 4);
     Thread caller = Thread.currentThread();
