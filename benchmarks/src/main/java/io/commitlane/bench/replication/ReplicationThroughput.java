@@ -66,11 +66,7 @@ final class ReplicationThroughput {
    * application's default dispatcher meanwhile ({@link ApplicationDispatcher}; null where not
    * measured).
    */
-  record Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates, double cpuNanosPerCommit, ProbeSample probe) {
-    Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates, double cpuNanosPerCommit) {
-      this(load, variant, round, rates, cpuNanosPerCommit, null);
-    }
-  }
+  record Sample(String load, String variant, int round, ShardedWriteLoad.Rates rates, double cpuNanosPerCommit, ProbeSample probe) {}
 
   /** Which peers run beside the replicated variants. */
   record Peers(EtcdCluster etcd, List<ActorSystem<Void>> owners) {
